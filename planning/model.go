@@ -1,0 +1,314 @@
+// Package planning reads a project's planning tree (`.planning/`) into one
+// typed model, whatever family wrote it: GSD (PROJECT, ROADMAP, STATE,
+// phases/NN-slug/NN-MM-PLAN.md and -SUMMARY.md), fire-flow (VISION,
+// CONSCIENCE, BLOCKERS, phases/N-name/N-NN-BLUEPRINT.md and -RECORD.md,
+// loops/), a mix of both, or neither.
+//
+// Load is lenient (DESIGN.md §2): what it cannot read becomes a Diagnostic
+// naming file and line, and progress is derived from the files on disk,
+// never from counters written in front matter (FORMATS.md §4.2).
+package planning
+
+import "github.com/recite-dev/recite/markdown"
+
+// Flavor names the family that wrote a planning tree.
+type Flavor string
+
+// The flavors Load detects (DESIGN.md §1).
+const (
+	FlavorGSD   Flavor = "gsd"
+	FlavorFire  Flavor = "fire"
+	FlavorMixed Flavor = "mixed"
+	FlavorNone  Flavor = "none"
+)
+
+// Diagnostic is a problem found in a planning file: path (slash-separated,
+// relative to the planning tree's root), 1-based line (0 when the whole file
+// is meant) and message.
+type Diagnostic = markdown.Diagnostic
+
+// Project is a whole planning tree.
+type Project struct {
+	// Flavor is the detected family.
+	Flavor Flavor `json:"flavor"`
+	// Brief is the project brief: PROJECT.md, else VISION.md; nil if absent.
+	Brief *Doc `json:"brief,omitempty"`
+	// Vision is VISION.md when present (fire-flow: a roadmap or a locked
+	// architecture vision, FORMATS.md §2.2); nil otherwise.
+	Vision *Doc `json:"vision,omitempty"`
+	// Roadmap is ROADMAP.md (or VISION.md used as a roadmap); nil if absent.
+	Roadmap *Doc `json:"roadmap,omitempty"`
+	// Phases are the roadmap phases merged with the phase folders on disk,
+	// in roadmap order (then folders not named in the roadmap, by number).
+	Phases []*Phase `json:"phases"`
+	// State is STATE.md or CONSCIENCE.md; nil if neither exists.
+	State *State `json:"state,omitempty"`
+	// CurrentPhase is the phase the current-position rule picks (see
+	// Project.resolvePosition); nil when none.
+	CurrentPhase *Phase `json:"-"`
+	// CurrentPlan is the first plan of CurrentPhase without a matching
+	// summary, in name order; nil when none.
+	CurrentPlan *Plan `json:"-"`
+	// NextTask is the current plan's first task not done; nil when none.
+	NextTask *Task `json:"-"`
+	// Blockers are every blocker found, open or resolved, in file order.
+	Blockers []Blocker `json:"blockers"`
+	// Decisions are the recorded decisions, oldest first.
+	Decisions []Decision `json:"decisions"`
+	// Loops are the fire-flow loop files and loop records.
+	Loops []*Loop `json:"loops"`
+	// Debug are the debug files under debug/ (open and resolved).
+	Debug []*DebugFile `json:"debug"`
+	// Todos are the pending and done todo files.
+	Todos []Todo `json:"todos"`
+	// Files lists every file of the tree Load saw, sorted, with the role it
+	// was given ("unknown" for files recite does not interpret).
+	Files []File `json:"files"`
+	// Diagnostics are the problems found, sorted by path then line.
+	Diagnostics []Diagnostic `json:"diagnostics"`
+}
+
+// Doc is a markdown file of the tree kept whole: its path and parsed form.
+type Doc struct {
+	// Path is slash-separated and relative to the planning tree's root.
+	Path string `json:"path"`
+	// Title is the first level-1 heading's text, or "".
+	Title string `json:"title,omitempty"`
+	// Markdown is the parsed file.
+	Markdown *markdown.Document `json:"-"`
+}
+
+// File is one file of the tree and the role Load gave it.
+type File struct {
+	Path string `json:"path"`
+	// Role is one of: project, vision, roadmap, state, plan, summary,
+	// blockers, loop, debug, todo, requirements, decisions, context,
+	// preserved, config, recite, conversation, unknown, skipped.
+	Role string `json:"role"`
+	// Size in bytes.
+	Size int64 `json:"size"`
+}
+
+// Phase is one roadmap phase.
+type Phase struct {
+	// Number is the normalised phase number: leading zeros stripped ("08" →
+	// "8"), decimals and letter suffixes kept ("15.1", "3.5d", "9a").
+	Number string `json:"number"`
+	// Name is the phase name from the roadmap or the folder slug.
+	Name string `json:"name"`
+	// Status is one of: complete, in_progress, planned, not_started,
+	// deferred.
+	Status string `json:"status"`
+	// Dir is the phase folder, relative to the planning root, or "".
+	Dir string `json:"dir,omitempty"`
+	// Goal is the roadmap's **Goal:** for the phase, or "".
+	Goal string `json:"goal,omitempty"`
+	// Plans are the phase's plan files in name order.
+	Plans []*Plan `json:"plans"`
+	// Line is where the phase is declared in the roadmap (0 if only on disk).
+	Line int `json:"line,omitempty"`
+	// Archived reports a phase found inside a `<details>` milestone archive.
+	Archived bool `json:"archived,omitempty"`
+}
+
+// PlansDone counts plans with a matching summary.
+func (p *Phase) PlansDone() int {
+	n := 0
+	for _, pl := range p.Plans {
+		if pl.Done {
+			n++
+		}
+	}
+	return n
+}
+
+// Plan is one executable plan file (GSD PLAN or fire-flow BLUEPRINT).
+type Plan struct {
+	// Path is relative to the planning root.
+	Path string `json:"path"`
+	// ID is the plan id from the file name ("03-02"), or the name itself.
+	ID string `json:"id"`
+	// Title is the first heading, or "".
+	Title string `json:"title,omitempty"`
+	// Summary is the matching SUMMARY or RECORD path, or "".
+	Summary string `json:"summary,omitempty"`
+	// Done reports that a matching summary exists.
+	Done bool `json:"done"`
+	// Objective is the plan's objective text (`<objective>` or
+	// `## Objective`), or "".
+	Objective string `json:"objective,omitempty"`
+	// FilesModified is the union of front matter files_modified,
+	// files_to_create and files_to_modify, in order, without duplicates.
+	FilesModified []string `json:"files_modified,omitempty"`
+	// Type is the front matter type or task type keyword (execute, tdd,
+	// frontend, backend, testing, …), or "".
+	Type string `json:"type,omitempty"`
+	// Tasks are the plan's tasks in file order.
+	Tasks []Task `json:"tasks"`
+	// Markdown is the parsed file.
+	Markdown *markdown.Document `json:"-"`
+}
+
+// Task is one task of a plan: a `<task>` block or a checkbox.
+type Task struct {
+	// Text is the task's name (`<name>`, `**Action:**`) or checkbox text.
+	Text string `json:"text"`
+	// State is one of: todo, done, in_progress, skipped. `<task>` blocks
+	// carry no completion of their own (FORMATS.md §2.3): they are todo
+	// unless the plan has a summary.
+	State string `json:"state"`
+	// Line is where the task starts in its plan.
+	Line int `json:"line"`
+	// Files are the files the task names (`<files>`), if any.
+	Files []string `json:"files,omitempty"`
+	// Action, Verify and Done are the task's `<action>`, `<verify>` and
+	// `<done>` text (or the bold-field equivalents), if any.
+	Action string `json:"action,omitempty"`
+	Verify string `json:"verify,omitempty"`
+	Done   string `json:"done,omitempty"`
+	// Attrs are the `<task>` attributes (type, id, tdd, gate, …).
+	Attrs map[string]string `json:"attrs,omitempty"`
+}
+
+// State is the project's state file (STATE.md or CONSCIENCE.md).
+type State struct {
+	// Path is relative to the planning root.
+	Path string `json:"path"`
+	// Phase is the raw current-phase text ("13 of 42 (Name) — EXECUTING"),
+	// or "".
+	Phase string `json:"phase,omitempty"`
+	// Plan is the raw current-plan text, or "".
+	Plan string `json:"plan,omitempty"`
+	// Status is normalised as GSD does (FORMATS.md §2.15): paused,
+	// executing, planning, discussing, verifying, completed, or the raw text.
+	Status string `json:"status,omitempty"`
+	// LastActivity is the raw last-activity text, or "".
+	LastActivity string `json:"last_activity,omitempty"`
+	// StoppedAt and ResumeFile come from the Session Continuity section.
+	StoppedAt  string `json:"stopped_at,omitempty"`
+	ResumeFile string `json:"resume_file,omitempty"`
+	// CoreValue and Focus come from Project Reference, if present.
+	CoreValue string `json:"core_value,omitempty"`
+	Focus     string `json:"focus,omitempty"`
+	// Line is where the current-position block starts, or 0.
+	Line int `json:"line,omitempty"`
+	// Markdown is the parsed file.
+	Markdown *markdown.Document `json:"-"`
+}
+
+// Blocker is one blocker entry from any recogniser.
+type Blocker struct {
+	// ID is the blocker's id (BLOCKER-005, B-01, BLK-001) or a derived one
+	// ("path:line") when the source has none.
+	ID string `json:"id"`
+	// Title is the blocker's one-line text.
+	Title string `json:"title"`
+	// Priority is P0–P3 when given, or "".
+	Priority string `json:"priority,omitempty"`
+	// Status is "open" or "resolved".
+	Status string `json:"status"`
+	// Source is "path:line".
+	Source string `json:"source"`
+}
+
+// Decision is one recorded decision.
+type Decision struct {
+	// Text is the decision as written (one line).
+	Text string `json:"text"`
+	// Phase is the phase it names ("[Phase 3]: …" or a table column), or "".
+	Phase string `json:"phase,omitempty"`
+	// Source is "path:line".
+	Source string `json:"source"`
+}
+
+// Loop is a fire-flow Power Loop (FORMATS.md §2.6).
+type Loop struct {
+	// Path is relative to the planning root.
+	Path string `json:"path"`
+	// ID is the loop id (front matter id or from the file name).
+	ID string `json:"id"`
+	// Status is the front matter status (active, completed, …), or "".
+	Status string `json:"status,omitempty"`
+	// Prompt is the loop's original prompt, or "".
+	Prompt string `json:"prompt,omitempty"`
+	// MaxIterations is from the front matter, 0 when unknown.
+	MaxIterations int `json:"max_iterations,omitempty"`
+	// Iterations are the Loop Progress rows in order.
+	Iterations []Iteration `json:"iterations"`
+	// Breaker are the Circuit Breaker State rows in order.
+	Breaker []BreakerRow `json:"breaker,omitempty"`
+	// Approaches are the Approaches Tried entries in order.
+	Approaches []Approach `json:"approaches,omitempty"`
+	// Snapshots are the Sabbath Rest snapshots of this loop.
+	Snapshots []*Snapshot `json:"snapshots,omitempty"`
+}
+
+// Iteration is one row of a loop's progress table.
+type Iteration struct {
+	N            int    `json:"n"`
+	Timestamp    string `json:"timestamp,omitempty"`
+	FilesChanged int    `json:"files_changed"`
+	ErrorHash    string `json:"error_hash,omitempty"`
+	OutputLines  int    `json:"output_lines"`
+	Health       string `json:"health,omitempty"`
+	Action       string `json:"action,omitempty"`
+	Line         int    `json:"line"`
+}
+
+// BreakerRow is one row of a loop's Circuit Breaker State table.
+type BreakerRow struct {
+	N          int    `json:"n"`
+	StallCount int    `json:"stall_count"`
+	SpinCount  int    `json:"spin_count"`
+	OutputPct  string `json:"output_pct,omitempty"`
+	State      string `json:"state"`
+	Line       int    `json:"line"`
+}
+
+// Approach is one approach already tried, and why it failed.
+type Approach struct {
+	Text   string `json:"text"`
+	Result string `json:"result,omitempty"`
+	Source string `json:"source"`
+}
+
+// Snapshot is a Sabbath Rest snapshot (FORMATS.md §2.6).
+type Snapshot struct {
+	Path      string `json:"path"`
+	Iteration int    `json:"iteration"`
+	Reason    string `json:"reason,omitempty"`
+	// Signals are the lines of "Preserved Stop Signals", verbatim.
+	Signals []Signal `json:"signals,omitempty"`
+}
+
+// Signal is one preserved stop-signal line: its label (ERRORS, BLOCKED,
+// FAILED ATTEMPTS, CIRCUIT BREAKER, TRIED AND FAILED) and verbatim text.
+type Signal struct {
+	Label  string `json:"label"`
+	Text   string `json:"text"`
+	Source string `json:"source"`
+}
+
+// DebugFile is a `.planning/debug/` file (FORMATS.md §2.11).
+type DebugFile struct {
+	Path       string       `json:"path"`
+	Status     string       `json:"status,omitempty"`
+	Trigger    string       `json:"trigger,omitempty"`
+	Eliminated []Hypothesis `json:"eliminated,omitempty"`
+	Evidence   []string     `json:"evidence,omitempty"`
+	Resolved   bool         `json:"resolved"`
+}
+
+// Hypothesis is one eliminated hypothesis and the evidence against it.
+type Hypothesis struct {
+	Text     string `json:"hypothesis"`
+	Evidence string `json:"evidence,omitempty"`
+	Source   string `json:"source"`
+}
+
+// Todo is one todo file or todos.md checkbox.
+type Todo struct {
+	Path  string `json:"path"`
+	Title string `json:"title"`
+	Done  bool   `json:"done"`
+}
