@@ -79,7 +79,11 @@ func newRootCmd(streams IOStreams) *cobra.Command {
 		return usageError{fmt.Errorf("%w\nsee '%s --help'", err, c.CommandPath())}
 	})
 	root.AddCommand(
+		newInitCmd(g, streams),
 		newInspectCmd(g, streams),
+		newBuildCmd(g, streams),
+		newRenderCmd(g, streams),
+		newStatusCmd(g, streams),
 	)
 	return root
 }

@@ -1,0 +1,341 @@
+// Package config reads `.planning/recite.yaml`, recite's configuration.
+//
+// Parsing is strict: an unknown key is an error naming the file and line, so
+// a typo never silently falls back to a default (STYLE.md practice 7). With
+// no file, Default applies: one target "agent" (role implementer; providers
+// markdown, anthropic and openai), a 200,000-token context window counted
+// with o200k_base, and WARNING/CRITICAL at 70%/85% (issue "recite build" §1).
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/recite-dev/recite/engine/budget"
+)
+
+// FileName is the configuration file's path relative to the project root.
+const FileName = ".planning/recite.yaml"
+
+// Config is the whole of recite.yaml.
+type Config struct {
+	// ContextWindow is the model's context window in tokens (default
+	// 200000, the limit fire-flow assumes, FORMATS.md §2.9).
+	ContextWindow int `yaml:"context_window"`
+	// Tokenizer is the BPE encoding used for counts: o200k_base (default)
+	// or cl100k_base.
+	Tokenizer string `yaml:"tokenizer"`
+	// Thresholds are the WARNING and CRITICAL fractions of a budget.
+	Thresholds budget.Thresholds `yaml:"thresholds"`
+	// Targets are the prompt files to write, one per consumer.
+	Targets []Target `yaml:"targets"`
+	// Agent is the command `recite conversation run` spawns.
+	Agent Agent `yaml:"agent"`
+	// History sets how a conversation's history is pruned.
+	History History `yaml:"history"`
+}
+
+// Target is one consumer of prompt files (DESIGN.md §1 "target").
+type Target struct {
+	// Name is used in file names: prompts/NAME.md, prompts/NAME.PROVIDER.json.
+	// It must match ^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$.
+	Name string `yaml:"name"`
+	// Role selects the role template (templates/roles/ROLE.md or
+	// .planning/templates/roles/ROLE.md): implementer, validator, reviewer…
+	Role string `yaml:"role"`
+	// System lists project files (relative to the project root) whose text
+	// opens the system prompt. Default: AGENTS.md and CLAUDE.md, those that
+	// exist.
+	System []string `yaml:"system"`
+	// Tools is a file with tool instructions, for agents told about tools
+	// in text; "" for none.
+	Tools string `yaml:"tools"`
+	// Skills lists skill files loaded once into the stable prefix.
+	Skills []string `yaml:"skills"`
+	// Providers are the shapes to write: markdown, anthropic, openai,
+	// gemini, ollama, text.
+	Providers []string `yaml:"providers"`
+	// Budget is the target's token budget; 0 means the smaller of
+	// context_window and the provider's max context.
+	Budget int `yaml:"budget"`
+	// Include lists project files that always enter this target's context
+	// (never excluded by .powerignore).
+	Include []string `yaml:"include"`
+	// Conversation is the id of the conversation whose tail this target
+	// carries; "" for none.
+	Conversation string `yaml:"conversation"`
+	// Model is written into request bodies that name a model (ollama); ""
+	// leaves it out.
+	Model string `yaml:"model"`
+	// OpenAISystemRole is "system" (default) or "developer" (o1 and newer;
+	// PROVIDERS.md §5).
+	OpenAISystemRole string `yaml:"openai_system_role"`
+	// Capabilities override the provider capability table per provider.
+	Capabilities map[string]CapabilityOverride `yaml:"capabilities"`
+}
+
+// CapabilityOverride overrides entries of the provider capability table for
+// one target. A nil field keeps the table's value.
+type CapabilityOverride struct {
+	MaxContext    *int  `yaml:"max_context"`
+	Conversation  *bool `yaml:"conversation"`
+	SystemMessage *bool `yaml:"system_message"`
+	ToolCalls     *bool `yaml:"tool_calls"`
+}
+
+// Agent is the agent command for `recite conversation run`.
+type Agent struct {
+	// Command is run through `sh -c`; `{prompt_file}` is replaced by the
+	// prompt file's path, otherwise the prompt is written to stdin.
+	Command string `yaml:"command"`
+	// Timeout bounds one run (default 10m).
+	Timeout Duration `yaml:"timeout"`
+}
+
+// History configures conversation pruning (engine/history).
+type History struct {
+	// Strategy is window (default), tokens, summary or importance.
+	Strategy string `yaml:"strategy"`
+	// Window is the number of messages kept by the window strategy
+	// (default 20).
+	Window int `yaml:"window"`
+	// Tokens is the token budget of the tokens strategy.
+	Tokens int `yaml:"tokens"`
+	// Keep is the K of the importance strategy and the number of recent
+	// messages kept verbatim by the summary strategy.
+	Keep int `yaml:"keep"`
+	// Summarizer is a command (stdin to stdout) for the summary strategy;
+	// "" uses the built-in extractive summary.
+	Summarizer string `yaml:"summarizer"`
+}
+
+// Duration is a time.Duration written as "30s", "10m" in YAML.
+type Duration time.Duration
+
+// UnmarshalYAML parses a Go duration string.
+func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	v, err := time.ParseDuration(n.Value)
+	if err != nil {
+		return fmt.Errorf("line %d: invalid duration %q", n.Line, n.Value)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// Providers recite renders (issue "recite build" §5).
+var knownProviders = map[string]bool{"markdown": true, "anthropic": true, "openai": true, "gemini": true, "ollama": true, "text": true}
+
+var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+// Default returns the configuration used when recite.yaml is absent.
+func Default() *Config {
+	c := &Config{}
+	c.fill()
+	return c
+}
+
+// fill sets defaults for every zero value.
+func (c *Config) fill() {
+	if c.ContextWindow == 0 {
+		c.ContextWindow = 200000
+	}
+	if c.Tokenizer == "" {
+		c.Tokenizer = budget.O200kBase
+	}
+	if c.Thresholds == (budget.Thresholds{}) {
+		c.Thresholds = budget.DefaultThresholds()
+	}
+	if len(c.Targets) == 0 {
+		c.Targets = []Target{{Name: "agent"}}
+	}
+	for i := range c.Targets {
+		t := &c.Targets[i]
+		if t.Role == "" {
+			t.Role = "implementer"
+		}
+		if len(t.Providers) == 0 {
+			t.Providers = []string{"markdown", "anthropic", "openai"}
+		}
+		if t.OpenAISystemRole == "" {
+			t.OpenAISystemRole = "system"
+		}
+	}
+	if c.Agent.Timeout == 0 {
+		c.Agent.Timeout = Duration(10 * time.Minute)
+	}
+	if c.History.Strategy == "" {
+		c.History.Strategy = "window"
+	}
+	if c.History.Window == 0 {
+		c.History.Window = 20
+	}
+}
+
+// Error is a configuration error with its position.
+type Error struct {
+	Path string
+	Line int
+	Msg  string
+}
+
+func (e *Error) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.Path, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", e.Path, e.Msg)
+}
+
+var (
+	yamlLineRE     = regexp.MustCompile(`line (\d+): (.*)`)
+	unknownFieldRE = regexp.MustCompile(`field (\S+) not found in type (\S+)`)
+)
+
+// Parse reads a configuration from src; path is used in errors. Unknown
+// keys, bad values and invalid YAML are *Error values with the line.
+func Parse(path string, src []byte) (*Config, error) {
+	c := &Config{}
+	src = bytes.TrimPrefix(src, []byte("\uFEFF"))
+	dec := yaml.NewDecoder(bytes.NewReader(src))
+	dec.KnownFields(true)
+	if err := dec.Decode(c); err != nil && !errors.Is(err, io.EOF) {
+		return nil, yamlError(path, err)
+	}
+	lines := keyLines(src)
+	c.fill()
+	if err := c.validate(path, lines); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func yamlError(path string, err error) error {
+	var te *yaml.TypeError
+	if errors.As(err, &te) && len(te.Errors) > 0 {
+		err = errors.New(te.Errors[0])
+	}
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
+		line, _ := strconv.Atoi(m[1])
+		text := m[2]
+		if fm := unknownFieldRE.FindStringSubmatch(text); fm != nil {
+			text = fmt.Sprintf("unknown key %q", fm[1])
+		}
+		return &Error{Path: path, Line: line, Msg: text}
+	}
+	return &Error{Path: path, Msg: msg}
+}
+
+// keyLines maps "targets[i].name" style positions: for validation errors we
+// only need the line of each target's mapping, found with a yaml.Node pass.
+func keyLines(src []byte) map[string]int {
+	lines := map[string]int{}
+	var root yaml.Node
+	if yaml.Unmarshal(src, &root) != nil || len(root.Content) == 0 {
+		return lines
+	}
+	doc := root.Content[0]
+	for i := 0; i+1 < len(doc.Content); i += 2 {
+		k, v := doc.Content[i], doc.Content[i+1]
+		lines[k.Value] = k.Line
+		if k.Value == "targets" && v.Kind == yaml.SequenceNode {
+			for j, t := range v.Content {
+				lines[fmt.Sprintf("targets[%d]", j)] = t.Line
+				for m := 0; m+1 < len(t.Content); m += 2 {
+					lines[fmt.Sprintf("targets[%d].%s", j, t.Content[m].Value)] = t.Content[m].Line
+				}
+			}
+		}
+	}
+	return lines
+}
+
+func (c *Config) validate(path string, lines map[string]int) error {
+	fail := func(key, format string, args ...any) error {
+		return &Error{Path: path, Line: lines[key], Msg: fmt.Sprintf(format, args...)}
+	}
+	if c.ContextWindow < 0 {
+		return fail("context_window", "context_window must be a positive number of tokens")
+	}
+	if c.Tokenizer != budget.O200kBase && c.Tokenizer != budget.Cl100kBase {
+		return fail("tokenizer", "tokenizer %q: want %s or %s", c.Tokenizer, budget.O200kBase, budget.Cl100kBase)
+	}
+	if err := c.Thresholds.Validate(); err != nil {
+		return fail("thresholds", "%v", err)
+	}
+	seen := map[string]bool{}
+	for i, t := range c.Targets {
+		at := fmt.Sprintf("targets[%d]", i)
+		if !nameRE.MatchString(t.Name) {
+			return fail(at, "target name %q must match %s", t.Name, nameRE)
+		}
+		if seen[t.Name] {
+			return fail(at, "duplicate target name %q", t.Name)
+		}
+		seen[t.Name] = true
+		for _, p := range t.Providers {
+			if !knownProviders[p] {
+				return fail(at+".providers", "target %q: unknown provider %q (want markdown, anthropic, openai, gemini, ollama or text)", t.Name, p)
+			}
+		}
+		for p := range t.Capabilities {
+			if !knownProviders[p] {
+				return fail(at+".capabilities", "target %q: capabilities for unknown provider %q", t.Name, p)
+			}
+		}
+		if t.Budget < 0 {
+			return fail(at+".budget", "target %q: budget must be a positive number of tokens", t.Name)
+		}
+		if t.OpenAISystemRole != "system" && t.OpenAISystemRole != "developer" {
+			return fail(at+".openai_system_role", "target %q: openai_system_role must be system or developer", t.Name)
+		}
+		for _, f := range append(append(append([]string{}, t.System...), t.Skills...), t.Include...) {
+			if err := checkRel(f); err != nil {
+				return fail(at, "target %q: %v", t.Name, err)
+			}
+		}
+		if t.Tools != "" {
+			if err := checkRel(t.Tools); err != nil {
+				return fail(at+".tools", "target %q: %v", t.Name, err)
+			}
+		}
+	}
+	switch c.History.Strategy {
+	case "window", "tokens", "summary", "importance":
+	default:
+		return fail("history", "history.strategy %q: want window, tokens, summary or importance", c.History.Strategy)
+	}
+	return nil
+}
+
+// checkRel rejects paths that are absolute or leave the project.
+func checkRel(p string) error {
+	if p == "" || !fs.ValidPath(strings.TrimPrefix(p, "./")) {
+		return fmt.Errorf("path %q must be relative to the project and stay inside it", p)
+	}
+	return nil
+}
+
+// Load reads DIR/.planning/recite.yaml; a missing file yields Default and
+// found=false.
+func Load(dir string) (cfg *Config, found bool, err error) {
+	path := dir + "/" + FileName
+	src, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Default(), false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	c, err := Parse(FileName, src)
+	return c, true, err
+}

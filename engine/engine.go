@@ -1,0 +1,373 @@
+// Package engine turns a project's planning tree into prompt files: it loads
+// the configuration and the planning tree, assembles each target's prompt in
+// cache order, fits it to the token budget, renders every provider's shape
+// and writes only what changed, atomically.
+//
+// # Files
+//
+// The engine writes under `.planning/` only (DESIGN.md §2): prompt files in
+// `prompts/` (with a `.gitignore` so they stay out of git) and its caches in
+// `.recite/`, including a copy of the last good render of every prompt
+// file. A prompt file whose bytes would not change is not written, so its
+// mtime stays (DESIGN.md invariant 2); every write is a temp file in the
+// same folder renamed over the old one (invariant 3).
+//
+// # Last good render
+//
+// When a file that feeds a target's prompt fails to parse (invalid front
+// matter in the state file or the current plan), the target is not
+// re-rendered: the prompt files on disk, or the copy in `.recite/last/`,
+// stay in place, and the report says why (DESIGN.md invariant 11).
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/recite-dev/recite/engine/budget"
+	"github.com/recite-dev/recite/engine/config"
+	"github.com/recite-dev/recite/engine/prompt"
+	"github.com/recite-dev/recite/markdown"
+	"github.com/recite-dev/recite/planning"
+)
+
+// Layout of the files the engine owns, relative to the project root.
+const (
+	PlanningDir = ".planning"
+	PromptsDir  = ".planning/prompts"
+	CacheDir    = ".planning/.recite"
+	LastGoodDir = ".planning/.recite/last"
+)
+
+// ErrNoPlanning is returned when the project has no `.planning/` folder.
+var ErrNoPlanning = errors.New("no .planning folder")
+
+// InputError is an error in the user's input (a missing or unreadable
+// planning tree, a bad recite.yaml): the CLI exits 2 on it.
+type InputError struct{ Err error }
+
+func (e *InputError) Error() string { return e.Err.Error() }
+func (e *InputError) Unwrap() error { return e.Err }
+
+// Engine builds the prompt files of one project. It keeps one token counter
+// (one tokenizer codec) for its lifetime, so repeated builds reuse counts of
+// unchanged sections. An Engine is not safe for concurrent builds.
+type Engine struct {
+	dir     string
+	counter *budget.Counter
+}
+
+// New returns an Engine for the project rooted at dir.
+func New(dir string) *Engine {
+	return &Engine{dir: dir}
+}
+
+// Dir is the project root.
+func (e *Engine) Dir() string { return e.dir }
+
+// Counter returns the engine's token counter for the given encoding,
+// creating it on first use.
+func (e *Engine) Counter(encoding string) (*budget.Counter, error) {
+	if e.counter != nil && e.counter.Encoding() == encoding {
+		return e.counter, nil
+	}
+	c, err := budget.NewCounter(encoding)
+	if err != nil {
+		return nil, err
+	}
+	e.counter = c
+	return c, nil
+}
+
+// Report is the outcome of a build or a status check.
+type Report struct {
+	Flavor        string          `json:"flavor"`
+	Tokenizer     string          `json:"tokenizer"`
+	ContextWindow int             `json:"context_window"`
+	ConfigFound   bool            `json:"config_found"`
+	Targets       []*TargetReport `json:"targets"`
+	Diagnostics   []Diagnostic    `json:"diagnostics"`
+}
+
+// Diagnostic is a problem found in an input file (path relative to the
+// project root).
+type Diagnostic = markdown.Diagnostic
+
+// TargetReport is one target's prompt: its sections, its standing against
+// the budget, and the files written.
+type TargetReport struct {
+	Name string `json:"name"`
+	Role string `json:"role"`
+	// Budget is the target's token budget; Tokens the prompt's total
+	// (markdown shape) after cuts; Percent = Tokens/Budget×100.
+	Budget  int           `json:"budget"`
+	Tokens  int           `json:"tokens"`
+	Percent float64       `json:"percent"`
+	Status  budget.Status `json:"status"`
+	// StableTokens is the stable tier's size in tokens, the cacheable
+	// prefix.
+	StableTokens int               `json:"stable_tokens"`
+	Sections     []SectionReport   `json:"sections"`
+	Cuts         []string          `json:"cuts"`
+	Files        []FileReport      `json:"files"`
+	Kept         string            `json:"kept_last_good,omitempty"`
+	prompt       *prompt.Prompt    `json:"-"`
+	target       *config.Target    `json:"-"`
+	cfg          *config.Config    `json:"-"`
+	proj         *planning.Project `json:"-"`
+}
+
+// SectionReport is one section's place and size.
+type SectionReport struct {
+	ID      string   `json:"id"`
+	Heading string   `json:"heading"`
+	Tier    string   `json:"tier"`
+	Tokens  int      `json:"tokens"`
+	Sources []string `json:"sources"`
+}
+
+// FileReport is one rendered prompt file.
+type FileReport struct {
+	Provider string `json:"provider"`
+	Path     string `json:"path"`
+	Bytes    int    `json:"bytes"`
+	Tokens   int    `json:"tokens"`
+	// Written is true when the build changed the file on disk.
+	Written bool `json:"written"`
+	// PrefixBytes is how many leading bytes equal the previous render (the
+	// file on disk before this build); equal to Bytes when unchanged.
+	PrefixBytes int `json:"prefix_bytes"`
+	// Cuts are the budget cuts specific to this provider's budget.
+	Cuts []string `json:"cuts,omitempty"`
+}
+
+// planningDir finds the planning tree: DIR/.planning.
+func (e *Engine) planningDir() (string, error) {
+	p := filepath.Join(e.dir, PlanningDir)
+	fi, err := os.Stat(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", &InputError{fmt.Errorf("%w in %s (run `recite init` to create one)", ErrNoPlanning, e.dir)}
+	}
+	if err != nil {
+		return "", &InputError{err}
+	}
+	if !fi.IsDir() {
+		return "", &InputError{fmt.Errorf("%s is not a directory", p)}
+	}
+	return p, nil
+}
+
+// load reads the configuration and the planning tree.
+func (e *Engine) load() (*config.Config, bool, *planning.Project, error) {
+	pdir, err := e.planningDir()
+	if err != nil {
+		return nil, false, nil, err
+	}
+	cfg, found, err := config.Load(e.dir)
+	if err != nil {
+		return nil, false, nil, &InputError{err}
+	}
+	proj, err := planning.Load(os.DirFS(pdir))
+	if err != nil {
+		return nil, false, nil, &InputError{fmt.Errorf("read %s: %w", pdir, err)}
+	}
+	return cfg, found, proj, nil
+}
+
+// Build regenerates every target's prompt files and returns the report.
+// Only input errors (*InputError) and write failures are returned as errors;
+// problems inside planning files are diagnostics in the report.
+func (e *Engine) Build(ctx context.Context) (*Report, error) {
+	return e.run(ctx, true)
+}
+
+// Status computes the same report as Build without writing anything; each
+// file's PrefixBytes compares the fresh render with the file on disk.
+func (e *Engine) Status(ctx context.Context) (*Report, error) {
+	return e.run(ctx, false)
+}
+
+// Render returns one provider body of one target, as Build would write it.
+func (e *Engine) Render(ctx context.Context, target, provider string) ([]byte, error) {
+	cfg, _, proj, err := e.load()
+	if err != nil {
+		return nil, err
+	}
+	var tg *config.Target
+	for i := range cfg.Targets {
+		if cfg.Targets[i].Name == target {
+			tg = &cfg.Targets[i]
+		}
+	}
+	if tg == nil {
+		var names []string
+		for _, t := range cfg.Targets {
+			names = append(names, t.Name)
+		}
+		return nil, &InputError{fmt.Errorf("unknown target %q (configured: %s)", target, strings.Join(names, ", "))}
+	}
+	if _, err := prompt.CapabilitiesOf(provider); err != nil {
+		return nil, &InputError{fmt.Errorf("%v (want one of %s)", err, strings.Join(prompt.Providers(), ", "))}
+	}
+	counter, err := e.Counter(cfg.Tokenizer)
+	if err != nil {
+		return nil, err
+	}
+	tr, diags := e.assemble(ctx, cfg, tg, proj)
+	_ = diags
+	body, _, _, err := e.renderProvider(tr, provider, counter)
+	return body, err
+}
+
+func (e *Engine) run(ctx context.Context, write bool) (*Report, error) {
+	cfg, found, proj, err := e.load()
+	if err != nil {
+		return nil, err
+	}
+	counter, err := e.Counter(cfg.Tokenizer)
+	if err != nil {
+		return nil, &InputError{err}
+	}
+	rep := &Report{Flavor: string(proj.Flavor), Tokenizer: cfg.Tokenizer, ContextWindow: cfg.ContextWindow, ConfigFound: found}
+	for _, d := range proj.Diagnostics {
+		d.Path = PlanningDir + "/" + d.Path
+		rep.Diagnostics = append(rep.Diagnostics, d)
+	}
+	if write {
+		if err := e.ensureDirs(); err != nil {
+			return nil, err
+		}
+	}
+	for i := range cfg.Targets {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		tg := &cfg.Targets[i]
+		tr, diags := e.assemble(ctx, cfg, tg, proj)
+		rep.Diagnostics = append(rep.Diagnostics, diags...)
+		tr.Kept = parseFailure(proj)
+		keptAny := false
+		for _, prov := range tg.Providers {
+			body, tokens, cuts, err := e.renderProvider(tr, prov, counter)
+			if err != nil {
+				return nil, err
+			}
+			caps, _ := prompt.CapabilitiesOf(prov)
+			rel := PromptsDir + "/" + tg.Name + caps.Ext
+			fr := FileReport{Provider: prov, Path: rel, Bytes: len(body), Tokens: tokens, Cuts: cuts}
+			old, _ := os.ReadFile(filepath.Join(e.dir, rel))
+			fr.PrefixBytes = commonPrefix(old, body)
+			if tr.Kept != "" && e.hasLastGood(rel, old) {
+				// Leave the last good render in place.
+				if write && old == nil {
+					if err := e.restoreLastGood(rel); err != nil {
+						return nil, err
+					}
+				}
+				if old != nil {
+					fr.Bytes, fr.PrefixBytes = len(old), len(old)
+				}
+				keptAny = true
+				tr.Files = append(tr.Files, fr)
+				continue
+			}
+			if write {
+				written, err := e.writeIfChanged(rel, body, old)
+				if err != nil {
+					return nil, err
+				}
+				fr.Written = written
+			}
+			tr.Files = append(tr.Files, fr)
+		}
+		if !keptAny {
+			// Nothing to keep on a first build: the fresh render was written.
+			tr.Kept = ""
+		}
+		rep.Targets = append(rep.Targets, tr)
+	}
+	sort.SliceStable(rep.Diagnostics, func(i, j int) bool {
+		a, b := rep.Diagnostics[i], rep.Diagnostics[j]
+		if a.Path != b.Path {
+			return a.Path < b.Path
+		}
+		return a.Line < b.Line
+	})
+	return rep, nil
+}
+
+// parseFailure names the first file feeding the prompt whose front matter
+// failed to parse, or returns "".
+func parseFailure(proj *planning.Project) string {
+	check := func(rel string, md *markdown.Document) string {
+		if md == nil {
+			return ""
+		}
+		for _, fm := range md.FrontMatter {
+			if !fm.Valid {
+				for _, d := range md.Diagnostics {
+					if d.Line >= fm.Line && d.Line <= fm.EndLine {
+						return fmt.Sprintf("%s/%s:%d: %s", PlanningDir, rel, d.Line, d.Message)
+					}
+				}
+				return fmt.Sprintf("%s/%s:%d: invalid front matter", PlanningDir, rel, fm.Line)
+			}
+		}
+		return ""
+	}
+	if proj.State != nil {
+		if r := check(proj.State.Path, proj.State.Markdown); r != "" {
+			return "kept the last good render: " + r
+		}
+	}
+	if proj.CurrentPlan != nil {
+		if r := check(proj.CurrentPlan.Path, proj.CurrentPlan.Markdown); r != "" {
+			return "kept the last good render: " + r
+		}
+	}
+	return ""
+}
+
+// renderProvider fits a copy of the target's prompt to the provider's
+// budget and renders it. It returns the body, its token count and the cuts.
+func (e *Engine) renderProvider(tr *TargetReport, provider string, counter *budget.Counter) ([]byte, int, []string, error) {
+	caps, err := prompt.CapabilitiesOf(provider)
+	if err != nil {
+		return nil, 0, nil, &InputError{err}
+	}
+	if o, ok := tr.target.Capabilities[provider]; ok && o.MaxContext != nil {
+		caps.MaxContext = *o.MaxContext
+	}
+	limit := tr.Budget
+	if caps.MaxContext > 0 && caps.MaxContext < limit {
+		limit = caps.MaxContext
+	}
+	p := tr.prompt
+	var cuts []string
+	if limit < tr.Budget {
+		p = p.Clone()
+		p.Fit(counter.Count, limit)
+		cuts = p.Cuts[len(tr.prompt.Cuts):]
+	}
+	body, err := prompt.Render(p, provider, prompt.RenderOptions{OpenAISystemRole: tr.target.OpenAISystemRole, Model: tr.target.Model})
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	return body, counter.Count(string(body)), cuts, nil
+}
+
+func commonPrefix(a, b []byte) int {
+	n := min(len(a), len(b))
+	for i := 0; i < n; i++ {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return n
+}

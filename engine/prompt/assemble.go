@@ -1,0 +1,388 @@
+package prompt
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/recite-dev/recite/planning"
+)
+
+// File is a file's project-relative path and its text.
+type File struct {
+	Path string
+	Text string
+}
+
+// Input is everything a target's prompt is assembled from. The engine
+// reads the files; Assemble only arranges them.
+type Input struct {
+	// Target and Role name the target and its role template.
+	Target, Role string
+	// RoleTemplate is the role template's text.
+	RoleTemplate string
+	// System are the project's instruction files (AGENTS.md, CLAUDE.md).
+	System []File
+	// Tools is the tool-instructions file, if configured.
+	Tools *File
+	// Skills are skill files, loaded once into the stable prefix.
+	Skills []File
+	// FileTree is the file-tree section body ("" for none).
+	FileTree string
+	// Files are the contents of files the current task names (semi tier).
+	Files []File
+	// Project is the loaded planning tree; PlanningDir is its path relative
+	// to the project root (".planning"), used to name sources.
+	Project     *planning.Project
+	PlanningDir string
+	// Health lines (loop health and circuit breaker), for the semi tier and
+	// the recitation.
+	Health []string
+	// Approach lines for the recitation (current approach, what failed).
+	Approach []string
+	// Preserved is the latest preservation block, if any.
+	Preserved *File
+	// Errors are recent errors verbatim, oldest first; ErrorSources name
+	// where they were recorded.
+	Errors       []string
+	ErrorSources []string
+	// Messages are the conversation tail, oldest first; Conversation names
+	// its log.
+	Messages     []Message
+	Conversation string
+}
+
+// Assemble builds the sections of one target's prompt in cache order.
+func Assemble(in Input) *Prompt {
+	p := &Prompt{Target: in.Target}
+	proj := in.Project
+	if proj == nil {
+		proj = &planning.Project{}
+	}
+	src := func(rel string) string {
+		if rel == "" {
+			return ""
+		}
+		return path.Join(in.PlanningDir, rel)
+	}
+
+	// Stable tier.
+	var sys strings.Builder
+	sys.WriteString(strings.TrimSpace(in.RoleTemplate))
+	sources := []string{"templates/roles/" + in.Role + ".md"}
+	for _, f := range in.System {
+		sys.WriteString("\n\n### " + f.Path + "\n\n")
+		sys.WriteString(strings.TrimSpace(f.Text))
+		sources = append(sources, f.Path)
+	}
+	p.Add(Section{ID: IDSystem, Heading: "System prompt", Sources: sources, Body: sys.String()})
+	if in.Tools != nil {
+		p.Add(Section{ID: IDTools, Heading: "Tool instructions", Sources: []string{in.Tools.Path}, Body: strings.TrimSpace(in.Tools.Text)})
+	}
+	if proj.Brief != nil && proj.Brief.Markdown != nil {
+		p.Add(Section{ID: IDBrief, Heading: "Project brief", Sources: []string{src(proj.Brief.Path)}, Body: strings.TrimSpace(proj.Brief.Markdown.Body)})
+	}
+	if len(in.Skills) > 0 {
+		var b strings.Builder
+		var ss []string
+		for i, f := range in.Skills {
+			if i > 0 {
+				b.WriteString("\n\n")
+			}
+			b.WriteString("### " + f.Path + "\n\n" + strings.TrimSpace(f.Text))
+			ss = append(ss, f.Path)
+		}
+		p.Add(Section{ID: IDSkills, Heading: "Skills", Sources: ss, Body: b.String()})
+	}
+	if in.FileTree != "" {
+		p.Add(Section{ID: IDFileTree, Heading: "Project files", Sources: []string{".powerignore"}, Body: in.FileTree})
+	}
+	p.Add(planSection(proj, src))
+
+	// Semi tier.
+	p.Add(stateSection(proj, src))
+	if len(in.Files) > 0 {
+		var b strings.Builder
+		var ss []string
+		for i, f := range in.Files {
+			if i > 0 {
+				b.WriteString("\n\n")
+			}
+			b.WriteString("### " + f.Path + "\n\n" + fence(f.Text, langOf(f.Path)))
+			ss = append(ss, f.Path)
+		}
+		p.Add(Section{ID: IDFiles, Heading: "Files of the current task", Sources: ss, Body: b.String()})
+	}
+	if len(in.Health) > 0 {
+		var ss []string
+		for _, l := range proj.Loops {
+			ss = append(ss, src(l.Path))
+		}
+		p.Add(Section{ID: IDHealth, Heading: "Health", Sources: ss, Body: "- " + strings.Join(in.Health, "\n- ")})
+	}
+
+	// Dynamic tier: conversation, preserved signals, errors, recitation last.
+	if len(in.Messages) > 0 {
+		p.Messages = in.Messages
+		p.Add(Section{ID: IDConversation, Heading: "Conversation", Sources: []string{in.Conversation}})
+	}
+	if in.Preserved != nil {
+		p.Add(Section{ID: IDPreserved, Heading: "Preserved stop signals (do not summarize)", Sources: []string{in.Preserved.Path}, Body: strings.TrimSpace(in.Preserved.Text)})
+	}
+	if len(in.Errors) > 0 {
+		s := Section{ID: IDErrors, Heading: "Recent errors (verbatim)", Sources: in.ErrorSources, Body: errorsBody(in.Errors)}
+		for _, keep := range []int{3, 1} {
+			if len(in.Errors) > keep {
+				s.Shorter = append(s.Shorter, errorsBody(in.Errors[len(in.Errors)-keep:]))
+				s.ShorterNotes = append(s.ShorterNotes, fmt.Sprintf("kept the %d most recent of %d errors", keep, len(in.Errors)))
+			}
+		}
+		p.Add(s)
+	}
+	p.Add(Section{ID: IDRecitation, Heading: "Recitation", Sources: recitationSources(proj, src), Body: Recite(recitationInput(proj, in))})
+	return p
+}
+
+func errorsBody(errs []string) string {
+	var b strings.Builder
+	for i, e := range errs {
+		if i > 0 {
+			b.WriteString("\n\n")
+		}
+		b.WriteString(fence(e, "text"))
+	}
+	return b.String()
+}
+
+// fence wraps text in a code fence longer than any backtick run inside it.
+func fence(text, lang string) string {
+	longest, run := 0, 0
+	for _, r := range text {
+		if r == '`' {
+			run++
+			if run > longest {
+				longest = run
+			}
+		} else {
+			run = 0
+		}
+	}
+	f := strings.Repeat("`", max(3, longest+1))
+	return f + lang + "\n" + strings.TrimRight(text, "\n") + "\n" + f
+}
+
+func langOf(p string) string {
+	switch ext := strings.TrimPrefix(path.Ext(p), "."); ext {
+	case "go", "ts", "tsx", "js", "jsx", "py", "rs", "java", "rb", "sh", "yaml", "yml", "json", "md", "sql", "css", "html", "toml":
+		return ext
+	}
+	return ""
+}
+
+func phaseLabel(proj *planning.Project, ph *planning.Phase) string {
+	l := "Phase " + ph.Number
+	if n := len(proj.Phases); n > 0 {
+		l += fmt.Sprintf(" of %d", n)
+	}
+	if ph.Name != "" {
+		l += ": " + ph.Name
+	}
+	return l
+}
+
+func planSection(proj *planning.Project, src func(string) string) Section {
+	s := Section{ID: IDPlan, Heading: "Current plan"}
+	var b strings.Builder
+	if ph := proj.CurrentPhase; ph != nil {
+		b.WriteString(phaseLabel(proj, ph) + "\n")
+		if ph.Goal != "" {
+			b.WriteString("Goal: " + ph.Goal + "\n")
+		}
+		if proj.Roadmap != nil {
+			s.Sources = append(s.Sources, src(proj.Roadmap.Path))
+		}
+	}
+	pl := proj.CurrentPlan
+	if pl == nil {
+		if b.Len() == 0 {
+			return s
+		}
+		b.WriteString("\nNo plan without a summary in this phase.")
+		s.Body = strings.TrimSpace(b.String())
+		return s
+	}
+	s.Sources = append(s.Sources, src(pl.Path))
+	b.WriteString("Plan file: " + src(pl.Path) + "\n\n")
+	if md := pl.Markdown; md != nil {
+		for _, fm := range md.FrontMatter {
+			b.WriteString(fence(strings.TrimRight(fm.Raw, "\n"), "yaml") + "\n\n")
+		}
+		b.WriteString(strings.TrimSpace(md.Body))
+	}
+	s.Body = strings.TrimSpace(b.String())
+	return s
+}
+
+func stateSection(proj *planning.Project, src func(string) string) Section {
+	s := Section{ID: IDState, Heading: "State"}
+	st := proj.State
+	var pos []string
+	if st != nil {
+		s.Sources = append(s.Sources, src(st.Path))
+	}
+	if ph := proj.CurrentPhase; ph != nil {
+		pos = append(pos, "Position: "+phaseLabel(proj, ph))
+	} else if st != nil && st.Phase != "" {
+		pos = append(pos, "Phase: "+st.Phase)
+	}
+	if pl := proj.CurrentPlan; pl != nil {
+		pos = append(pos, "Plan: "+pl.ID+" ("+src(pl.Path)+")")
+	}
+	if st != nil {
+		for _, kv := range [][2]string{{"Status", st.Status}, {"Last activity", st.LastActivity}, {"Stopped at", st.StoppedAt}, {"Resume file", st.ResumeFile}} {
+			if kv[1] != "" {
+				pos = append(pos, kv[0]+": "+kv[1])
+			}
+		}
+	}
+	if len(proj.Phases) > 0 {
+		done, plans, plansDone := 0, 0, 0
+		for _, ph := range proj.Phases {
+			if ph.Status == "complete" {
+				done++
+			}
+			plans += len(ph.Plans)
+			plansDone += ph.PlansDone()
+		}
+		pos = append(pos, fmt.Sprintf("Progress (counted on disk): %d of %d phases complete; %d of %d plans have a summary", done, len(proj.Phases), plansDone, plans))
+	}
+	var open []string
+	for _, bl := range proj.Blockers {
+		if bl.Status == "open" {
+			open = append(open, blockerLabel(bl)+" ("+src(sourcePath(bl.Source))+sourceLine(bl.Source)+")")
+		}
+	}
+	var decisions []string
+	for _, d := range proj.Decisions {
+		decisions = append(decisions, d.Text)
+	}
+	render := func(maxBlockers, maxDecisions int) string {
+		var b strings.Builder
+		for _, l := range pos {
+			b.WriteString("- " + clip(l, 300) + "\n")
+		}
+		if len(open) > 0 {
+			fmt.Fprintf(&b, "\nOpen blockers (%d):\n", len(open))
+			for i, l := range open {
+				if i == maxBlockers {
+					fmt.Fprintf(&b, "- … and %d more\n", len(open)-maxBlockers)
+					break
+				}
+				b.WriteString("- " + l + "\n")
+			}
+		}
+		if len(decisions) > 0 {
+			ds := decisions
+			if len(ds) > maxDecisions {
+				ds = ds[len(ds)-maxDecisions:]
+			}
+			fmt.Fprintf(&b, "\nRecent decisions (%d of %d):\n", len(ds), len(decisions))
+			for _, d := range ds {
+				b.WriteString("- " + clip(d, 400) + "\n")
+			}
+		}
+		return strings.TrimSpace(b.String())
+	}
+	s.Body = render(10, 5)
+	s.Shorter = []string{render(3, 2), render(0, 0)}
+	s.ShorterNotes = []string{"kept 3 open blockers and the 2 latest decisions", "kept the position only"}
+	return s
+}
+
+// sourcePath and sourceLine split "path:line".
+func sourcePath(s string) string {
+	if i := strings.LastIndexByte(s, ':'); i > 0 {
+		return s[:i]
+	}
+	return s
+}
+
+func sourceLine(s string) string {
+	if i := strings.LastIndexByte(s, ':'); i > 0 {
+		return s[i:]
+	}
+	return ""
+}
+
+func recitationSources(proj *planning.Project, src func(string) string) []string {
+	var ss []string
+	if proj.State != nil {
+		ss = append(ss, src(proj.State.Path))
+	}
+	if proj.CurrentPlan != nil {
+		ss = append(ss, src(proj.CurrentPlan.Path))
+	}
+	return ss
+}
+
+func recitationInput(proj *planning.Project, in Input) RecitationInput {
+	var r RecitationInput
+	if ph := proj.CurrentPhase; ph != nil {
+		r.Phase = phaseLabel(proj, ph)
+		if proj.State != nil && proj.State.Status != "" {
+			r.Phase += " (" + proj.State.Status + ")"
+		}
+	} else {
+		r.Phase = "No current phase"
+	}
+	if pl := proj.CurrentPlan; pl != nil {
+		r.Plan = "Plan " + pl.ID
+		if pl.Title != "" {
+			r.Plan += ": " + pl.Title
+		}
+		next := -1
+		if proj.NextTask != nil {
+			r.Next = proj.NextTask.Text
+			r.Files = proj.NextTask.Files
+			for i := range pl.Tasks {
+				if pl.Tasks[i].Line == proj.NextTask.Line {
+					next = i
+					break
+				}
+			}
+		}
+		if len(r.Files) == 0 {
+			r.Files = pl.FilesModified
+		}
+		for i, t := range pl.Tasks {
+			r.Tasks = append(r.Tasks, TaskLine{Text: t.Text, Done: t.State == "done", Current: i == next})
+		}
+	}
+	r.Approach = in.Approach
+	for _, d := range proj.Decisions {
+		r.Decisions = append(r.Decisions, d.Text)
+	}
+	for _, pr := range []string{"P0", "P1", "P2", "P3", ""} {
+		for _, bl := range proj.Blockers {
+			if bl.Status == "open" && bl.Priority == pr {
+				r.Blockers = append(r.Blockers, blockerLabel(bl))
+			}
+		}
+	}
+	r.Health = in.Health
+	return r
+}
+
+// blockerLabel is "ID [P1] title"; an id derived from the source position
+// (no id in the file) is left out.
+func blockerLabel(bl planning.Blocker) string {
+	var parts []string
+	if bl.ID != "" && bl.ID != bl.Source {
+		parts = append(parts, bl.ID)
+	}
+	if bl.Priority != "" {
+		parts = append(parts, "["+bl.Priority+"]")
+	}
+	parts = append(parts, bl.Title)
+	return strings.Join(parts, " ")
+}

@@ -1,0 +1,71 @@
+package prompt
+
+import "fmt"
+
+// Provider names, as used in recite.yaml and file names.
+const (
+	Markdown  = "markdown"
+	Anthropic = "anthropic"
+	OpenAI    = "openai"
+	Gemini    = "gemini"
+	Ollama    = "ollama"
+	Text      = "text"
+)
+
+// Capabilities describe what a provider's request shape supports.
+type Capabilities struct {
+	// Conversation: the shape carries messages with roles.
+	Conversation bool `json:"conversation"`
+	// SystemMessage: the shape has a place for a system prompt.
+	SystemMessage bool `json:"system_message"`
+	// ToolCalls: tool calls and results can be carried structurally.
+	ToolCalls bool `json:"tool_calls"`
+	// CacheBreakpoints is how many explicit cache breakpoints the shape
+	// takes (Anthropic: at most 4, PROVIDERS.md §4); 0 for automatic or
+	// no caching.
+	CacheBreakpoints int `json:"cache_breakpoints"`
+	// Format is the special format of the body: "json" or "text".
+	Format string `json:"format"`
+	// MaxContext is the provider's context window in tokens, used to cap a
+	// target's budget.
+	MaxContext int `json:"max_context"`
+	// Ext is the file name suffix after the target name.
+	Ext string `json:"ext"`
+}
+
+// capabilityTable is the built-in table. Max contexts are the documented
+// windows of current flagship models: Anthropic 200K (Claude Sonnet/Opus
+// standard window), OpenAI 128K (gpt-4o), Gemini 1,048,576 (2.5 Pro/Flash),
+// Ollama 4096 (the num_ctx default before VRAM-based sizing; overflow is
+// silently truncated, PROVIDERS.md §5), text 8192 for simple completion
+// endpoints. Override them per target in recite.yaml.
+func capabilityTable(provider string) (Capabilities, bool) {
+	switch provider {
+	case Markdown:
+		return Capabilities{Conversation: false, SystemMessage: false, ToolCalls: false, Format: "text", MaxContext: 200000, Ext: ".md"}, true
+	case Anthropic:
+		return Capabilities{Conversation: true, SystemMessage: true, ToolCalls: true, CacheBreakpoints: 4, Format: "json", MaxContext: 200000, Ext: ".anthropic.json"}, true
+	case OpenAI:
+		return Capabilities{Conversation: true, SystemMessage: true, ToolCalls: true, Format: "json", MaxContext: 128000, Ext: ".openai.json"}, true
+	case Gemini:
+		return Capabilities{Conversation: true, SystemMessage: true, ToolCalls: true, Format: "json", MaxContext: 1048576, Ext: ".gemini.json"}, true
+	case Ollama:
+		return Capabilities{Conversation: true, SystemMessage: true, ToolCalls: true, Format: "json", MaxContext: 4096, Ext: ".ollama.json"}, true
+	case Text:
+		return Capabilities{Conversation: false, SystemMessage: false, ToolCalls: false, Format: "text", MaxContext: 8192, Ext: ".txt"}, true
+	}
+	return Capabilities{}, false
+}
+
+// CapabilitiesOf returns the built-in capabilities of a provider, or an error
+// naming the unknown provider.
+func CapabilitiesOf(provider string) (Capabilities, error) {
+	c, ok := capabilityTable(provider)
+	if !ok {
+		return Capabilities{}, fmt.Errorf("unknown provider %q", provider)
+	}
+	return c, nil
+}
+
+// Providers lists every provider recite renders, in a fixed order.
+func Providers() []string { return []string{Markdown, Anthropic, OpenAI, Gemini, Ollama, Text} }

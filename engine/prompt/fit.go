@@ -1,0 +1,132 @@
+package prompt
+
+import (
+	"fmt"
+)
+
+// Counter counts tokens in a text (engine/budget.Counter.Count).
+type Counter func(string) int
+
+// Count sets every section's Tokens and returns the prompt's total in
+// tokens: the sum over sections of their markdown text, the conversation
+// counted as its transcript.
+func (p *Prompt) Count(count Counter) int {
+	total := 0
+	for i := range p.Sections {
+		s := &p.Sections[i]
+		if s.ID == IDConversation {
+			s.Tokens = count("## "+s.Heading+"\n\n") + messagesTokens(p.Messages, count)
+		} else {
+			s.Tokens = count(s.Text())
+		}
+		total += s.Tokens
+	}
+	return total
+}
+
+func messagesTokens(msgs []Message, count Counter) int {
+	n := 0
+	for _, m := range msgs {
+		n += count(transcript([]Message{m}, "%s"))
+	}
+	return n
+}
+
+// Fit shortens p until its token total is at most budget, by these rules, in
+// order, and records each cut in p.Cuts:
+//
+//  1. the conversation loses its oldest messages, a tool call always
+//     together with its results (DESIGN.md invariant 12), keeping at least
+//     the last message group;
+//  2. dynamic sections that are not pinned (recent errors) take their
+//     shorter forms;
+//  3. semi-stable sections, last first (health, files, state), take their
+//     shorter forms, then are dropped.
+//
+// The stable prefix, the recitation and the preservation block are pinned
+// and never cut. Fit returns the final total; it can stay above budget
+// when the pinned sections alone exceed it.
+func (p *Prompt) Fit(count Counter, budget int) int {
+	total := p.Count(count)
+	if total <= budget {
+		return total
+	}
+	// 1. Conversation.
+	if conv := p.Section(IDConversation); conv != nil {
+		groups := messageGroups(p.Messages)
+		dropped, droppedTokens := 0, 0
+		for total > budget && len(groups) > 1 {
+			g := groups[0]
+			t := messagesTokens(p.Messages[:g], count)
+			p.Messages = p.Messages[g:]
+			groups = groups[1:]
+			total -= t
+			dropped += g
+			droppedTokens += t
+		}
+		if dropped > 0 {
+			p.Cuts = append(p.Cuts, fmt.Sprintf("conversation: dropped the %d oldest messages (%d tokens)", dropped, droppedTokens))
+			p.Count(count)
+		}
+	}
+	// 2 and 3: shorter forms of unpinned sections, dynamic first, then semi
+	// from the last one back.
+	var candidates []int
+	for i := len(p.Sections) - 1; i >= 0; i-- {
+		if s := p.Sections[i]; !s.Pinned && s.ID != IDConversation && s.Tier == Dynamic {
+			candidates = append(candidates, i)
+		}
+	}
+	for i := len(p.Sections) - 1; i >= 0; i-- {
+		if s := p.Sections[i]; !s.Pinned && s.Tier == Semi {
+			candidates = append(candidates, i)
+		}
+	}
+	var drop []string
+	for _, i := range candidates {
+		s := &p.Sections[i]
+		for k := 0; total > budget && k < len(s.Shorter); k++ {
+			before := s.Tokens
+			s.Body = s.Shorter[k]
+			s.Tokens = count(s.Text())
+			total += s.Tokens - before
+			note := "shortened"
+			if k < len(s.ShorterNotes) {
+				note = s.ShorterNotes[k]
+			}
+			p.Cuts = append(p.Cuts, fmt.Sprintf("%s: %s (%d tokens saved)", s.ID, note, before-s.Tokens))
+		}
+		if total > budget && s.Tier == Semi {
+			total -= s.Tokens
+			p.Cuts = append(p.Cuts, fmt.Sprintf("%s: dropped (%d tokens)", s.ID, s.Tokens))
+			drop = append(drop, s.ID)
+		}
+	}
+	for _, id := range drop {
+		for i := range p.Sections {
+			if p.Sections[i].ID == id {
+				p.Sections = append(p.Sections[:i], p.Sections[i+1:]...)
+				break
+			}
+		}
+	}
+	return total
+}
+
+// messageGroups splits msgs into units that must stay together: an
+// assistant message with tool calls and the tool results that follow it,
+// or a single message. It returns the size of each group.
+func messageGroups(msgs []Message) []int {
+	var groups []int
+	for i := 0; i < len(msgs); {
+		j := i + 1
+		if msgs[i].Role == "assistant" && len(msgs[i].ToolCalls) > 0 {
+			for j < len(msgs) && msgs[j].Role == "tool" {
+				j++
+			}
+		}
+		groups = append(groups, j-i)
+		i = j
+	}
+	return groups
+}

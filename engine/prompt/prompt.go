@@ -1,0 +1,207 @@
+// Package prompt assembles prompts from sections ordered for prompt caching
+// and renders them in the request shapes of the main providers.
+//
+// A prompt is a list of sections in three tiers (DESIGN.md §1, FORMATS.md
+// §2.9): the stable prefix (system prompt, tool instructions, project brief,
+// skills, the current plan), the semi-stable middle (state snapshot,
+// health) and the dynamic suffix (the conversation tail, the latest
+// preservation block, recent errors, and the recitation block last). Tier
+// order is fixed and the order inside a tier is fixed by section id, so an
+// edit to a section never changes the bytes of an earlier tier (DESIGN.md
+// invariant 8) and nothing here reads a clock or iterates a map (invariant
+// 1).
+//
+// Assembly is pure: the engine reads files and hands their text in; this
+// package never touches the file system.
+package prompt
+
+import (
+	"strings"
+)
+
+// Tier is a section's stability class.
+type Tier int
+
+// The tiers, from most to least stable.
+const (
+	Stable Tier = iota
+	Semi
+	Dynamic
+)
+
+// String returns "stable", "semi" or "dynamic".
+func (t Tier) String() string {
+	switch t {
+	case Stable:
+		return "stable"
+	case Semi:
+		return "semi"
+	default:
+		return "dynamic"
+	}
+}
+
+// Section ids, in the order they appear inside their tier.
+const (
+	IDSystem       = "system"
+	IDTools        = "tools"
+	IDBrief        = "brief"
+	IDSkills       = "skills"
+	IDFileTree     = "file-tree"
+	IDPlan         = "plan"
+	IDState        = "state"
+	IDFiles        = "files"
+	IDHealth       = "health"
+	IDConversation = "conversation"
+	IDPreserved    = "preserved"
+	IDErrors       = "errors"
+	IDRecitation   = "recitation"
+)
+
+// order gives each section id its fixed rank.
+var order = map[string]int{
+	IDSystem: 0, IDTools: 1, IDBrief: 2, IDSkills: 3, IDFileTree: 4, IDPlan: 5,
+	IDState: 10, IDFiles: 11, IDHealth: 12,
+	IDConversation: 20, IDPreserved: 21, IDErrors: 22, IDRecitation: 23,
+}
+
+// TierOf returns the tier of a section id.
+func TierOf(id string) Tier {
+	switch r := order[id]; {
+	case r < 10:
+		return Stable
+	case r < 20:
+		return Semi
+	default:
+		return Dynamic
+	}
+}
+
+// Section is one named, sourced piece of a prompt.
+type Section struct {
+	// ID is the stable identifier (one of the ID constants).
+	ID string `json:"id"`
+	// Heading is the human title shown above the section.
+	Heading string `json:"heading"`
+	// Tier is derived from ID.
+	Tier Tier `json:"-"`
+	// Sources are the files (project-relative, slash-separated) or record
+	// ids the section was built from.
+	Sources []string `json:"sources"`
+	// Body is the section's text (markdown, LF line endings, no trailing
+	// newline). Empty for the conversation section, whose content is
+	// Messages.
+	Body string `json:"-"`
+	// Tokens is the section's token count, set by the budget pass.
+	Tokens int `json:"tokens"`
+	// Pinned sections are never shortened or dropped to meet a budget: the
+	// stable tier, the recitation and preserved signals.
+	Pinned bool `json:"pinned"`
+	// Shorter are progressively shorter alternative bodies, tried in order
+	// when the prompt is over budget; ShorterNotes say what each one cut.
+	Shorter      []string `json:"-"`
+	ShorterNotes []string `json:"-"`
+}
+
+// Message is one conversation message carried by a prompt (DESIGN.md §2).
+type Message struct {
+	ID      string
+	Role    string // system, user, assistant, tool
+	Content string
+	// Agent names who wrote an assistant message (developer, tester…).
+	Agent string
+	// ToolCalls are the calls an assistant message makes.
+	ToolCalls []ToolCall
+	// ToolCallID and ToolName identify the call a tool message answers.
+	ToolCallID string
+	ToolName   string
+	// IsError marks a failed tool result.
+	IsError bool
+}
+
+// ToolCall is one tool invocation. Arguments is the JSON text exactly as the
+// model produced it (PROVIDERS.md §5: it may be invalid, so it is stored
+// verbatim).
+type ToolCall struct {
+	ID        string
+	Name      string
+	Arguments string
+}
+
+// Prompt is an assembled prompt for one target.
+type Prompt struct {
+	// Target is the target's name.
+	Target string
+	// Sections in render order.
+	Sections []Section
+	// Messages are the conversation tail (the conversation section's
+	// content), oldest first.
+	Messages []Message
+	// Cuts say what the budget pass shortened or dropped, in order.
+	Cuts []string
+}
+
+// Add inserts s in its fixed position. A section with an empty body (and,
+// for the conversation, no messages) is left out.
+func (p *Prompt) Add(s Section) {
+	if strings.TrimSpace(s.Body) == "" && s.ID != IDConversation {
+		return
+	}
+	s.Tier = TierOf(s.ID)
+	if s.Tier == Stable || s.ID == IDRecitation || s.ID == IDPreserved {
+		s.Pinned = true
+	}
+	i := len(p.Sections)
+	for i > 0 && order[p.Sections[i-1].ID] > order[s.ID] {
+		i--
+	}
+	p.Sections = append(p.Sections, Section{})
+	copy(p.Sections[i+1:], p.Sections[i:])
+	p.Sections[i] = s
+}
+
+// Section returns the section with the given id, or nil.
+func (p *Prompt) Section(id string) *Section {
+	for i := range p.Sections {
+		if p.Sections[i].ID == id {
+			return &p.Sections[i]
+		}
+	}
+	return nil
+}
+
+// Text renders one section as markdown: a level-2 heading and the body.
+func (s *Section) Text() string {
+	return "## " + s.Heading + "\n\n" + s.Body + "\n"
+}
+
+// TierText renders every non-conversation section of tier t, joined by
+// blank lines.
+func (p *Prompt) TierText(t Tier) string {
+	var b strings.Builder
+	for i := range p.Sections {
+		s := &p.Sections[i]
+		if s.Tier != t || s.ID == IDConversation {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString(s.Text())
+	}
+	return b.String()
+}
+
+// DynamicContext renders the dynamic sections other than the conversation:
+// the text that follows the conversation in chat-shaped bodies.
+func (p *Prompt) DynamicContext() string { return p.TierText(Dynamic) }
+
+// Clone returns a copy of p that can be fitted or changed without touching
+// p.
+func (p *Prompt) Clone() *Prompt {
+	c := *p
+	c.Sections = append([]Section(nil), p.Sections...)
+	c.Messages = append([]Message(nil), p.Messages...)
+	c.Cuts = append([]string(nil), p.Cuts...)
+	return &c
+}

@@ -1,0 +1,257 @@
+package prompt
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/recite-dev/recite/markdown"
+	"github.com/recite-dev/recite/planning"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// fixtureProject is a small planning model built by hand.
+func fixtureProject() *planning.Project {
+	plan := &planning.Plan{
+		Path: "phases/02-api/02-02-PLAN.md", ID: "02-02", Title: "Redirects",
+		FilesModified: []string{"internal/api/handler.go"},
+		Tasks: []planning.Task{
+			{Text: "Task 1: Redirect handler", State: "done", Line: 20},
+			{Text: "Task 2: JSON errors", State: "todo", Line: 30, Files: []string{"internal/api/errors.go"}},
+			{Text: "Task 3: Browser check", State: "todo", Line: 40},
+		},
+		Markdown: markdown.Parse("02-02-PLAN.md", []byte("---\nphase: 02-api\n---\n# Plan 02-02: Redirects\n\n<task type=\"auto\"><name>Task 1: Redirect handler</name></task>\n")),
+	}
+	ph := &planning.Phase{Number: "2", Name: "HTTP API", Goal: "Links redirect", Status: "in_progress", Plans: []*planning.Plan{plan}}
+	return &planning.Project{
+		Flavor:       planning.FlavorGSD,
+		Brief:        &planning.Doc{Path: "PROJECT.md", Markdown: markdown.Parse("PROJECT.md", []byte("# shortlink\n\nA URL shortener. 短链接。\n"))},
+		Phases:       []*planning.Phase{{Number: "1", Name: "Storage", Status: "complete"}, ph},
+		CurrentPhase: ph,
+		CurrentPlan:  plan,
+		NextTask:     &plan.Tasks[1],
+		State:        &planning.State{Path: "STATE.md", Status: "executing", LastActivity: "2026-03-04 — started 02-02"},
+		Blockers:     []planning.Blocker{{ID: "BLOCKER-001", Priority: "P1", Title: "Redirect returns 404", Status: "open", Source: "BLOCKERS.md:12"}, {ID: "B-02", Title: "old", Status: "resolved", Source: "BLOCKERS.md:20"}},
+		Decisions:    []planning.Decision{{Text: "Use net/http patterns"}, {Text: "302 not 301"}, {Text: "Slugs of 7 runes"}, {Text: "writeError helper"}},
+	}
+}
+
+func fixtureMessages() []Message {
+	return []Message{
+		{ID: "m1", Role: "user", Content: "Implement task 2."},
+		{ID: "m2", Role: "assistant", Agent: "developer", Content: "Running the tests first.", ToolCalls: []ToolCall{
+			{ID: "call_1", Name: "bash", Arguments: `{"cmd":"go test ./..."}`},
+			{ID: "call_2", Name: "read", Arguments: `{"path": "internal/api/handler.go"`}, // invalid JSON, kept verbatim
+		}},
+		{ID: "m3", Role: "tool", ToolCallID: "call_1", ToolName: "bash", IsError: true, Content: "--- FAIL: TestRedirect (0.00s)\n    handler_test.go:41: got 404, want 302"},
+		{ID: "m4", Role: "tool", ToolCallID: "call_2", ToolName: "read", Content: "package api"},
+		{ID: "m5", Role: "assistant", Agent: "developer", Content: "The store lookup uses the wrong key."},
+		{ID: "m6", Role: "user", Content: "Fix it."},
+		{ID: "m7", Role: "user", Content: "And add a test."},
+	}
+}
+
+func fixtureInput() Input {
+	return Input{
+		Target: "agent", Role: "implementer",
+		RoleTemplate: "You are the implementer.",
+		System:       []File{{Path: "AGENTS.md", Text: "Run go test before commits."}},
+		Project:      fixtureProject(), PlanningDir: ".planning",
+		Health:       []string{"State: PROGRESS", "Circuit breaker: HEALTHY (stall 0/3, spin 1/3)"},
+		Approach:     []string{"Fix the lookup key in the store"},
+		Preserved:    &File{Path: ".planning/context-preserved.md", Text: "## Context Preservation Block (auto-generated)\ntrigger: manual"},
+		Errors:       []string{"handler_test.go:41: got 404, want 302"},
+		ErrorSources: []string{"conversations/main.jsonl"},
+		Messages:     fixtureMessages(),
+		Conversation: ".planning/conversations/main.jsonl",
+	}
+}
+
+func TestRenderGolden(t *testing.T) {
+	p := Assemble(fixtureInput())
+	for _, prov := range Providers() {
+		t.Run(prov, func(t *testing.T) {
+			body, err := Render(p, prov, RenderOptions{OpenAISystemRole: "developer", Model: "llama3.1"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := validateBody(prov, body); err != nil {
+				t.Fatalf("invalid %s body: %v", prov, err)
+			}
+			again, _ := Render(p, prov, RenderOptions{OpenAISystemRole: "developer", Model: "llama3.1"})
+			if !bytes.Equal(body, again) {
+				t.Fatal("two renders differ")
+			}
+			golden(t, "conversation."+prov, body)
+		})
+	}
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from golden file; run go test -update and review the diff\ngot:\n%s", name, got)
+	}
+}
+
+func TestSectionOrder(t *testing.T) {
+	p := Assemble(fixtureInput())
+	var ids []string
+	for _, s := range p.Sections {
+		ids = append(ids, s.ID+":"+s.Tier.String())
+	}
+	want := "system:stable,brief:stable,plan:stable,state:semi,health:semi,conversation:dynamic,preserved:dynamic,errors:dynamic,recitation:dynamic"
+	if got := strings.Join(ids, ","); got != want {
+		t.Fatalf("order\n got %s\nwant %s", got, want)
+	}
+}
+
+func TestValidatorRejects(t *testing.T) {
+	for _, tc := range []struct{ prov, body string }{
+		{Anthropic, `{"system":[],"messages":[{"role":"assistant","content":[{"type":"text","text":"x"}]}]}`},
+		{Anthropic, `{"system":[],"messages":[{"role":"user","content":[{"type":"text","text":"a"}]},{"role":"user","content":[{"type":"text","text":"b"}]}]}`},
+		{Anthropic, `{"system":[],"messages":[{"role":"user","content":[{"type":"text","text":"a"}]},{"role":"assistant","content":[{"type":"tool_use","id":"t","name":"x","input":{}}]},{"role":"user","content":[{"type":"text","text":"b"},{"type":"tool_result","tool_use_id":"t"}]}]}`},
+		{OpenAI, `{"messages":[{"role":"assistant","content":null,"tool_calls":[{"id":"a","type":"function","function":{"name":"x","arguments":"{}"}}]}]}`},
+		{OpenAI, `{"messages":[{"role":"assistant","content":null,"tool_calls":[{"id":"a","type":"function","function":{"name":"x","arguments":{}}}]},{"role":"tool","tool_call_id":"a","content":"r"}]}`},
+		{Gemini, `{"contents":[{"role":"model","parts":[{"functionCall":{"name":"f","args":{}}}]},{"role":"user","parts":[{"text":"no response"}]}]}`},
+		{Gemini, `{"contents":[{"role":"assistant","parts":[{"text":"x"}]}]}`},
+		{Ollama, `{"messages":[{"role":"assistant","content":"","tool_calls":[{"function":{"name":"f","arguments":"{}"}}]}]}`},
+	} {
+		if err := validateBody(tc.prov, []byte(tc.body)); err == nil {
+			t.Errorf("%s accepted %s", tc.prov, tc.body)
+		}
+	}
+}
+
+// TestEarlierTiersUnchanged is DESIGN.md invariant 8: editing a semi or
+// dynamic section never changes the bytes of an earlier tier, and a new
+// message changes only bytes after the previous last message.
+func TestEarlierTiersUnchanged(t *testing.T) {
+	in := fixtureInput()
+	a := Assemble(in)
+	in2 := fixtureInput()
+	in2.Project.State.Status = "verifying"
+	in2.Health = []string{"State: STALLED"}
+	b := Assemble(in2)
+	in3 := fixtureInput()
+	in3.Messages = append(in3.Messages, Message{ID: "m8", Role: "assistant", Content: "Done: fixed the key."})
+	c := Assemble(in3)
+	stable := a.TierText(Stable)
+	lastMsg := fixtureMessages()[len(fixtureMessages())-1].Content
+	for _, prov := range Providers() {
+		ab, _ := Render(a, prov, RenderOptions{})
+		bb, _ := Render(b, prov, RenderOptions{})
+		cb, _ := Render(c, prov, RenderOptions{})
+		end := endOf(t, ab, stable)
+		if n := commonPrefix(ab, bb); n < end {
+			t.Errorf("%s: a semi edit changed byte %d, inside the stable tier (ends at %d)", prov, n, end)
+		}
+		if !a.Section(IDConversation).Pinned && (prov == Markdown || prov == Text) {
+			continue
+		}
+		endMsg := endOf(t, ab, lastMsg)
+		if n := commonPrefix(ab, cb); n < endMsg {
+			t.Errorf("%s: a new message changed byte %d, before the end of the previous last message (%d)", prov, n, endMsg)
+		}
+	}
+}
+
+// endOf returns the offset just after the last occurrence of text (or of its
+// JSON-escaped form) in body.
+func endOf(t *testing.T, body []byte, text string) int {
+	t.Helper()
+	tail := strings.TrimSpace(text)
+	if len(tail) > 60 {
+		tail = tail[len(tail)-60:]
+	}
+	for _, needle := range []string{tail, jsonEscape(tail)} {
+		if i := bytes.LastIndex(body, []byte(needle)); i >= 0 {
+			return i + len(needle)
+		}
+	}
+	t.Fatalf("%q not found in body", tail)
+	return 0
+}
+
+func jsonEscape(s string) string {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.Encode(s)
+	b := bytes.TrimSpace(buf.Bytes())
+	return string(b[1 : len(b)-1])
+}
+
+func commonPrefix(a, b []byte) int {
+	n := min(len(a), len(b))
+	for i := 0; i < n; i++ {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return n
+}
+
+func TestFitKeepsPinnedAndPairs(t *testing.T) {
+	in := fixtureInput()
+	for i := 0; i < 40; i++ {
+		in.Messages = append(in.Messages, fixtureMessages()...)
+	}
+	in.Errors = []string{"e1", "e2", "e3", "e4", "e5"}
+	p := Assemble(in)
+	count := func(s string) int { return utf8.RuneCountInString(s) / 4 }
+	full := p.Count(count)
+	stableAndPinned := 0
+	for _, s := range p.Sections {
+		if s.Pinned {
+			stableAndPinned += s.Tokens
+		}
+	}
+	budget := stableAndPinned + 60
+	got := p.Fit(count, budget)
+	if got >= full {
+		t.Fatalf("nothing cut: %d -> %d", full, got)
+	}
+	if len(p.Cuts) == 0 {
+		t.Fatal("cuts not reported")
+	}
+	for _, id := range []string{IDSystem, IDBrief, IDPlan, IDPreserved, IDRecitation} {
+		if p.Section(id) == nil {
+			t.Errorf("pinned section %s dropped", id)
+		}
+	}
+	if len(p.Messages) == 0 || p.Messages[0].Role == "tool" {
+		t.Fatalf("conversation starts with an orphan tool result: %+v", p.Messages)
+	}
+	for _, prov := range []string{Anthropic, OpenAI, Gemini, Ollama} {
+		body, _ := Render(p, prov, RenderOptions{})
+		if err := validateBody(prov, body); err != nil {
+			t.Errorf("%s after fit: %v", prov, err)
+		}
+	}
+}
+
+func TestMessageGroups(t *testing.T) {
+	got := messageGroups(fixtureMessages())
+	if fmt.Sprint(got) != "[1 3 1 1 1]" {
+		t.Fatalf("groups %v", got)
+	}
+}
