@@ -1,0 +1,109 @@
+package history
+
+import (
+	"cmp"
+	"context"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/recite-dev/recite/planning/conversation"
+)
+
+// DefaultTopK is how many messages Importance keeps when K is 0 (seeds/000:
+// "keep top 20").
+const DefaultTopK = 20
+
+// Scores of the importance rule. The first three are the design source's
+// calculateImportance (seeds/000); CorrectionScore is ours.
+const (
+	FilesScore      = 10 // the message created or modified files
+	ConfidenceScore = 5  // confidence > 0.9
+	ErrorScore      = 8  // "error" or "bug" in the content, or a failed tool result
+	// CorrectionScore scores a user message that corrects the assistant: a
+	// user message right after an assistant message that opens with "no",
+	// "wrong", "stop", "don't", "not that", "actually", "that's not",
+	// "instead" or "revert". Corrections score as high as errors because the
+	// latest correction is what compaction most often drops (PROVIDERS.md §3,
+	// #22376, #36068).
+	CorrectionScore = 8
+)
+
+var correction = regexp.MustCompile(`(?i)^\W*(no\b|nope\b|wrong\b|stop\b|don'?t\b|do not\b|not that\b|actually\b|that'?s not\b|that is not\b|instead\b|revert\b|undo\b)`)
+
+// Score is the importance of message i of msgs by the rule above.
+func Score(msgs []conversation.Record, i int) int {
+	m := msgs[i]
+	s := 0
+	if len(m.FilesModified) > 0 {
+		s += FilesScore
+	}
+	if m.Confidence != nil && *m.Confidence > 0.9 {
+		s += ConfidenceScore
+	}
+	lc := strings.ToLower(m.Content)
+	if m.IsError || strings.Contains(lc, "error") || strings.Contains(lc, "bug") {
+		s += ErrorScore
+	}
+	if m.Role == conversation.RoleUser && i > 0 && msgs[i-1].Role == conversation.RoleAssistant && correction.MatchString(m.Content) {
+		s += CorrectionScore
+	}
+	return s
+}
+
+// Importance keeps the K most important messages (DefaultTopK when ≤ 0) in
+// their original order. A unit's score is the highest score of its
+// messages; units are taken by score, ties to the newer, while their
+// messages fit in K (a unit that does not fit is passed over for smaller
+// ones). When even the best unit is larger than K it is kept alone.
+type Importance struct {
+	K int
+	// Score overrides the scoring rule; nil means [Score].
+	Score func(msgs []conversation.Record, i int) int
+}
+
+// Prune implements Strategy.
+func (p Importance) Prune(_ context.Context, msgs []conversation.Record) ([]conversation.Record, error) {
+	k := p.K
+	if k <= 0 {
+		k = DefaultTopK
+	}
+	score := p.Score
+	if score == nil {
+		score = Score
+	}
+	us := units(msgs)
+	type ranked struct{ idx, score, size int }
+	rs := make([]ranked, len(us))
+	for j, u := range us {
+		best := 0
+		for i := u.lo; i < u.hi; i++ {
+			best = max(best, score(msgs, i))
+		}
+		rs[j] = ranked{j, best, size(msgs, u)}
+	}
+	slices.SortStableFunc(rs, func(a, b ranked) int {
+		if c := cmp.Compare(b.score, a.score); c != 0 {
+			return c
+		}
+		return cmp.Compare(b.idx, a.idx)
+	})
+	var chosen []int
+	total := 0
+	for _, r := range rs {
+		if total+r.size > k {
+			continue
+		}
+		total += r.size
+		chosen = append(chosen, r.idx)
+	}
+	if len(chosen) == 0 && len(rs) > 0 {
+		chosen = []int{rs[0].idx}
+	}
+	slices.Sort(chosen)
+	keep := make([]unit, len(chosen))
+	for j, c := range chosen {
+		keep[j] = us[c]
+	}
+	return collect(msgs, keep), nil
+}
