@@ -68,6 +68,9 @@ func (e *Engine) assemble(ctx context.Context, cfg *config.Config, tg *config.Ta
 		in.Skills = append(in.Skills, f)
 	}
 	in.Health, in.Approach = loopHealth(proj)
+	if f, ok := e.latestPreserved(); ok {
+		in.Preserved = &f
+	}
 
 	p := prompt.Assemble(in)
 	b := tg.Budget
@@ -160,4 +163,30 @@ func loopHealth(proj *planning.Project) (health, approach []string) {
 		approach = append(approach, t)
 	}
 	return health, approach
+}
+
+// PreservedFile is where preservation blocks are appended (DESIGN.md §2).
+const PreservedFile = ".planning/context-preserved.md"
+
+// latestPreserved returns the newest block of context-preserved.md: the
+// text from its last "## Context Preservation Block" or "## Preserved Stop
+// Signals" heading to the end (FORMATS.md §2.8).
+func (e *Engine) latestPreserved() (prompt.File, bool) {
+	b, err := os.ReadFile(filepath.Join(e.dir, PreservedFile))
+	if err != nil {
+		return prompt.File{}, false
+	}
+	text := strings.ReplaceAll(string(b), "\r\n", "\n")
+	start := -1
+	for _, h := range []string{"## Context Preservation Block", "## Preserved Stop Signals"} {
+		if i := strings.LastIndex(text, "\n"+h); i >= 0 && i+1 > start {
+			start = i + 1
+		} else if strings.HasPrefix(text, h) && start < 0 {
+			start = 0
+		}
+	}
+	if start < 0 {
+		return prompt.File{}, false
+	}
+	return prompt.File{Path: PreservedFile, Text: text[start:]}, true
 }

@@ -257,8 +257,8 @@ func stateSection(proj *planning.Project, src func(string) string) Section {
 		pos = append(pos, fmt.Sprintf("Progress (counted on disk): %d of %d phases complete; %d of %d plans have a summary", done, len(proj.Phases), plansDone, plans))
 	}
 	var open []string
-	for _, bl := range proj.Blockers {
-		if bl.Status == "open" {
+	for _, bl := range openBlockers(proj) {
+		{
 			open = append(open, blockerLabel(bl)+" ("+src(sourcePath(bl.Source))+sourceLine(bl.Source)+")")
 		}
 	}
@@ -337,8 +337,8 @@ func recitationInput(proj *planning.Project, in Input) RecitationInput {
 	}
 	if pl := proj.CurrentPlan; pl != nil {
 		r.Plan = "Plan " + pl.ID
-		if pl.Title != "" {
-			r.Plan += ": " + pl.Title
+		if title := strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(pl.Title, "Plan "+pl.ID), ":")); title != "" {
+			r.Plan += ": " + title
 		}
 		next := -1
 		if proj.NextTask != nil {
@@ -363,8 +363,8 @@ func recitationInput(proj *planning.Project, in Input) RecitationInput {
 		r.Decisions = append(r.Decisions, d.Text)
 	}
 	for _, pr := range []string{"P0", "P1", "P2", "P3", ""} {
-		for _, bl := range proj.Blockers {
-			if bl.Status == "open" && bl.Priority == pr {
+		for _, bl := range openBlockers(proj) {
+			if bl.Priority == pr {
 				r.Blockers = append(r.Blockers, blockerLabel(bl))
 			}
 		}
@@ -385,4 +385,28 @@ func blockerLabel(bl planning.Blocker) string {
 	}
 	parts = append(parts, bl.Title)
 	return strings.Join(parts, " ")
+}
+
+// openBlockers returns the open blockers, each id once: when the same id is
+// recorded in several files (a state file's summary and BLOCKERS.md), the
+// entry from BLOCKERS.md wins, else the first.
+func openBlockers(proj *planning.Project) []planning.Blocker {
+	var out []planning.Blocker
+	index := map[string]int{}
+	for _, bl := range proj.Blockers {
+		if bl.Status != "open" {
+			continue
+		}
+		if bl.ID != "" && bl.ID != bl.Source {
+			if i, ok := index[bl.ID]; ok {
+				if strings.HasPrefix(bl.Source, "BLOCKERS.md") && !strings.HasPrefix(out[i].Source, "BLOCKERS.md") {
+					out[i] = bl
+				}
+				continue
+			}
+			index[bl.ID] = len(out)
+		}
+		out = append(out, bl)
+	}
+	return out
 }
