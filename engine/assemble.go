@@ -71,6 +71,9 @@ func (e *Engine) assemble(ctx context.Context, cfg *config.Config, tg *config.Ta
 	if f, ok := e.latestPreserved(); ok {
 		in.Preserved = &f
 	}
+	if tg.Conversation != "" {
+		diags = append(diags, e.conversationInput(ctx, cfg, tg, proj, &in)...)
+	}
 
 	p := prompt.Assemble(in)
 	b := tg.Budget

@@ -50,6 +50,9 @@ type Input struct {
 	// its log.
 	Messages     []Message
 	Conversation string
+	// Extra are additional sections (the conversation coordinator's
+	// learnings, epic/phase and loop/role layers); each is placed by its ID.
+	Extra []Section
 }
 
 // Assemble builds the sections of one target's prompt in cache order.
@@ -119,6 +122,10 @@ func Assemble(in Input) *Prompt {
 			ss = append(ss, src(l.Path))
 		}
 		p.Add(Section{ID: IDHealth, Heading: "Health", Sources: ss, Body: "- " + strings.Join(in.Health, "\n- ")})
+	}
+
+	for _, x := range in.Extra {
+		p.Add(x)
 	}
 
 	// Dynamic tier: conversation, preserved signals, errors, recitation last.

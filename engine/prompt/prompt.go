@@ -47,8 +47,11 @@ const (
 	IDTools        = "tools"
 	IDBrief        = "brief"
 	IDSkills       = "skills"
+	IDLearnings    = "learnings"
 	IDFileTree     = "file-tree"
 	IDPlan         = "plan"
+	IDEpic         = "epic"
+	IDLoop         = "loop"
 	IDState        = "state"
 	IDFiles        = "files"
 	IDHealth       = "health"
@@ -60,8 +63,8 @@ const (
 
 // order gives each section id its fixed rank.
 var order = map[string]int{
-	IDSystem: 0, IDTools: 1, IDBrief: 2, IDSkills: 3, IDFileTree: 4, IDPlan: 5,
-	IDState: 10, IDFiles: 11, IDHealth: 12,
+	IDSystem: 0, IDTools: 1, IDBrief: 2, IDSkills: 3, IDLearnings: 4, IDFileTree: 5, IDPlan: 6,
+	IDEpic: 10, IDState: 11, IDFiles: 12, IDHealth: 13, IDLoop: 14,
 	IDConversation: 20, IDPreserved: 21, IDErrors: 22, IDRecitation: 23,
 }
 
