@@ -3,7 +3,10 @@ package main
 import (
 	"context"
 	"flag"
+	"fmt"
+	"io/fs"
 	"os"
+	"strings"
 	"path/filepath"
 	"runtime"
 	"testing"
@@ -46,5 +49,79 @@ func TestScripts(t *testing.T) {
 			}
 			return nil
 		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"snapshot":  cmdSnapshot,
+			"unchanged": cmdUnchanged,
+			"cptree":    cmdCopyTree,
+		},
 	})
+}
+
+// listing returns "path size mtime-ns" lines for every file under dir.
+func listing(ts *testscript.TestScript, dir string) string {
+	var b strings.Builder
+	root := ts.MkAbs(dir)
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		fmt.Fprintf(&b, "%s %d %d\n", filepath.ToSlash(rel), fi.Size(), fi.ModTime().UnixNano())
+		return nil
+	})
+	ts.Check(err)
+	return b.String()
+}
+
+// snapshot DIR NAME records the size and mtime of every file under DIR.
+func cmdSnapshot(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: snapshot DIR NAME")
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(listing(ts, args[0])), 0o644))
+}
+
+// unchanged DIR NAME fails when a file under DIR was created, removed or
+// rewritten (size or mtime) since snapshot DIR NAME.
+func cmdUnchanged(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: unchanged DIR NAME")
+	}
+	want, err := os.ReadFile(ts.MkAbs(args[1]))
+	ts.Check(err)
+	same := listing(ts, args[0]) == string(want)
+	if same == neg {
+		ts.Fatalf("files under %s changed=%v since the snapshot", args[0], !same)
+	}
+}
+
+// cptree SRC DST copies a directory tree (for examples outside $WORK).
+func cmdCopyTree(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: cptree SRC DST")
+	}
+	src, dst := ts.MkAbs(args[0]), ts.MkAbs(args[1])
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() && (rel == ".planning/prompts" || rel == ".planning/.recite") {
+			return filepath.SkipDir
+		}
+		t := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(t, 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(t, b, 0o644)
+	})
+	ts.Check(err)
 }
