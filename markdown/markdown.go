@@ -31,13 +31,22 @@ type Document struct {
 	// BodyLine is the line of the original file on which Body starts.
 	BodyLine int
 	// Sections are the ATX and setext headings of the body in document
-	// order. Headings inside code blocks are not sections.
+	// order. Headings inside code blocks, blockquotes and list items are not
+	// sections.
 	Sections []Section
 	// Checkboxes are task-list items `[ ] [x] [X] [~] [-]`, in bullet or
-	// numbered lists, in document order; fenced and indented code is skipped.
+	// numbered lists (also inside blockquotes), in document order
+	// (FORMATS.md §4.4); fenced and indented code, table cells and raw HTML
+	// blocks are skipped.
 	Checkboxes []Checkbox
 	// Fields are `Key: value` lines: `**Key:** value`, `**Key**: value` and
-	// plain `Key: value` at the start of a paragraph line or list item.
+	// plain `Key: value` at the start of a paragraph line or list item
+	// (FORMATS.md §2.0.3). Plain keys are letters, digits, spaces and a
+	// little punctuation, at most 40 runes and 6 words, and the colon must be
+	// followed by white space or the line end; callers filter by key. A line
+	// with several bold fields gives one Field each. The checkbox line of a
+	// task-list item, code, headings, tables and raw HTML blocks (including
+	// the lines of a `<task>` block up to its first blank line) give none.
 	Fields []Field
 	// Tables are GFM pipe tables, including headerless rows appended after a
 	// table ended (FORMATS.md §4.5), which are attached to the table above.
@@ -47,6 +56,11 @@ type Document struct {
 	Tasks []TaskBlock
 	// Diagnostics are the problems found while reading; never fatal.
 	Diagnostics []Diagnostic
+
+	// text is the whole file after BOM removal and LF normalisation;
+	// lineStarts[i] is the byte offset in text where line i+1 starts.
+	text       string
+	lineStarts []int
 }
 
 // Diagnostic is a problem found in a file: where it is and what it is.
@@ -72,8 +86,13 @@ type FrontMatter struct {
 	Raw string
 	// Values maps each top-level key to its value as text: scalars keep their
 	// literal text (TRAPS.md B2: `phase: 010` is "010", `version: 1.10` is
-	// "1.10"), and collections are kept as their YAML source. When the YAML
-	// is invalid, Values holds what the key-line fallback could read.
+	// "1.10", `date: 2024-01-02` is "2024-01-02", a null is ""), and
+	// collections are kept as their YAML source: a flow collection as
+	// written (`[a, b]`), a block one as its lines with the common
+	// indentation removed and trailing comment lines dropped. When the YAML
+	// is invalid, Values holds what the key-line fallback could read: each
+	// `key: value` line at column 0 (quotes around the value removed), and
+	// for a key with no inline value the dedented block of lines below it.
 	Values map[string]string
 	// Keys lists the top-level keys in file order.
 	Keys []string
@@ -81,7 +100,7 @@ type FrontMatter struct {
 	Valid bool
 	// Node is the parsed root mapping node (a *yaml.Node of kind
 	// MappingNode) when Valid, for callers that need nested values; nil
-	// otherwise.
+	// otherwise. Its nodes' Line fields are original-file lines.
 	Node any
 }
 
@@ -97,6 +116,10 @@ type Section struct {
 	// Parent is the index in Document.Sections of the enclosing section, or
 	// -1 at the top level.
 	Parent int
+
+	// bodyLine is the first line after a setext heading's underline; 0 for
+	// ATX headings, whose body starts at Line+1.
+	bodyLine int
 }
 
 // Checkbox is one task-list item.
@@ -123,8 +146,11 @@ func (c Checkbox) Checked() bool { return c.State == 'x' || c.State == 'X' }
 type Field struct {
 	// Key is the field name without bold markers or colon, trimmed.
 	Key string
-	// Value is the text after the colon, trimmed (trailing double spaces of
-	// markdown hard breaks removed).
+	// Value is the text after the colon as raw markdown (`**BLOCKED**`,
+	// links and code spans kept), trimmed: trailing double spaces and a
+	// trailing backslash of markdown hard breaks removed (FORMATS.md §4.1).
+	// For a bold field followed by another on the same line, the value ends
+	// where the next `**Key:**` starts.
 	Value string
 	// Line is the line the field is on.
 	Line int
@@ -163,6 +189,12 @@ type TaskBlock struct {
 	Children map[string]string
 	// Body is the whole inner text of the block, trimmed.
 	Body string
+	// BodyLine is the original-file line on which Body starts (0 when Body
+	// is empty). goldmark sees a `<task>` line as the start of a raw HTML
+	// block that runs to the next blank line, so checkboxes and fields right
+	// under the tag are not in Document.Checkboxes/Fields; callers that need
+	// them can Parse(Body) and add BodyLine-1 to its lines.
+	BodyLine int
 	// Section is the index of the innermost enclosing section, or -1.
 	Section int
 }
