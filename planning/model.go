@@ -44,7 +44,7 @@ type Project struct {
 	// State is STATE.md or CONSCIENCE.md; nil if neither exists.
 	State *State `json:"state,omitempty"`
 	// CurrentPhase is the phase the current-position rule picks (see
-	// Project.resolvePosition); nil when none.
+	// resolvePosition in load.go); nil when none.
 	CurrentPhase *Phase `json:"-"`
 	// CurrentPlan is the first plan of CurrentPhase without a matching
 	// summary, in name order; nil when none.
@@ -57,6 +57,8 @@ type Project struct {
 	Decisions []Decision `json:"decisions"`
 	// Loops are the fire-flow loop files and loop records.
 	Loops []*Loop `json:"loops"`
+	// ActiveLoop is the loop id named by loops/active-loop.json, or "".
+	ActiveLoop string `json:"active_loop,omitempty"`
 	// Debug are the debug files under debug/ (open and resolved).
 	Debug []*DebugFile `json:"debug"`
 	// Todos are the pending and done todo files.
@@ -83,7 +85,8 @@ type File struct {
 	Path string `json:"path"`
 	// Role is one of: project, vision, roadmap, state, plan, summary,
 	// blockers, loop, debug, todo, requirements, decisions, context,
-	// preserved, config, recite, conversation, unknown, skipped.
+	// preserved, config, recite, conversation, unknown, skipped (too large,
+	// unreadable or binary; a Diagnostic says which).
 	Role string `json:"role"`
 	// Size in bytes.
 	Size int64 `json:"size"`
@@ -147,6 +150,9 @@ type Plan struct {
 	Tasks []Task `json:"tasks"`
 	// Markdown is the parsed file.
 	Markdown *markdown.Document `json:"-"`
+
+	// pairKey pairs the plan with its summary (see classifyPhaseFile).
+	pairKey string
 }
 
 // Task is one task of a plan: a `<task>` block or a checkbox.
@@ -205,7 +211,8 @@ type Blocker struct {
 	Title string `json:"title"`
 	// Priority is P0–P3 when given, or "".
 	Priority string `json:"priority,omitempty"`
-	// Status is "open" or "resolved".
+	// Status is "open", "resolved" or "deferred" (a fire-flow entry under
+	// "## Deferred Blockers", FORMATS.md §2.5). Only "open" blocks work.
 	Status string `json:"status"`
 	// Source is "path:line".
 	Source string `json:"source"`
@@ -241,9 +248,45 @@ type Loop struct {
 	Approaches []Approach `json:"approaches,omitempty"`
 	// Snapshots are the Sabbath Rest snapshots of this loop.
 	Snapshots []*Snapshot `json:"snapshots,omitempty"`
+	// CurrentIteration is the front matter current_iteration (a counter the
+	// writer keeps; may lie, FORMATS.md §4.2), 0 when absent.
+	CurrentIteration int `json:"current_iteration,omitempty"`
+	// CompletionPromise is the front matter completion_promise, or "".
+	CompletionPromise string `json:"completion_promise,omitempty"`
+	// Started is the front matter started timestamp as written, or "".
+	Started string `json:"started,omitempty"`
+	// HealthState is the front matter health_state (PROGRESS, STALLED,
+	// SPINNING, DEGRADED, BLOCKED), or "".
+	HealthState string `json:"health_state,omitempty"`
+	// CircuitBreaker is the front matter circuit_breaker block; nil when
+	// absent or unreadable.
+	CircuitBreaker *LoopBreaker `json:"circuit_breaker,omitempty"`
+	// FinalStatus is the `## Final Result` **Status:** value, or "".
+	FinalStatus string `json:"final_status,omitempty"`
 }
 
-// Iteration is one row of a loop's progress table.
+// LoopBreaker is the circuit_breaker block of a loop file's front matter
+// (FORMATS.md §2.6).
+type LoopBreaker struct {
+	// State is HEALTHY, WARNING, TRIPPED or RECOVERY as written.
+	State string `json:"state,omitempty"`
+	// StallCounter is stall_counter, in iterations.
+	StallCounter int `json:"stall_counter"`
+	// ErrorHashes maps an error hash to the times it was seen.
+	ErrorHashes map[string]int `json:"error_hashes,omitempty"`
+	// OutputBaseline is output_baseline in output lines; 0 when null.
+	OutputBaseline int `json:"output_baseline,omitempty"`
+	// OutputHistory is output_history, output lines per iteration.
+	OutputHistory []int `json:"output_history,omitempty"`
+	// ApproachesTried is approaches_tried, one text per approach.
+	ApproachesTried []string `json:"approaches_tried,omitempty"`
+}
+
+// Iteration is one row of a loop's progress table (`## Loop Progress` or a
+// `## Loop Progress (Continued)` table with other columns, FORMATS.md §2.6).
+// Columns are mapped by header name; a number the table does not record is
+// -1 (FilesChanged, OutputLines), never 0, so that "not recorded" is not
+// mistaken for "no progress".
 type Iteration struct {
 	N            int    `json:"n"`
 	Timestamp    string `json:"timestamp,omitempty"`
@@ -253,6 +296,12 @@ type Iteration struct {
 	Health       string `json:"health,omitempty"`
 	Action       string `json:"action,omitempty"`
 	Line         int    `json:"line"`
+	// State is a State column (circuit-breaker variant of the table,
+	// e.g. "WARNING (same error 3x)"), or "".
+	State string `json:"state,omitempty"`
+	// Result and Context are the resume table's columns, or "".
+	Result  string `json:"result,omitempty"`
+	Context string `json:"context,omitempty"`
 }
 
 // BreakerRow is one row of a loop's Circuit Breaker State table.
@@ -265,11 +314,15 @@ type BreakerRow struct {
 	Line       int    `json:"line"`
 }
 
-// Approach is one approach already tried, and why it failed.
+// Approach is one approach already tried, and why it failed: an item
+// `1. [Iteration 1-3] Direct fix in auth.ts — TypeError persists` is Text
+// "Direct fix in auth.ts", Result "TypeError persists", Iterations "1-3".
 type Approach struct {
 	Text   string `json:"text"`
 	Result string `json:"result,omitempty"`
 	Source string `json:"source"`
+	// Iterations is the bracketed iteration range, or "".
+	Iterations string `json:"iterations,omitempty"`
 }
 
 // Snapshot is a Sabbath Rest snapshot (FORMATS.md §2.6).
@@ -277,6 +330,17 @@ type Snapshot struct {
 	Path      string `json:"path"`
 	Iteration int    `json:"iteration"`
 	Reason    string `json:"reason,omitempty"`
+	// LoopID is the front matter loop_id, else the id in the file name
+	// (sabbath-ID-iterN.md, sabbath-ID-stopped.md); Load uses it to attach
+	// the snapshot to its loop.
+	LoopID string `json:"loop_id,omitempty"`
+	// Timestamp, HealthState and BreakerState are the front matter
+	// timestamp, health_state and circuit_breaker_state, or "".
+	Timestamp    string `json:"timestamp,omitempty"`
+	HealthState  string `json:"health_state,omitempty"`
+	BreakerState string `json:"circuit_breaker_state,omitempty"`
+	// Approaches are the snapshot's "Approaches Tried" items.
+	Approaches []Approach `json:"approaches,omitempty"`
 	// Signals are the lines of "Preserved Stop Signals", verbatim.
 	Signals []Signal `json:"signals,omitempty"`
 }
@@ -297,6 +361,14 @@ type DebugFile struct {
 	Eliminated []Hypothesis `json:"eliminated,omitempty"`
 	Evidence   []string     `json:"evidence,omitempty"`
 	Resolved   bool         `json:"resolved"`
+	// Hypothesis and NextAction are the `## Current Focus` values, or "".
+	Hypothesis string `json:"hypothesis,omitempty"`
+	NextAction string `json:"next_action,omitempty"`
+	// Errors is the `## Symptoms` errors value, verbatim (block scalars
+	// dedented), or "".
+	Errors string `json:"errors,omitempty"`
+	// RootCause is the `## Resolution` root_cause value, or "".
+	RootCause string `json:"root_cause,omitempty"`
 }
 
 // Hypothesis is one eliminated hypothesis and the evidence against it.
@@ -304,6 +376,8 @@ type Hypothesis struct {
 	Text     string `json:"hypothesis"`
 	Evidence string `json:"evidence,omitempty"`
 	Source   string `json:"source"`
+	// Timestamp is the item's timestamp as written, or "".
+	Timestamp string `json:"timestamp,omitempty"`
 }
 
 // Todo is one todo file or todos.md checkbox.
@@ -311,4 +385,9 @@ type Todo struct {
 	Path  string `json:"path"`
 	Title string `json:"title"`
 	Done  bool   `json:"done"`
+	// Line is the checkbox line for a todos.md item, 0 for a todo file.
+	Line int `json:"line,omitempty"`
+	// Area and Files are a todo file's front matter area and files.
+	Area  string   `json:"area,omitempty"`
+	Files []string `json:"files,omitempty"`
 }

@@ -1,0 +1,123 @@
+package planning
+
+import (
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// sharedDir returns /work/shared found relative to the module root (the
+// directory holding go.mod, then ../shared), or skips the test.
+func sharedDir(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Skip("go.mod not found above the test directory; cannot locate ../shared")
+		}
+		dir = parent
+	}
+	shared := filepath.Join(dir, "..", "shared")
+	if _, err := os.Stat(filepath.Join(shared, "realdata")); err != nil {
+		t.Skipf("realdata not present at %s: %v", filepath.Join(shared, "realdata"), err)
+	}
+	return shared
+}
+
+// realdataTrees lists the .planning folders under shared/realdata by tree
+// name.
+func realdataTrees(t testing.TB) map[string]string {
+	t.Helper()
+	root := filepath.Join(sharedDir(t), "realdata")
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, e := range entries {
+		dir := filepath.Join(root, e.Name(), ".planning")
+		if st, err := os.Stat(dir); err == nil && st.IsDir() {
+			out[e.Name()] = dir
+		}
+	}
+	if len(out) == 0 {
+		t.Skip("no .planning trees under " + root)
+	}
+	return out
+}
+
+// realdataFacts is what the golden file keeps per tree: the values checked
+// by reading the tree's files by hand.
+type realdataFacts struct {
+	Flavor       Flavor  `json:"flavor"`
+	CurrentPhase *string `json:"current_phase"`
+	Phases       int     `json:"phases"`
+	CurrentPlan  *string `json:"current_plan"`
+	NextTask     *string `json:"next_task"`
+}
+
+func TestLoadRealdata(t *testing.T) {
+	trees := realdataTrees(t)
+	names := make([]string, 0, len(trees))
+	for n := range trees {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	got := map[string]realdataFacts{}
+	for _, name := range names {
+		p, err := Load(os.DirFS(trees[name]))
+		if err != nil {
+			t.Errorf("%s: Load: %v", name, err)
+			continue
+		}
+		f := realdataFacts{Flavor: p.Flavor, Phases: len(p.Phases)}
+		if p.CurrentPhase != nil {
+			s := p.CurrentPhase.Number + " " + p.CurrentPhase.Name
+			f.CurrentPhase = &s
+		}
+		if p.CurrentPlan != nil {
+			s := p.CurrentPlan.Path
+			f.CurrentPlan = &s
+		}
+		if p.NextTask != nil {
+			s := p.NextTask.Text
+			f.NextTask = &s
+		}
+		got[name] = f
+		if testing.Verbose() {
+			b, _ := json.MarshalIndent(p.Summary(), "", "  ")
+			t.Logf("%s:\n%s", name, strings.Join(strings.Split(string(b), "\n")[:min(60, strings.Count(string(b), "\n"))], "\n"))
+		}
+	}
+	b, err := json.MarshalIndent(got, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = append(b, '\n')
+	golden := filepath.Join("testdata", "realdata.golden.json")
+	if *update {
+		if err := os.WriteFile(golden, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("read golden (run with -update to create): %v", err)
+	}
+	if string(want) != string(b) {
+		t.Errorf("realdata facts differ from %s (run with -update after checking by hand):\n%s", golden, b)
+	}
+}
