@@ -61,11 +61,14 @@ func (e *InputError) Unwrap() error { return e.Err }
 type Engine struct {
 	dir     string
 	counter *budget.Counter
+	parsed  *planning.Cache
 }
 
-// New returns an Engine for the project rooted at dir.
+// New returns an Engine for the project rooted at dir. The engine keeps
+// parsed planning files between builds, so a rebuild re-parses only the
+// files whose bytes changed.
 func New(dir string) *Engine {
-	return &Engine{dir: dir}
+	return &Engine{dir: dir, parsed: planning.NewCache()}
 }
 
 // Dir is the project root.
@@ -137,7 +140,8 @@ type FileReport struct {
 	Provider string `json:"provider"`
 	Path     string `json:"path"`
 	Bytes    int    `json:"bytes"`
-	Tokens   int    `json:"tokens"`
+	// Tokens is the prompt's section total after this provider's cuts.
+	Tokens int `json:"tokens"`
 	// Written is true when the build changed the file on disk.
 	Written bool `json:"written"`
 	// PrefixBytes is how many leading bytes equal the previous render (the
@@ -173,7 +177,7 @@ func (e *Engine) load() (*config.Config, bool, *planning.Project, error) {
 	if err != nil {
 		return nil, false, nil, &InputError{err}
 	}
-	proj, err := planning.Load(os.DirFS(pdir))
+	proj, err := planning.LoadCached(os.DirFS(pdir), e.parsed)
 	if err != nil {
 		return nil, false, nil, &InputError{fmt.Errorf("read %s: %w", pdir, err)}
 	}
@@ -349,17 +353,21 @@ func (e *Engine) renderProvider(tr *TargetReport, provider string, counter *budg
 		limit = caps.MaxContext
 	}
 	p := tr.prompt
+	tokens := tr.Tokens
 	var cuts []string
 	if limit < tr.Budget {
 		p = p.Clone()
-		p.Fit(counter.Count, limit)
+		tokens = p.Fit(counter.Count, limit)
 		cuts = p.Cuts[len(tr.prompt.Cuts):]
 	}
 	body, err := prompt.Render(p, provider, prompt.RenderOptions{OpenAISystemRole: tr.target.OpenAISystemRole, Model: tr.target.Model})
 	if err != nil {
 		return nil, 0, nil, err
 	}
-	return body, counter.Count(string(body)), cuts, nil
+	// Tokens are the sections' counts (cached per section), not a count of
+	// the whole body, so a rebuild tokenises only the sections that changed;
+	// the JSON framing of a body adds a few tokens more.
+	return body, tokens, cuts, nil
 }
 
 func commonPrefix(a, b []byte) int {
