@@ -1,0 +1,93 @@
+// Package ignore decides which project files may enter an agent's context:
+// gitignore semantics exactly as git 2.39 applies them (checked row by row
+// against ../shared/ignore-oracle.tsv and against real `git ls-files`),
+// plus recite's .powerignore on top (FORMATS.md §2.10).
+//
+// # Files read
+//
+//   - .powerignore at the root, gitignore syntax, highest rank;
+//   - .gitignore in every directory, patterns relative to that directory,
+//     deeper files outranking shallower ones;
+//   - .git/info/exclude, lowest rank.
+//
+// The first file (in that order) holding a matching line decides, and in a
+// file the last matching line wins. core.excludesFile (the user's global
+// ignore file) is not read, so the answer does not depend on the machine.
+// Only entries named .git are skipped without a pattern: there are no
+// hidden defaults.
+//
+// # Why not a library
+//
+// The reachable libraries get the oracle wrong (go test -run
+// TestOracleCandidates -v: sabhiram/go-gitignore 54 and go-git/v5
+// plumbing/format/gitignore 43 of 4,888 rows). Both are structurally
+// wrong: a directory pattern matches everything below it as a prefix, so a
+// later "!" line re-includes a file inside an excluded directory, and
+// "dir/*" + "!dir/" re-includes dir/xyz (TRAPS.md row 1); both glob with
+// path.Match or regexps, which do not know "[!0-9]" (row 3). go-git's
+// pattern parser keeps no line numbers and drops escapes, so there was
+// nothing to build on; github.com/git-pkgs/gitignore and
+// denormal/go-gitignore are not served by the module proxy here. The
+// package therefore ports git's own code: wildmatch.c (wildmatch.go) and
+// the pattern rules of dir.c (pattern.go), and walks directories the way
+// git's read_directory does, never entering an excluded one.
+//
+// # Entry points
+//
+// List (Load + Walk) gives the files in context; Explain says why a path
+// is in or out, like `git check-ignore -v`; Include entries ("never
+// exclude", DESIGN.md invariant 9) override every ignore file.
+package ignore
+
+// DefaultPowerignore is the .powerignore `recite init` writes: the
+// fire-flow default list (FORMATS.md §2.10, context-engineering.md §3),
+// gitignore syntax, comments explaining each group. Files a plan, an error
+// or the user names still enter context (WalkOptions.Include).
+const DefaultPowerignore = `# .powerignore — files recite keeps out of agent context.
+# Gitignore syntax; applied on top of .gitignore (a "!" in .gitignore cannot
+# bring back what this file excludes). Files named by the current plan, by
+# an error message or by the user always enter context.
+# Explain a verdict with: recite files --why PATH
+
+# Build output
+dist/
+build/
+out/
+target/
+.next/
+coverage/
+*.pyc
+__pycache__/
+
+# Dependencies
+node_modules/
+vendor/
+.venv/
+
+# Lock files
+*.lock
+package-lock.json
+pnpm-lock.yaml
+go.sum
+
+# Minified and generated files
+*.min.js
+*.min.css
+*.map
+__snapshots__/
+**/fixtures/large-*
+
+# Binary and media files
+*.png
+*.jpg
+*.jpeg
+*.gif
+*.ico
+*.pdf
+*.zip
+*.tar.gz
+
+# Planning material that is history, not instructions
+.planning/loops/
+.planning/research/
+`

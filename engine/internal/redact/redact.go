@@ -1,0 +1,309 @@
+// Package redact replaces secrets in text headed into a prompt with stable
+// placeholders.
+//
+// A secret becomes ⟨secret:KIND:HASH8⟩, where KIND is the id of the rule
+// that found it (gitleaks ids where the rule is gitleaks', see rules.go) and
+// HASH8 the first 8 hex digits of the SHA-256 of the secret. The same secret
+// always gives the same bytes, so prompt caching stays stable, and two
+// different secrets stay distinguishable. Only the secret itself is
+// replaced: "password = hunter22" becomes "password = ⟨secret:password:…⟩".
+//
+// Detection is gitleaks' (regular expression, then Shannon-entropy floor,
+// then allowlists) with a keyword prefilter; recite adds password
+// assignments, URL credentials, Azure connection-string keys, the AWS
+// secret key and every value of a .env file.
+package redact
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// Finding is one redacted secret.
+type Finding struct {
+	Kind        string // rule id, e.g. "github-pat", "private-key"
+	Line        int    // 1-based line of the secret's first byte in the input
+	Placeholder string // what replaced it: ⟨secret:KIND:HASH8⟩
+}
+
+type rule struct {
+	id         string
+	re         *regexp.Regexp
+	entropy    float64
+	keywords   []string
+	allow      []*regexp.Regexp
+	allowMatch []*regexp.Regexp
+	paths      *regexp.Regexp
+	whole      bool
+}
+
+// Redactor holds the compiled rules; it is safe for concurrent use.
+type Redactor struct {
+	rules []rule
+}
+
+// New compiles the rule set. It returns an error only if a rule does not
+// compile, which is a bug in this package.
+func New() (*Redactor, error) {
+	specs := ruleSpecs()
+	r := &Redactor{rules: make([]rule, 0, len(specs))}
+	compile := func(id, src string) (*regexp.Regexp, error) {
+		re, err := regexp.Compile(src)
+		if err != nil {
+			return nil, fmt.Errorf("redact: rule %s: %w", id, err)
+		}
+		return re, nil
+	}
+	for _, s := range specs {
+		ru := rule{id: s.id, entropy: s.entropy, keywords: s.keywords, whole: s.whole}
+		var err error
+		if ru.re, err = compile(s.id, s.regex); err != nil {
+			return nil, err
+		}
+		for _, a := range s.allow {
+			re, err := compile(s.id, a)
+			if err != nil {
+				return nil, err
+			}
+			ru.allow = append(ru.allow, re)
+		}
+		for _, a := range s.allowMatch {
+			re, err := compile(s.id, a)
+			if err != nil {
+				return nil, err
+			}
+			ru.allowMatch = append(ru.allowMatch, re)
+		}
+		if s.paths != "" {
+			if ru.paths, err = compile(s.id, s.paths); err != nil {
+				return nil, err
+			}
+		}
+		r.rules = append(r.rules, ru)
+	}
+	return r, nil
+}
+
+// Placeholder returns the replacement for secret found by rule kind.
+func Placeholder(kind, secret string) string {
+	sum := sha256.Sum256([]byte(secret))
+	return "⟨secret:" + kind + ":" + hex.EncodeToString(sum[:4]) + "⟩"
+}
+
+type span struct {
+	start, end int
+	kind       string
+}
+
+// Redact returns text with every secret replaced by its placeholder, and
+// the findings in text order. path (slash path relative to the project, may
+// be "") selects path-specific rules such as .env values. Redact never
+// fails: text that is not UTF-8 is scanned as bytes.
+func (r *Redactor) Redact(path, text string) (string, []Finding) {
+	if text == "" {
+		return text, nil
+	}
+	lower := asciiLower(text)
+	lines := lineStarts(text)
+	var spans []span
+	for i := range r.rules {
+		ru := &r.rules[i]
+		if ru.paths != nil && !ru.paths.MatchString(path) {
+			continue
+		}
+		if ru.id == "env-value" && isEnvExample(path) {
+			continue
+		}
+		if ru.whole {
+			if hasKeyword(lower, ru.keywords) {
+				spans = ru.find(text, 0, text, spans)
+			}
+			continue
+		}
+		for _, ln := range keywordLines(lower, lines, ru.keywords) {
+			start, end := lineBounds(text, lines, ln)
+			spans = ru.find(text, start, text[start:end], spans)
+		}
+	}
+	if len(spans) == 0 {
+		return text, nil
+	}
+	// Earliest first; at equal starts the longest; overlapping later spans
+	// lose (rules are listed specific-first, and sort.SliceStable keeps
+	// that order on full ties).
+	sort.SliceStable(spans, func(i, j int) bool {
+		if spans[i].start != spans[j].start {
+			return spans[i].start < spans[j].start
+		}
+		return spans[i].end > spans[j].end
+	})
+	var b strings.Builder
+	b.Grow(len(text))
+	var findings []Finding
+	pos := 0
+	for _, s := range spans {
+		if s.start < pos {
+			continue
+		}
+		line := sort.Search(len(lines), func(i int) bool { return lines[i] > s.start })
+		ph := Placeholder(s.kind, text[s.start:s.end])
+		b.WriteString(text[pos:s.start])
+		b.WriteString(ph)
+		pos = s.end
+		findings = append(findings, Finding{Kind: s.kind, Line: line, Placeholder: ph})
+	}
+	b.WriteString(text[pos:])
+	return b.String(), findings
+}
+
+// find appends the accepted matches of ru in sub, which starts at byte off
+// of text.
+func (ru *rule) find(text string, off int, sub string, spans []span) []span {
+	for _, m := range ru.re.FindAllStringSubmatchIndex(sub, -1) {
+		start, end := m[0], m[1]
+		for g := 2; g+1 < len(m); g += 2 {
+			if m[g] >= 0 && m[g+1] > m[g] {
+				start, end = m[g], m[g+1]
+				break
+			}
+		}
+		secret := sub[start:end]
+		if secret == "" || strings.Contains(secret, "⟨secret:") {
+			continue
+		}
+		if ru.entropy > 0 && shannon(secret) < ru.entropy {
+			continue
+		}
+		if anyMatch(ru.allow, secret) {
+			continue
+		}
+		if len(ru.allowMatch) > 0 {
+			// gitleaks' regex starts with [\w.-]{0,50}?: put the
+			// identifier before the keyword back into the match.
+			ms := off + m[0]
+			for k := 0; k < 50 && ms > 0 && isIdent(text[ms-1]); k++ {
+				ms--
+			}
+			if anyMatch(ru.allowMatch, text[ms:off+m[1]]) {
+				continue
+			}
+		}
+		spans = append(spans, span{off + start, off + end, ru.id})
+	}
+	return spans
+}
+
+func isIdent(c byte) bool {
+	return c == '_' || c == '.' || c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// asciiLower lowers A-Z only, so byte offsets stay those of s.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+// lineStarts returns the byte offset of every line's first byte; line n
+// (1-based) starts at starts[n-1].
+func lineStarts(s string) []int {
+	starts := []int{0}
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\n' {
+			starts = append(starts, i+1)
+		}
+	}
+	return starts
+}
+
+// lineBounds returns the byte range of line index ln (0-based), without
+// its newline.
+func lineBounds(s string, starts []int, ln int) (int, int) {
+	end := len(s)
+	if ln+1 < len(starts) {
+		end = starts[ln+1] - 1
+	}
+	return starts[ln], end
+}
+
+// keywordLines returns, in order, the 0-based indexes of the lines of lower
+// that contain one of keywords.
+func keywordLines(lower string, starts []int, keywords []string) []int {
+	var hits []int
+	for _, k := range keywords {
+		for from := 0; ; {
+			i := strings.Index(lower[from:], k)
+			if i < 0 {
+				break
+			}
+			ln := sort.Search(len(starts), func(j int) bool { return starts[j] > from+i }) - 1
+			hits = append(hits, ln)
+			// Skip to the next line: one hit per line is enough.
+			if ln+1 >= len(starts) {
+				break
+			}
+			from = starts[ln+1]
+		}
+	}
+	sort.Ints(hits)
+	return slices.Compact(hits)
+}
+
+func isEnvExample(path string) bool {
+	base := path[strings.LastIndexByte(path, '/')+1:]
+	for _, suffix := range []string{".example", ".sample", ".template", ".dist", ".defaults"} {
+		if strings.HasSuffix(base, suffix) {
+			return true
+		}
+	}
+	return false
+}
+
+func hasKeyword(lower string, keywords []string) bool {
+	if len(keywords) == 0 {
+		return true
+	}
+	for _, k := range keywords {
+		if strings.Contains(lower, k) {
+			return true
+		}
+	}
+	return false
+}
+
+func anyMatch(res []*regexp.Regexp, s string) bool {
+	for _, re := range res {
+		if re.MatchString(s) {
+			return true
+		}
+	}
+	return false
+}
+
+// shannon is the Shannon entropy of s in bits per byte, as gitleaks
+// computes it.
+func shannon(s string) float64 {
+	var counts [256]int
+	for i := 0; i < len(s); i++ {
+		counts[s[i]]++
+	}
+	n := float64(len(s))
+	var h float64
+	for _, c := range counts {
+		if c > 0 {
+			p := float64(c) / n
+			h -= p * math.Log2(p)
+		}
+	}
+	return h
+}

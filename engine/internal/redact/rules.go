@@ -1,0 +1,119 @@
+package redact
+
+// The rules below are ported from gitleaks v8.30.1 config/gitleaks.toml
+// (github.com/zricethezav/gitleaks, MIT License, Copyright (c) 2019 Zachary
+// Rice): same ids, same regular expressions, same entropy floors, keywords
+// reduced to the cheap prefilter below. Rules marked "recite" are ours.
+//
+// Two changes keep it fast with Go's regexp (no DFA, and no literal
+// prefix to skip to after "(?i)" or "\b"): rules other than private-key and
+// env-value run only on lines that contain one of their keywords, so a
+// key and its value must share a line; and the leading "[\w.-]{0,50}?" of
+// gitleaks' keyword rules is dropped from the regex and re-added by walking
+// back over identifier bytes before the allowlist sees the match.
+//
+// Why a port and not the library: detect.NewDetectorDefaultConfig() works
+// offline (the TOML is embedded), but gitleaks v8.30.1 requires 73 modules
+// (viper, zerolog, lipgloss, mholt/archives with rar/7z/xz/brotli/zstd
+// readers, go-gitdiff, sprig …) to scan a string; recite needs ~30 regular
+// expressions.
+
+// ruleSpec is one detection rule before compilation.
+type ruleSpec struct {
+	id string
+	// regex finds the secret; capture group 1, when the regex has one and
+	// it matched, is the secret, else the whole match.
+	regex string
+	// entropy is the minimum Shannon entropy (bits per byte) of the
+	// secret, 0 for none (gitleaks "entropy").
+	entropy float64
+	// keywords: the rule runs only if the lowercased text contains one
+	// (gitleaks "keywords"); empty means always.
+	keywords []string
+	// allow lists regular expressions that, matching the secret, drop
+	// the finding (gitleaks rule allowlists with regexTarget "secret").
+	allow []string
+	// allowMatch: the same against the whole match (regexTarget "match").
+	allowMatch []string
+	// paths restricts the rule to files whose slash path matches.
+	paths string
+	// whole runs the rule on the whole text; other rules run on single
+	// lines that hold a keyword (see Redactor.Redact).
+	whole bool
+}
+
+// gitleaksEnd is gitleaks' usual right boundary of a token.
+const gitleaksEnd = `(?:[\x60'"\s;]|\\[nr]|$)`
+
+func ruleSpecs() []ruleSpec {
+	return []ruleSpec{
+		// Cloud providers.
+		{id: "aws-access-token", regex: `\b((?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16})\b`, entropy: 3,
+			keywords: []string{"a3t", "akia", "asia", "abia", "acca"}},
+		{id: "aws-secret-access-key", // recite: the secret half, by its usual names
+			regex:    `(?i)aws[\w.-]{0,20}secret[\w.-]{0,20}[\s'"]{0,3}(?:=|:|=>)[\x60'"\s]{0,5}([A-Za-z0-9/+=]{40})` + gitleaksEnd,
+			keywords: []string{"aws"}},
+		{id: "gcp-api-key", regex: `\b(AIza[\w-]{35})` + gitleaksEnd, entropy: 4, keywords: []string{"aiza"}},
+		{id: "azure-ad-client-secret", regex: `(?:^|[\\'"\x60\s>=:(,)])([a-zA-Z0-9_~.]{3}\dQ~[a-zA-Z0-9_~.-]{31,34})(?:$|[\\'"\x60\s<),])`, entropy: 3,
+			keywords: []string{"q~"}},
+		{id: "azure-storage-key", // recite: connection strings
+			regex: `(?i)(?:AccountKey|SharedAccessKey)=([A-Za-z0-9+/]{40,88}={0,2})`, keywords: []string{"accountkey", "sharedaccesskey"}},
+		{id: "digitalocean-pat", regex: `\b(dop_v1_[a-f0-9]{64})` + gitleaksEnd, entropy: 3, keywords: []string{"dop_v1_"}},
+		{id: "heroku-api-key-v2", regex: `\b((HRKU-AA[0-9a-zA-Z_-]{58}))` + gitleaksEnd, entropy: 4, keywords: []string{"hrku-aa"}},
+
+		// Code hosting.
+		{id: "github-pat", regex: `ghp_[0-9a-zA-Z]{36}`, entropy: 3, keywords: []string{"ghp_"}},
+		{id: "github-fine-grained-pat", regex: `github_pat_\w{82}`, entropy: 3, keywords: []string{"github_pat_"}},
+		{id: "github-oauth", regex: `gho_[0-9a-zA-Z]{36}`, entropy: 3, keywords: []string{"gho_"}},
+		{id: "github-app-token", regex: `(?:ghu|ghs)_[0-9a-zA-Z]{36}`, entropy: 3, keywords: []string{"ghu_", "ghs_"}},
+		{id: "github-refresh-token", regex: `ghr_[0-9a-zA-Z]{36}`, entropy: 3, keywords: []string{"ghr_"}},
+		{id: "gitlab-pat-routable", regex: `\bglpat-[0-9a-zA-Z_-]{27,300}\.[0-9a-z]{2}[0-9a-z]{7}\b`, entropy: 4, keywords: []string{"glpat-"}},
+		{id: "gitlab-pat", regex: `glpat-[\w-]{20}`, entropy: 3, keywords: []string{"glpat-"}},
+		{id: "gitlab-ptt", regex: `glptt-[0-9a-f]{40}`, entropy: 3, keywords: []string{"glptt-"}},
+		{id: "gitlab-rrt", regex: `GR1348941[\w-]{20}`, entropy: 3, keywords: []string{"gr1348941"}},
+		{id: "npm-access-token", regex: `(?i)\b(npm_[a-z0-9]{36})` + gitleaksEnd, entropy: 2, keywords: []string{"npm_"}},
+		{id: "pypi-upload-token", regex: `pypi-AgEIcHlwaS5vcmc[\w-]{50,1000}`, entropy: 3, keywords: []string{"pypi-ageichlwas5vcmc"}},
+
+		// Chat, payments, mail, AI.
+		{id: "slack-bot-token", regex: `xoxb-[0-9]{10,13}-[0-9]{10,13}[a-zA-Z0-9-]*`, entropy: 3, keywords: []string{"xoxb"}},
+		{id: "slack-user-token", regex: `xox[pe](?:-[0-9]{10,13}){3}-[a-zA-Z0-9-]{28,34}`, entropy: 2, keywords: []string{"xoxp-", "xoxe-"}},
+		{id: "slack-app-token", regex: `(?i)xapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+`, entropy: 2, keywords: []string{"xapp"}},
+		{id: "slack-legacy-token", regex: `xox[os]-\d+-\d+-\d+-[a-fA-F\d]+`, entropy: 2, keywords: []string{"xoxo", "xoxs"}},
+		{id: "slack-webhook-url", regex: `(?:https?://)?hooks.slack.com/(?:services|workflows|triggers)/[A-Za-z0-9+/]{43,56}`, keywords: []string{"hooks.slack.com"}},
+		{id: "discord-api-token", regex: `(?i)(?:discord)(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)[\x60'"\s=]{0,5}([a-f0-9]{64})` + gitleaksEnd, keywords: []string{"discord"}},
+		{id: "telegram-bot-api-token", regex: `(?i)(?:telegr)(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)[\x60'"\s=]{0,5}([0-9]{5,16}:(?-i:A)[a-z0-9_\-]{34})` + gitleaksEnd, keywords: []string{"telegr"}},
+		{id: "stripe-access-token", regex: `\b((?:sk|rk)_(?:test|live|prod)_[a-zA-Z0-9]{10,99})` + gitleaksEnd, entropy: 2, keywords: []string{"sk_test", "sk_live", "sk_prod", "rk_test", "rk_live", "rk_prod"}},
+		{id: "sendgrid-api-token", regex: `\b(SG\.(?i)[a-z0-9=_\-\.]{66})` + gitleaksEnd, entropy: 2, keywords: []string{"sg."}},
+		{id: "mailgun-private-api-token", regex: `(?i)(?:mailgun)(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)[\x60'"\s=]{0,5}(key-[a-f0-9]{32})` + gitleaksEnd, keywords: []string{"mailgun"}},
+		{id: "twilio-api-key", regex: `SK[0-9a-fA-F]{32}`, entropy: 3, keywords: []string{"sk"}},
+		{id: "shopify-access-token", regex: `shpat_[a-fA-F0-9]{32}`, entropy: 2, keywords: []string{"shpat_"}},
+		{id: "openai-api-key", regex: `\b(sk-(?:proj|svcacct|admin)-(?:[A-Za-z0-9_-]{74}|[A-Za-z0-9_-]{58})T3BlbkFJ(?:[A-Za-z0-9_-]{74}|[A-Za-z0-9_-]{58})\b|sk-[a-zA-Z0-9]{20}T3BlbkFJ[a-zA-Z0-9]{20})` + gitleaksEnd, entropy: 3, keywords: []string{"t3blbkfj"}},
+		{id: "anthropic-api-key", regex: `\b(sk-ant-api03-[a-zA-Z0-9_\-]{93}AA)` + gitleaksEnd, keywords: []string{"sk-ant-api03"}},
+		{id: "anthropic-admin-api-key", regex: `\b(sk-ant-admin01-[a-zA-Z0-9_\-]{93}AA)` + gitleaksEnd, keywords: []string{"sk-ant-admin01"}},
+		{id: "huggingface-access-token", regex: `\b(hf_(?i:[a-z]{34}))` + gitleaksEnd, entropy: 2, keywords: []string{"hf_"}},
+
+		// Forms, not vendors.
+		{id: "private-key", regex: `(?i)-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----[\s\S-]{64,}?KEY(?: BLOCK)?-----`, keywords: []string{"-----begin"}, whole: true},
+		{id: "jwt", regex: `\b(ey[a-zA-Z0-9]{17,}\.ey[a-zA-Z0-9\/\\_-]{17,}\.(?:[a-zA-Z0-9\/\\_-]{10,}={0,2})?)` + gitleaksEnd, entropy: 3, keywords: []string{"eyj"}}, // gitleaks: "ey"; a JWT header is base64 of {" = eyJ
+		{id: "url-credentials", // recite: user:password@host in URLs
+			regex: `\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^\s:/@'"\x60<>]+:([^\s:/@'"\x60<>]{3,})@[\w.-]+`, keywords: []string{"://"},
+			allow: []string{`^(?:\$\{?\w+\}?|\*+|x+|<[^>]*>|password|pass|pwd|secret|changeme)$`}},
+		{id: "password", // recite: password assignments, even low-entropy ones
+			regex:    `(?i)(?:\b|_)(?:passw(?:or)?d|passwd|pwd|passphrase)\b["']?[ \t]*(?:=|:=|=>|:)[ \t]*(?:"([^"\s]{4,200})"|'([^'\s]{4,200})'|([^\s"'\x60,;)]{4,200}))`,
+			keywords: []string{"pass", "pwd"},
+			allow: []string{`^(?:\$\{?\w+\}?|\$\(.*\)|%\w+%|\{\{.*\}\}|<[^>]*>|\*+|x+|\.\.\.|…|null|none|nil|true|false|required|optional|string|str|text|changeme|password|process\.env\..*|os\.getenv.*|env\(.*)$`,
+				`^[A-Za-z][a-z]+$`}, // a plain word is prose: "Password: required", "password: Hashed"
+		},
+		{id: "env-value", // recite: every value of a .env file (not .env.example)
+			regex: `(?m)^[ \t]*(?:export[ \t]+)?[A-Za-z_][A-Za-z0-9_.]*[ \t]*=[ \t]*(?:"([^"\n]+)"|'([^'\n]+)'|([^\s#"'][^\n#]*?))[ \t]*(?:#.*)?$`,
+			paths: `(?:^|/)\.env(?:\.[\w.-]+)?$`, whole: true,
+			allow: []string{`^(?:true|false|yes|no|on|off|\d{1,6}|localhost|development|production|test|staging|debug|info|warn|error)$`}},
+		{id: "generic-api-key",
+			regex:      `(?i)(?:access|auth|(?-i:[Aa]pi|API)|credential|creds|key|passw(?:or)?d|secret|token)(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)[\x60'"\s=]{0,5}([\w.=-]{10,150}|[a-z0-9][a-z0-9+/]{11,}={0,3})` + gitleaksEnd,
+			entropy:    3.5,
+			keywords:   []string{"access", "api", "auth", "key", "credential", "creds", "passwd", "password", "secret", "token"},
+			allow:      []string{`^[a-zA-Z_.-]+$`},
+			allowMatch: []string{`(?i)(?:access(?:ibility|or)|access[_.-]?id|random[_.-]?access|api[_.-]?(?:id|name|version)|rapid|capital|[a-z0-9-]*?api[a-z0-9-]*?:jar:|author|X-MS-Exchange-Organization-Auth|Authentication-Results|(?:credentials?[_.-]?id|withCredentials)|(?:bucket|foreign|hot|idx|natural|primary|pub(?:lic)?|schema|sequence)[_.-]?key|(?:turkey)|key[_.-]?(?:alias|board|code|frame|id|length|mesh|name|pair|press(?:ed)?|ring|selector|signature|size|stone|storetype|word|up|down|left|right)|key[_.-]?vault[_.-]?(?:id|name)|keyVaultToStoreSecrets|key(?:store|tab)[_.-]?(?:file|path)|issuerkeyhash|(?-i:[DdMm]onkey|[DM]ONKEY)|keying|(?:secret)[_.-]?(?:length|name|size)|UserSecretsId|(?:csrf)[_.-]?token|(?:io\.jsonwebtoken[ \t]?:[ \t]?[\w-]+)|(?:api|credentials|token)[_.-]?(?:endpoint|ur[il])|public[_.-]?token|(?:key|token)[_.-]?file|(?-i:(?:[A-Z_]+=\n[A-Z_]+=|[a-z_]+=\n[a-z_]+=)(?:\n|\z))|(?-i:(?:[A-Z.]+=\n[A-Z.]+=|[a-z.]+=\n[a-z.]+=)(?:\n|\z)))`},
+		},
+	}
+}
