@@ -76,6 +76,10 @@ func (e *Engine) assemble(ctx context.Context, cfg *config.Config, tg *config.Ta
 	}
 
 	p := prompt.Assemble(in)
+	redactions, err := e.redactPrompt(p)
+	if err != nil {
+		diags = append(diags, Diagnostic{Path: config.FileName, Message: fmt.Sprintf("redaction: %v", err)})
+	}
 	b := tg.Budget
 	if b == 0 {
 		b = cfg.ContextWindow
@@ -84,10 +88,11 @@ func (e *Engine) assemble(ctx context.Context, cfg *config.Config, tg *config.Ta
 	total := p.Fit(counter.Count, b)
 	tr := &TargetReport{
 		Name: tg.Name, Role: tg.Role, Budget: b, Tokens: total,
-		Percent: float64(total) * 100 / float64(b),
-		Status:  cfg.Thresholds.Classify(total, b),
-		Cuts:    append([]string{}, p.Cuts...),
-		prompt:  p, target: tg, cfg: cfg, proj: proj,
+		Percent:    float64(total) * 100 / float64(b),
+		Status:     cfg.Thresholds.Classify(total, b),
+		Cuts:       append([]string{}, p.Cuts...),
+		Redactions: append([]string{}, redactions...),
+		prompt:     p, target: tg, cfg: cfg, proj: proj,
 	}
 	for _, s := range p.Sections {
 		tr.Sections = append(tr.Sections, SectionReport{ID: s.ID, Heading: s.Heading, Tier: s.Tier.String(), Tokens: s.Tokens, Sources: s.Sources})

@@ -59,9 +59,10 @@ func (e *InputError) Unwrap() error { return e.Err }
 // (one tokenizer codec) for its lifetime, so repeated builds reuse counts of
 // unchanged sections. An Engine is not safe for concurrent builds.
 type Engine struct {
-	dir     string
-	counter *budget.Counter
-	parsed  *planning.Cache
+	dir      string
+	counter  *budget.Counter
+	parsed   *planning.Cache
+	redactor *redactCache
 }
 
 // New returns an Engine for the project rooted at dir. The engine keeps
@@ -115,15 +116,17 @@ type TargetReport struct {
 	Status  budget.Status `json:"status"`
 	// StableTokens is the stable tier's size in tokens, the cacheable
 	// prefix.
-	StableTokens int               `json:"stable_tokens"`
-	Sections     []SectionReport   `json:"sections"`
-	Cuts         []string          `json:"cuts"`
-	Files        []FileReport      `json:"files"`
-	Kept         string            `json:"kept_last_good,omitempty"`
-	prompt       *prompt.Prompt    `json:"-"`
-	target       *config.Target    `json:"-"`
-	cfg          *config.Config    `json:"-"`
-	proj         *planning.Project `json:"-"`
+	StableTokens int             `json:"stable_tokens"`
+	Sections     []SectionReport `json:"sections"`
+	Cuts         []string        `json:"cuts"`
+	// Redactions say where secrets were replaced by placeholders.
+	Redactions []string          `json:"redactions"`
+	Files      []FileReport      `json:"files"`
+	Kept       string            `json:"kept_last_good,omitempty"`
+	prompt     *prompt.Prompt    `json:"-"`
+	target     *config.Target    `json:"-"`
+	cfg        *config.Config    `json:"-"`
+	proj       *planning.Project `json:"-"`
 }
 
 // SectionReport is one section's place and size.

@@ -311,3 +311,39 @@ func TestInitIdempotentAndConfigValid(t *testing.T) {
 		t.Fatal("unknown flavor accepted")
 	}
 }
+
+// TestSecretsNeverReachPrompts plants secrets in every input that feeds a
+// prompt and checks that no prompt file holds one.
+func TestSecretsNeverReachPrompts(t *testing.T) {
+	dir := copyTree(t, filepath.Join(moduleRoot(t), "examples", "gsd"))
+	secrets := []string{
+		"AKIAIOSFODNN7EXAMPLQ",
+		"ghp_0123456789abcdefghijABCDEFGHIJklmnop",
+		"sk_live_51HqLy2KZvKYlo2C0abcdefghijklmnop",
+		"xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx",
+	}
+	plant := "\n\nCredentials found while debugging: " + strings.Join(secrets, " , ") + "\npassword = \"hunter2-correct-horse\"\n"
+	for _, rel := range []string{"AGENTS.md", ".planning/PROJECT.md", ".planning/STATE.md"} {
+		if err := appendTo(dir, rel, plant); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep, err := New(dir).Build(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Targets[0].Redactions) == 0 {
+		t.Fatal("no redactions reported")
+	}
+	for _, f := range rep.Targets[0].Files {
+		b, _ := os.ReadFile(filepath.Join(dir, f.Path))
+		for _, s := range append(secrets, "hunter2-correct-horse") {
+			if bytes.Contains(b, []byte(s)) {
+				t.Errorf("%s leaks %s", f.Path, s)
+			}
+		}
+		if !bytes.Contains(b, []byte("⟨secret:")) {
+			t.Errorf("%s has no placeholder", f.Path)
+		}
+	}
+}

@@ -140,6 +140,9 @@ func printStatus(w io.Writer, rep *engine.Report) {
 		for _, c := range t.Cuts {
 			fmt.Fprintf(w, "  cut: %s\n", c)
 		}
+		for _, r := range t.Redactions {
+			fmt.Fprintf(w, "  redacted: %s\n", r)
+		}
 		for _, f := range t.Files {
 			pct := 100.0
 			if f.Bytes > 0 {
