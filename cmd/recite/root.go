@@ -84,6 +84,8 @@ func newRootCmd(streams IOStreams) *cobra.Command {
 		newBuildCmd(g, streams),
 		newRenderCmd(g, streams),
 		newStatusCmd(g, streams),
+		newConversationCmd(g, streams), newImportCmd(g, streams),
+		newFilesCmd(g, streams),
 	)
 	return root
 }
