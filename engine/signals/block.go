@@ -1,0 +1,313 @@
+package signals
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gofrs/flock"
+
+	"github.com/recite-dev/recite/planning"
+)
+
+// Triggers of a preservation block (FORMATS.md §2.8).
+const (
+	TriggerManual      = "manual"
+	TriggerCompaction  = "compaction"
+	TriggerSabbathRest = "sabbath_rest"
+)
+
+// Formats ParseBlocks recognises (FORMATS.md §2.8: the same data is named
+// four ways).
+const (
+	// FormatCanonical is `## Context Preservation Block (auto-generated)`,
+	// the one format RenderBlock writes.
+	FormatCanonical = "canonical"
+	// FormatStopSignals is `## Preserved Stop Signals (DO NOT SUMMARIZE)`
+	// with labelled bullets.
+	FormatStopSignals = "stop_signals"
+	// FormatSabbath is a Sabbath snapshot's `### Preserved Stop Signals …`.
+	FormatSabbath = "sabbath"
+	// FormatDebug is a fire-debug file's `## Eliminated` list.
+	FormatDebug = "debug"
+)
+
+// The canonical headings RenderBlock writes and ParseBlocks splits on.
+const (
+	headBlock    = "## Context Preservation Block (auto-generated)"
+	headErrors   = "### Errors (verbatim, do NOT paraphrase)"
+	headBlocked  = "### Blocked"
+	headFailed   = "### Failed Approaches (DO NOT RETRY without new information)"
+	headStop     = "### Stop Requests"
+	headBreaker  = "### Circuit Breaker State"
+	headWorking  = "### Working State"
+	fileHeader   = "# Context preserved by recite\n"
+	approachSep  = " — "
+	continuation = "  "
+)
+
+// Block is one preservation block.
+type Block struct {
+	// Timestamp is when the block was written (rendered as RFC 3339 UTC);
+	// zero omits the line.
+	Timestamp time.Time `json:"timestamp,omitzero"`
+	// Trigger is manual, compaction or sabbath_rest; "" omits the line.
+	Trigger string `json:"trigger,omitempty"`
+	// Signals are the stop signals, rendered grouped by kind in the order
+	// given within each kind.
+	Signals []Signal `json:"signals"`
+	// Breaker is the single circuit-breaker line
+	// "stall: N/T | spin: N/T | decline: N%" (Health.BreakerLine); "" omits
+	// it.
+	Breaker string `json:"breaker,omitempty"`
+	// FilesModified are the working-tree files modified, as the caller got
+	// them from git.
+	FilesModified []string `json:"files_modified,omitempty"`
+	// LastChange, Hypothesis and Confidence (0–100, 0 omits) are the other
+	// Working State fields of FORMATS.md §2.8.
+	LastChange string `json:"last_change,omitempty"`
+	Hypothesis string `json:"hypothesis,omitempty"`
+	Confidence int    `json:"confidence,omitempty"`
+	// Format, Path and Line say where a parsed block came from (Format is
+	// one of the Format constants); RenderBlock ignores them.
+	Format string `json:"format,omitempty"`
+	Path   string `json:"path,omitempty"`
+	Line   int    `json:"line,omitempty"`
+}
+
+// Diagnostic is a problem found while parsing, naming file and line.
+type Diagnostic = planning.Diagnostic
+
+// RenderBlock renders b in the canonical format (FORMATS.md §2.8 format 2):
+//
+//	## Context Preservation Block (auto-generated)
+//
+//	timestamp: 2026-02-07T10:00:00Z
+//	trigger: compaction
+//
+//	### Errors (verbatim, do NOT paraphrase)
+//
+//	Error 1 (seen 3 times; hash: 9b857251d766ff1a; source: conv.jsonl:12):
+//	```
+//	<the error, verbatim>
+//	```
+//
+//	### Blocked
+//	- BLOCKER-005: Stripe webhook signature verification fails
+//	### Failed Approaches (DO NOT RETRY without new information)
+//	1. approach — why
+//	### Stop Requests
+//	- STOP: do not touch the migrations
+//	### Circuit Breaker State
+//	stall: 2/5 | spin: 3/5 | decline: 10%
+//	- TRIPPED (same error 5x)
+//	### Working State
+//	- Files modified:
+//	  - a.go
+//
+// Each error sits in a backtick fence one longer than the longest backtick
+// run in it (at least 3), so no error can close its fence. Signal texts
+// are cleaned as Extract cleans them (LF endings, outer blank lines
+// dropped); further lines of a multi-line bullet are indented by two
+// spaces (three for numbered items), empty lines stay empty. Sections
+// with nothing to say are omitted. The output ends with a newline and
+// never starts with `---`.
+func RenderBlock(b Block) string {
+	var sb strings.Builder
+	sb.WriteString(headBlock + "\n\n")
+	if !b.Timestamp.IsZero() {
+		sb.WriteString("timestamp: " + b.Timestamp.UTC().Format(time.RFC3339) + "\n")
+	}
+	if b.Trigger != "" {
+		sb.WriteString("trigger: " + oneLine(b.Trigger) + "\n")
+	}
+	byKind := map[Kind][]Signal{}
+	for _, s := range b.Signals {
+		s.Text = cleanText(s.Text)
+		byKind[s.Kind] = append(byKind[s.Kind], s)
+	}
+	if errs := byKind[KindError]; len(errs) > 0 {
+		sb.WriteString("\n" + headErrors + "\n")
+		for i, s := range errs {
+			sb.WriteString("\n" + errorHeader(i+1, s) + "\n")
+			fence := strings.Repeat("`", max(3, longestRun(s.Text, '`')+1))
+			sb.WriteString(fence + "\n" + s.Text + "\n" + fence + "\n")
+		}
+	}
+	if bl := byKind[KindBlocked]; len(bl) > 0 {
+		sb.WriteString("\n" + headBlocked + "\n\n")
+		for _, s := range bl {
+			t := s.Text
+			if s.ID != "" {
+				t = s.ID + ": " + t
+			}
+			writeItem(&sb, "- ", t)
+		}
+	}
+	if fa := byKind[KindFailedApproach]; len(fa) > 0 {
+		sb.WriteString("\n" + headFailed + "\n\n")
+		for i, s := range fa {
+			t := s.Text
+			if d := cleanText(s.Detail); d != "" {
+				t += approachSep + d
+			}
+			writeItem(&sb, strconv.Itoa(i+1)+". ", t)
+		}
+	}
+	if st := byKind[KindStop]; len(st) > 0 {
+		sb.WriteString("\n" + headStop + "\n\n")
+		for _, s := range st {
+			writeItem(&sb, "- ", s.Text)
+		}
+	}
+	if cb := byKind[KindCircuitBreaker]; len(cb) > 0 || b.Breaker != "" {
+		sb.WriteString("\n" + headBreaker + "\n\n")
+		if b.Breaker != "" {
+			sb.WriteString(oneLine(b.Breaker) + "\n")
+		}
+		for _, s := range cb {
+			writeItem(&sb, "- ", s.Text)
+		}
+	}
+	if len(b.FilesModified) > 0 || b.LastChange != "" || b.Hypothesis != "" || b.Confidence > 0 {
+		sb.WriteString("\n" + headWorking + "\n\n")
+		if len(b.FilesModified) > 0 {
+			sb.WriteString("- Files modified:\n")
+			for _, f := range b.FilesModified {
+				sb.WriteString("  - " + oneLine(f) + "\n")
+			}
+		}
+		if b.LastChange != "" {
+			sb.WriteString("- Last successful change: " + oneLine(b.LastChange) + "\n")
+		}
+		if b.Hypothesis != "" {
+			sb.WriteString("- Current hypothesis: " + oneLine(b.Hypothesis) + "\n")
+		}
+		if b.Confidence > 0 {
+			sb.WriteString("- Confidence: " + strconv.Itoa(b.Confidence) + "/100\n")
+		}
+	}
+	return sb.String()
+}
+
+func errorHeader(n int, s Signal) string {
+	var parts []string
+	if s.Count > 1 {
+		parts = append(parts, fmt.Sprintf("seen %d times", s.Count))
+	}
+	if s.Hash != "" {
+		parts = append(parts, "hash: "+oneLine(s.Hash))
+	}
+	if s.Source != "" {
+		parts = append(parts, "source: "+oneLine(s.Source))
+	}
+	if len(parts) == 0 {
+		return fmt.Sprintf("Error %d:", n)
+	}
+	return fmt.Sprintf("Error %d (%s):", n, strings.Join(parts, "; "))
+}
+
+// writeItem writes a list item whose further lines are indented to the
+// item's content column.
+func writeItem(sb *strings.Builder, marker, text string) {
+	indent := strings.Repeat(" ", len(marker))
+	for i, line := range strings.Split(text, "\n") {
+		switch {
+		case i == 0:
+			sb.WriteString(marker + line)
+		case line == "":
+		default:
+			sb.WriteString(indent + line)
+		}
+		sb.WriteString("\n")
+	}
+}
+
+// oneLine replaces line breaks so a value stays on its line.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(strings.ReplaceAll(s, "\r", " "), "\n", " ")), " ")
+}
+
+func longestRun(s string, c byte) int {
+	best, cur := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == c {
+			cur++
+			best = max(best, cur)
+		} else {
+			cur = 0
+		}
+	}
+	return best
+}
+
+// AppendBlock appends RenderBlock(b) to the file at path (normally
+// `.planning/context-preserved.md`), creating it (mode 0644) with the
+// header "# Context preserved by recite" when it is absent or empty. The
+// file is append-only (DESIGN.md invariant 6): the block is written with
+// one write(2) on an O_APPEND descriptor and fsynced, under an exclusive
+// flock on the file itself (TRAPS.md B4) so concurrent appenders, in this
+// or another process, never interleave. Waiting for the lock honours ctx;
+// errors name the path.
+func AppendBlock(ctx context.Context, path string, b Block) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("append block to %s: %w", path, err)
+	}
+	lk := flock.New(path, flock.SetFlag(os.O_CREATE|os.O_RDONLY), flock.SetPermissions(0o644))
+	ok, err := lk.TryLockContext(ctx, 10*time.Millisecond)
+	if err != nil {
+		return fmt.Errorf("append block to %s: lock: %w", path, err)
+	}
+	if !ok {
+		return fmt.Errorf("append block to %s: lock not acquired", path)
+	}
+	defer func() { _ = lk.Unlock() }()
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return fmt.Errorf("append block to %s: %w", path, err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		_ = f.Close()
+		return fmt.Errorf("append block to %s: %w", path, err)
+	}
+	data := RenderBlock(b)
+	if st.Size() == 0 {
+		data = fileHeader + "\n" + data
+	} else {
+		data = "\n" + data
+	}
+	if _, err := f.Write([]byte(data)); err != nil {
+		_ = f.Close()
+		return fmt.Errorf("append block to %s: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		_ = f.Close()
+		return fmt.Errorf("append block to %s: sync: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("append block to %s: %w", path, err)
+	}
+	return nil
+}
+
+// Latest returns the newest of blocks: the one with the latest Timestamp,
+// blocks without a timestamp counting as older than any with one, and the
+// later one in the slice winning ties (files are newest-last). ok is false
+// when blocks is empty.
+func Latest(blocks []Block) (b Block, ok bool) {
+	idx := -1
+	for i, bl := range blocks {
+		if idx < 0 || !bl.Timestamp.Before(blocks[idx].Timestamp) {
+			idx = i
+		}
+	}
+	if idx < 0 {
+		return Block{}, false
+	}
+	return blocks[idx], true
+}

@@ -1,0 +1,324 @@
+package signals
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/recite-dev/recite/planning"
+)
+
+// Thresholds configures the circuit breaker (FORMATS.md §2.13). It is the
+// `circuit_breaker` block of recite.yaml; a zero field means "use the
+// default" (see Normalized).
+type Thresholds struct {
+	// StallWarning and StallBreak are the NO_FILE_CHANGES thresholds, in
+	// consecutive iterations without a changed file (default 3 and 5).
+	StallWarning int `yaml:"stall_warning" json:"stall_warning"`
+	StallBreak   int `yaml:"stall_break" json:"stall_break"`
+	// SpinWarning and SpinBreak are the SAME_ERROR_HASH thresholds, in
+	// occurrences of the latest error's normalised hash (default 3 and 5).
+	SpinWarning int `yaml:"spin_warning" json:"spin_warning"`
+	SpinBreak   int `yaml:"spin_break" json:"spin_break"`
+	// DeclineWarningPct and DeclineBreakPct are the OUTPUT_DECLINE
+	// thresholds, in percent below the baseline (default 50 and 70).
+	DeclineWarningPct int `yaml:"decline_warning_pct" json:"decline_warning_pct"`
+	DeclineBreakPct   int `yaml:"decline_break_pct" json:"decline_break_pct"`
+	// BaselineIterations is how many first iterations make the output
+	// baseline (their mean output lines; default 3).
+	BaselineIterations int `yaml:"baseline_iterations" json:"baseline_iterations"`
+}
+
+// DefaultThresholds returns fire-flow's defaults (FORMATS.md §2.13): stall
+// 3/5, spin 3/5, decline 50%/70%, baseline 3 iterations.
+func DefaultThresholds() Thresholds {
+	return Thresholds{StallWarning: 3, StallBreak: 5, SpinWarning: 3, SpinBreak: 5, DeclineWarningPct: 50, DeclineBreakPct: 70, BaselineIterations: 3}
+}
+
+// Preset returns the named threshold preset and whether the name is known:
+//
+//   - "default": DefaultThresholds.
+//   - "aggressive" (fire-loop --aggressive: "stall=2, spin=3, decline=40%"):
+//     recite reads the three numbers as the points where the breaker trips,
+//     so StallBreak 2, SpinBreak 3, DeclineBreakPct 40, and lowers each
+//     WARNING threshold to its BREAK threshold where the default would sit
+//     above it: stall 2/2, spin 3/3, decline 40%/40%, baseline 3. Since BREAK
+//     is evaluated first, reaching any of them trips at once.
+//   - "debug" (/fire-debug relaxes no_file_changes to 5/8): stall 5/8,
+//     everything else default.
+func Preset(name string) (Thresholds, bool) {
+	th := DefaultThresholds()
+	switch name {
+	case "", "default":
+	case "aggressive":
+		th.StallWarning, th.StallBreak = 2, 2
+		th.SpinWarning, th.SpinBreak = 3, 3
+		th.DeclineWarningPct, th.DeclineBreakPct = 40, 40
+	case "debug":
+		th.StallWarning, th.StallBreak = 5, 8
+	default:
+		return th, false
+	}
+	return th, true
+}
+
+// Normalized returns th with zero or negative fields replaced by the
+// defaults and each WARNING threshold capped at its BREAK threshold.
+func (th Thresholds) Normalized() Thresholds {
+	d := DefaultThresholds()
+	fill := func(v *int, def int) {
+		if *v <= 0 {
+			*v = def
+		}
+	}
+	fill(&th.StallWarning, d.StallWarning)
+	fill(&th.StallBreak, d.StallBreak)
+	fill(&th.SpinWarning, d.SpinWarning)
+	fill(&th.SpinBreak, d.SpinBreak)
+	fill(&th.DeclineWarningPct, d.DeclineWarningPct)
+	fill(&th.DeclineBreakPct, d.DeclineBreakPct)
+	fill(&th.BaselineIterations, d.BaselineIterations)
+	th.StallWarning = min(th.StallWarning, th.StallBreak)
+	th.SpinWarning = min(th.SpinWarning, th.SpinBreak)
+	th.DeclineWarningPct = min(th.DeclineWarningPct, th.DeclineBreakPct)
+	return th
+}
+
+// Breaker states (FORMATS.md §2.13).
+const (
+	BreakerHealthy  = "HEALTHY"
+	BreakerWarning  = "WARNING"
+	BreakerTripped  = "TRIPPED"
+	BreakerRecovery = "RECOVERY"
+)
+
+// Health states (FORMATS.md §2.14).
+const (
+	HealthProgress = "PROGRESS"
+	HealthStalled  = "STALLED"
+	HealthSpinning = "SPINNING"
+	HealthDegraded = "DEGRADED"
+	HealthBlocked  = "BLOCKED"
+)
+
+// Health is the result of Evaluate.
+type Health struct {
+	// State is the health classification: PROGRESS, STALLED, SPINNING,
+	// DEGRADED or BLOCKED.
+	State string `json:"state"`
+	// Breaker is the circuit-breaker state: HEALTHY, WARNING, TRIPPED or
+	// RECOVERY.
+	Breaker string `json:"breaker"`
+	// StallCount is the number of consecutive latest iterations without a
+	// changed file.
+	StallCount int `json:"stall_count"`
+	// SpinCount is how many iterations carry the latest iteration's error
+	// hash (0 when the latest iteration has no error).
+	SpinCount int `json:"spin_count"`
+	// DeclinePct is the latest iteration's output decline against the
+	// baseline, in whole percent (0 when not below it or too few
+	// iterations).
+	DeclinePct int `json:"decline_pct"`
+	// Thresholds are the (normalised) thresholds used.
+	Thresholds Thresholds `json:"thresholds"`
+	// Reasons explain State and Breaker, one short sentence each.
+	Reasons []string `json:"reasons,omitempty"`
+}
+
+// BreakerLine formats the §2.8 circuit-breaker line:
+// "stall: N/T | spin: N/T | decline: N%" (T are the BREAK thresholds).
+func (h Health) BreakerLine() string {
+	return fmt.Sprintf("stall: %d/%d | spin: %d/%d | decline: %d%%", h.StallCount, h.Thresholds.StallBreak, h.SpinCount, h.Thresholds.SpinBreak, h.DeclinePct)
+}
+
+// blockedPattern matches the BLOCKED error codes and phrases of
+// error-classification.md (FORMATS.md §2.14). ENOENT "on an external
+// resource" cannot be told from a missing local file and is left out.
+func blockedPattern() *regexp.Regexp {
+	return regexp.MustCompile(`\b(EACCES|EPERM|ECONNREFUSED|MODULE_NOT_FOUND|rate_limit_exceeded)\b|(?i)permission denied|not authorized|service unavailable|rate limit|quota exceeded`)
+}
+
+// counters holds the measures of one prefix of the iterations.
+type counters struct {
+	stall, spin, decline int
+	hash                 string
+}
+
+func measure(iters []IterationRecord, th Thresholds, norm *normalizer) counters {
+	var c counters
+	for i := len(iters) - 1; i >= 0 && iters[i].FilesChanged == 0; i-- {
+		c.stall++
+	}
+	if n := len(iters); n > 0 {
+		c.hash = iterHash(iters[n-1], norm)
+		if c.hash != "" {
+			for _, it := range iters {
+				if iterHash(it, norm) == c.hash {
+					c.spin++
+				}
+			}
+		}
+		if n > th.BaselineIterations {
+			sum := 0
+			for _, it := range iters[:th.BaselineIterations] {
+				sum += it.OutputLines
+			}
+			base := float64(sum) / float64(th.BaselineIterations)
+			if base > 0 {
+				pct := (base - float64(iters[n-1].OutputLines)) / base * 100
+				if pct > 0 {
+					c.decline = int(pct)
+				}
+			}
+		}
+	}
+	return c
+}
+
+func iterHash(it IterationRecord, norm *normalizer) string {
+	if !emptyCell(it.ErrorHash) {
+		return hashNormalized(strings.TrimSpace(it.ErrorHash))
+	}
+	if strings.TrimSpace(it.ErrorText) == "" {
+		return ""
+	}
+	return hashNormalized(norm.apply(it.ErrorText))
+}
+
+// breakerState applies the thresholds highest-first: every BREAK threshold
+// is checked before any WARNING threshold. The published pseudo-code checks
+// `>= 3 → WARNING` before `>= 5 → BREAK`, which makes BREAK unreachable
+// (FORMATS.md §2.13, §4.9).
+func breakerState(c counters, th Thresholds) (string, []string) {
+	var br []string
+	if c.stall >= th.StallBreak {
+		br = append(br, fmt.Sprintf("no file changes for %d iterations (break at %d)", c.stall, th.StallBreak))
+	}
+	if c.spin >= th.SpinBreak {
+		br = append(br, fmt.Sprintf("same error %d times (break at %d)", c.spin, th.SpinBreak))
+	}
+	if c.decline >= th.DeclineBreakPct {
+		br = append(br, fmt.Sprintf("output down %d%% from baseline (break at %d%%)", c.decline, th.DeclineBreakPct))
+	}
+	if len(br) > 0 {
+		return BreakerTripped, br
+	}
+	var w []string
+	if c.stall >= th.StallWarning {
+		w = append(w, fmt.Sprintf("no file changes for %d iterations (warning at %d)", c.stall, th.StallWarning))
+	}
+	if c.spin >= th.SpinWarning {
+		w = append(w, fmt.Sprintf("same error %d times (warning at %d)", c.spin, th.SpinWarning))
+	}
+	if c.decline >= th.DeclineWarningPct {
+		w = append(w, fmt.Sprintf("output down %d%% from baseline (warning at %d%%)", c.decline, th.DeclineWarningPct))
+	}
+	if len(w) > 0 {
+		return BreakerWarning, w
+	}
+	return BreakerHealthy, nil
+}
+
+// Evaluate classifies the health of a run of iterations (oldest first) and
+// derives the circuit-breaker state (FORMATS.md §2.13, §2.14).
+//
+// Measures: StallCount counts the trailing iterations with FilesChanged 0;
+// SpinCount counts the iterations whose error hash (ErrorHash, else
+// Hash(ErrorText)) equals the latest iteration's; DeclinePct compares the
+// latest OutputLines with the mean of the first BaselineIterations
+// iterations and needs at least BaselineIterations+1 iterations. The caller
+// decides the window: pass the iterations since the last approach rotation
+// or Sabbath Rest to model fire-flow's counter resets.
+//
+// Breaker: TRIPPED when any BREAK threshold is reached, checked before the
+// WARNING thresholds (the published pseudo-code has them the other way
+// round, which makes BREAK unreachable); WARNING when any WARNING threshold
+// is reached; RECOVERY when the previous iteration's evaluation was TRIPPED
+// and no threshold is reached now; HEALTHY otherwise.
+//
+// State, by priority BLOCKED > SPINNING > DEGRADED > STALLED > PROGRESS:
+//   - BLOCKED: the latest error matches EACCES, EPERM, ECONNREFUSED,
+//     MODULE_NOT_FOUND, rate_limit_exceeded or contains "permission
+//     denied", "not authorized", "service unavailable", "rate limit",
+//     "quota exceeded" (case-insensitive for the phrases). ECONNREFUSED is
+//     both a BLOCKED code and a spin-hash example in fire-flow (§4.9):
+//     recite classifies it BLOCKED and still counts it in SpinCount, so a
+//     refused connection that repeats also moves the breaker.
+//   - SPINNING: SpinCount ≥ SpinWarning and a file changed in the last
+//     SpinWarning iterations (with nothing changed it is STALLED).
+//   - DEGRADED: DeclinePct ≥ DeclineWarningPct.
+//   - STALLED: StallCount ≥ StallWarning and the latest error is not new
+//     (none, or the same hash as the previous iteration's).
+//     error-classification.md says STALLED at 2 idle iterations while the
+//     breaker warns at 3 (§4.9); recite uses the breaker's StallWarning for
+//     both so the health state and the breaker never disagree, and the
+//     presets move them together.
+//   - PROGRESS otherwise (and for no iterations).
+func Evaluate(iters []IterationRecord, th Thresholds) Health {
+	th = th.Normalized()
+	norm := newNormalizer()
+	c := measure(iters, th, norm)
+	h := Health{StallCount: c.stall, SpinCount: c.spin, DeclinePct: c.decline, Thresholds: th, State: HealthProgress}
+	var reasons []string
+	h.Breaker, reasons = breakerState(c, th)
+	if h.Breaker == BreakerHealthy && len(iters) > 1 {
+		if prev, _ := breakerState(measure(iters[:len(iters)-1], th, norm), th); prev == BreakerTripped {
+			h.Breaker = BreakerRecovery
+			reasons = append(reasons, "counters below every threshold after a trip")
+		}
+	}
+	if n := len(iters); n > 0 {
+		last := iters[n-1]
+		recentChange := false
+		for i := n - 1; i >= 0 && i >= n-th.SpinWarning; i-- {
+			if iters[i].FilesChanged > 0 {
+				recentChange = true
+			}
+		}
+		errText := last.ErrorText
+		if strings.TrimSpace(errText) == "" && !emptyCell(last.ErrorHash) {
+			errText = last.ErrorHash
+		}
+		newError := c.hash != "" && (n == 1 || iterHash(iters[n-2], norm) != c.hash)
+		switch {
+		case errText != "" && blockedPattern().MatchString(errText):
+			h.State = HealthBlocked
+			reasons = append(reasons, "external error: "+firstLine(errText))
+		case c.spin >= th.SpinWarning && recentChange:
+			h.State = HealthSpinning
+		case c.decline >= th.DeclineWarningPct:
+			h.State = HealthDegraded
+		case c.stall >= th.StallWarning && !newError:
+			h.State = HealthStalled
+		}
+	}
+	h.Reasons = reasons
+	return h
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// IterationsFromLoop turns a loop's Loop Progress rows into iteration
+// records: N, FilesChanged, OutputLines and the Error Hash cell (as
+// ErrorHash; empty-looking cells such as "-" or "none" become ""), with
+// the timestamp parsed as RFC 3339 or a date when possible. l may be nil.
+func IterationsFromLoop(l *planning.Loop) []IterationRecord {
+	if l == nil {
+		return nil
+	}
+	out := make([]IterationRecord, 0, len(l.Iterations))
+	for _, it := range l.Iterations {
+		r := IterationRecord{N: it.N, FilesChanged: it.FilesChanged, OutputLines: it.OutputLines, Timestamp: parseTime(it.Timestamp)}
+		if !emptyCell(it.ErrorHash) {
+			r.ErrorHash = strings.TrimSpace(it.ErrorHash)
+		}
+		out = append(out, r)
+	}
+	return out
+}

@@ -1,0 +1,100 @@
+package signals
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"regexp"
+	"strings"
+)
+
+// normalizer holds the compiled rewrite rules of Normalize, applied in
+// order. It is built per call (newNormalizer) and shared within one Extract
+// or Verify, so the package keeps no globals.
+type normalizer struct {
+	rules []rule
+}
+
+// rule rewrites every match of re with repl, or with fn(match) when fn is
+// set.
+type rule struct {
+	re   *regexp.Regexp
+	repl string
+	fn   func(string) string
+}
+
+func newNormalizer() *normalizer {
+	r := func(expr, repl string) rule { return rule{re: regexp.MustCompile(expr), repl: repl} }
+	return &normalizer{rules: []rule{
+		// ISO / RFC 3339 timestamps, then bare dates and clock times.
+		r(`\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?`, "*"),
+		r(`\b\d{4}-\d{2}-\d{2}\b`, "*"),
+		r(`\b\d{1,2}:\d{2}:\d{2}(\.\d+)?\b`, "*"),
+		// UUIDs, hex addresses, ULIDs.
+		r(`\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b`, "*"),
+		r(`\b0x[0-9a-fA-F]+\b`, "*"),
+		r(`\b[0-9A-HJKMNP-TV-Z]{26}\b`, "*"),
+		// Hex ids of 7+ characters with at least one digit (git shas,
+		// digests, cache keys); plain words and plain numbers stay.
+		{re: regexp.MustCompile(`\b[0-9a-fA-F]{7,}\b`), fn: func(m string) string {
+			if strings.ContainsAny(m, "0123456789") && strings.ContainsAny(m, "abcdefABCDEF") {
+				return "*"
+			}
+			return m
+		}},
+		// IPv4 addresses keep their port: "ECONNREFUSED 127.0.0.1:5432" →
+		// "ECONNREFUSED *:5432" (FORMATS.md §2.13).
+		r(`\b\d{1,3}(\.\d{1,3}){3}\b`, "*"),
+		// JS stack locations: " at …" to the end of the line when it names a
+		// file:line location.
+		r(`(?m)\bat [^\n]*?:\d+[^\n]*$`, "at *"),
+		// file:line[:col], file(line,col), "line N".
+		r(`([\w./@-]+\.[A-Za-z]\w*):\d+(:\d+)?`, "$1:*"),
+		r(`([\w./@-]+\.[A-Za-z]\w*)\(\d+(,\d+)?\)`, "$1(*)"),
+		r(`(?i)\bline \d+`, "line *"),
+		// Quoted dynamic values: 'x', "x", `x`.
+		r(`'[^'\n]*'|"[^"\n]*"|`+"`[^`\\n]*`", "*"),
+		// Whitespace runs, then runs of wildcards.
+		r(`\s+`, " "),
+		r(`\*( ?\*)+`, "*"),
+	}}
+}
+
+// apply runs the rules in order and trims the result.
+func (n *normalizer) apply(s string) string {
+	for _, rl := range n.rules {
+		if rl.fn != nil {
+			s = rl.re.ReplaceAllStringFunc(s, rl.fn)
+			continue
+		}
+		s = rl.re.ReplaceAllString(s, rl.repl)
+	}
+	return strings.TrimSpace(s)
+}
+
+// Normalize returns the error text with the parts that change between two
+// occurrences of the same error replaced by `*`, following fire-flow's
+// normalize (FORMATS.md §2.13): timestamps and dates, clock times, UUIDs,
+// ULIDs, hex addresses and hex ids of 7+ characters, IPv4 addresses (the
+// port is kept), JS stack locations (" at …" to the end of a line that
+// names a file:line),
+// line/column numbers after a file name (`a.ts:12:5`, `a.ts(22,27)`,
+// "line 12"), and quoted values. Whitespace runs become one space and runs
+// of `*` collapse. Examples:
+//
+//	TypeError: Cannot read property 'x' of undefined at f (a.js:3:9)
+//	  → TypeError: Cannot read property * of undefined at *
+//	connect ECONNREFUSED 127.0.0.1:5432 → connect ECONNREFUSED *:5432
+func Normalize(text string) string {
+	return newNormalizer().apply(text)
+}
+
+// Hash is the 16-hex-digit prefix of the SHA-256 of Normalize(text): two
+// occurrences of the same error hash the same.
+func Hash(text string) string {
+	return hashNormalized(Normalize(text))
+}
+
+func hashNormalized(norm string) string {
+	sum := sha256.Sum256([]byte(norm))
+	return hex.EncodeToString(sum[:8])
+}

@@ -1,0 +1,553 @@
+package signals
+
+import (
+	"cmp"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/recite-dev/recite/planning"
+)
+
+// Kind is the kind of a stop signal (DESIGN.md §1).
+type Kind string
+
+// The stop-signal kinds, in the order Extract and RenderBlock list them.
+const (
+	KindError          Kind = "error"
+	KindBlocked        Kind = "blocked"
+	KindFailedApproach Kind = "failed_approach"
+	KindCircuitBreaker Kind = "circuit_breaker"
+	KindStop           Kind = "stop"
+)
+
+// kindRank orders kinds for output.
+func kindRank(k Kind) int {
+	switch k {
+	case KindError:
+		return 0
+	case KindBlocked:
+		return 1
+	case KindFailedApproach:
+		return 2
+	case KindCircuitBreaker:
+		return 3
+	case KindStop:
+		return 4
+	}
+	return 5
+}
+
+// Signal is one stop signal.
+type Signal struct {
+	// Kind is what the signal is.
+	Kind Kind `json:"kind"`
+	// Text is the signal verbatim, as it first appeared (line endings
+	// normalised to LF, leading and trailing blank lines removed).
+	Text string `json:"text"`
+	// Detail is why a failed approach failed (the "why" of `approach —
+	// why`, or a hypothesis' evidence); "" for other kinds.
+	Detail string `json:"detail,omitempty"`
+	// ID is a stable identifier when the source has one: a blocker id
+	// (BLOCKER-005), or the breaker state (TRIPPED) of a circuit_breaker
+	// signal; "" otherwise.
+	ID string `json:"id,omitempty"`
+	// Source is where the signal first appeared: "path:line" for planning
+	// files, or a message's Source (else its ID).
+	Source string `json:"source"`
+	// FirstSeen and LastSeen are the earliest and latest timestamps of the
+	// occurrences that had one; zero when none had.
+	FirstSeen time.Time `json:"first_seen,omitzero"`
+	LastSeen  time.Time `json:"last_seen,omitzero"`
+	// Count is how many times the signal occurred (≥ 1).
+	Count int `json:"count"`
+	// Hash is Hash(Text) (16 hex digits); Extract deduplicates by (Kind,
+	// Hash).
+	Hash string `json:"hash"`
+}
+
+// Message is one conversation message, as the caller adapts it from a
+// conversation log or an agent transcript.
+type Message struct {
+	// ID is the message's unique id.
+	ID string
+	// Role is system, user, assistant or tool.
+	Role string
+	// Content is the message text (for a tool message, the tool result).
+	Content string
+	// ToolName names the tool whose result this is, or "".
+	ToolName string
+	// IsError reports a tool result flagged as an error.
+	IsError bool
+	// Timestamp is when the message was written; zero if unknown.
+	Timestamp time.Time
+	// Source says where the message came from ("conv.jsonl:12"); "" falls
+	// back to ID.
+	Source string
+}
+
+// IterationRecord is one iteration of a loop or a conversation, as health
+// evaluation sees it.
+type IterationRecord struct {
+	// N is the iteration number (1-based).
+	N int
+	// FilesChanged counts the files the iteration changed.
+	FilesChanged int
+	// ErrorText is the iteration's error, verbatim; "" when none.
+	ErrorText string
+	// ErrorHash is a precomputed error hash (a loop file's Error Hash
+	// column); when set it is used as is instead of Hash(ErrorText).
+	ErrorHash string
+	// OutputLines counts the lines of output the iteration produced.
+	OutputLines int
+	// Timestamp is when the iteration ended; zero if unknown.
+	Timestamp time.Time
+}
+
+// collector deduplicates signals by (kind, hash) in first-seen order.
+type collector struct {
+	norm  *normalizer
+	index map[string]int
+	out   []Signal
+}
+
+func newCollector(n *normalizer) *collector {
+	if n == nil {
+		n = newNormalizer()
+	}
+	return &collector{norm: n, index: map[string]int{}}
+}
+
+// add records one occurrence.
+func (c *collector) add(s Signal) {
+	s.Text = cleanText(s.Text)
+	if strings.TrimSpace(s.Text) == "" {
+		return
+	}
+	if s.Hash == "" {
+		s.Hash = hashText(c.norm, s.Kind, s.Text)
+	}
+	if s.Count <= 0 {
+		s.Count = 1
+	}
+	if s.LastSeen.IsZero() {
+		s.LastSeen = s.FirstSeen
+	}
+	key := string(s.Kind) + "\x00" + s.Hash
+	i, ok := c.index[key]
+	if !ok {
+		c.index[key] = len(c.out)
+		c.out = append(c.out, s)
+		return
+	}
+	m := &c.out[i]
+	m.Count += s.Count
+	if !s.FirstSeen.IsZero() && (m.FirstSeen.IsZero() || s.FirstSeen.Before(m.FirstSeen)) {
+		m.FirstSeen = s.FirstSeen
+	}
+	if s.LastSeen.After(m.LastSeen) {
+		m.LastSeen = s.LastSeen
+	}
+	if m.Detail == "" {
+		m.Detail = s.Detail
+	}
+	if m.ID == "" {
+		m.ID = s.ID
+	}
+}
+
+// result returns the signals ordered by kind, then first appearance.
+func (c *collector) result() []Signal {
+	out := slices.Clone(c.out)
+	slices.SortStableFunc(out, func(a, b Signal) int { return cmp.Compare(kindRank(a.Kind), kindRank(b.Kind)) })
+	return out
+}
+
+// hashText hashes a signal's normalised text; for a failed approach a
+// leading "[Iteration 1-3]" style tag is dropped first, so the loop table's
+// "[Iteration 1-3] Direct fix" and the snapshot's "Direct fix" merge.
+func hashText(n *normalizer, k Kind, text string) string {
+	if k == KindFailedApproach {
+		text = strings.TrimSpace(text)
+		if strings.HasPrefix(text, "[") {
+			if i := strings.IndexByte(text, ']'); i > 0 {
+				text = text[i+1:]
+			}
+		}
+	}
+	return hashNormalized(n.apply(text))
+}
+
+// cleanText normalises line endings to LF, drops trailing whitespace at the
+// end and leading and trailing blank lines; everything else is verbatim.
+func cleanText(s string) string {
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	s = strings.ReplaceAll(s, "\r", "\n")
+	s = strings.TrimRight(s, " \t\n")
+	for strings.HasPrefix(s, "\n") {
+		s = s[1:]
+	}
+	// Drop a leading blank line that holds only spaces.
+	for {
+		i := strings.IndexByte(s, '\n')
+		if i < 0 || strings.TrimSpace(s[:i]) != "" {
+			break
+		}
+		s = s[i+1:]
+	}
+	return s
+}
+
+// Extract gathers every stop signal of a project, its conversation messages
+// and its iteration records, deduplicated by (Kind, Hash) and ordered by
+// kind then first appearance (see the package documentation for the rules
+// of each source). p, msgs and iters may each be nil.
+func Extract(p *planning.Project, msgs []Message, iters []IterationRecord) []Signal {
+	c := newCollector(nil)
+	m := newMatchers()
+	for _, msg := range msgs {
+		for _, s := range m.fromMessage(msg) {
+			c.add(s)
+		}
+	}
+	for _, s := range FromIterations(iters) {
+		c.add(s)
+	}
+	for _, s := range FromProject(p) {
+		c.add(s)
+	}
+	return c.result()
+}
+
+// matchers holds the compiled patterns of message extraction.
+type matchers struct {
+	blockedWord *regexp.Regexp
+	stopLine    *regexp.Regexp
+	errorLine   *regexp.Regexp
+	rejection   *regexp.Regexp
+	fence       *regexp.Regexp
+	breakerWord *regexp.Regexp
+}
+
+func newMatchers() *matchers {
+	return &matchers{
+		blockedWord: regexp.MustCompile(`\b(BLOCKED|STUCK)\b`),
+		stopLine:    regexp.MustCompile(`^\s*(?:[-*+]\s+|\d+[.)]\s+|>\s*)*(?:\*\*|__)?STOP(?:\*\*|__)?\s*(?::|—|--)`),
+		errorLine:   regexp.MustCompile(`^(?:(?:error|Error|ERROR|fatal|Fatal|FATAL|panic|FAIL)(?:\[[^\]\n]*\])?:\s|Traceback \(most recent call last\):)`),
+		rejection:   regexp.MustCompile(`^The user doesn't want to proceed with this tool use`),
+		fence:       regexp.MustCompile("^ {0,3}(`{3,}|~{3,})"),
+		breakerWord: regexp.MustCompile(`\b(TRIPPED|CIRCUIT BREAK)\b`),
+	}
+}
+
+// FromMessages extracts the stop signals of conversation messages (not
+// deduplicated), following the rules in the package documentation.
+func FromMessages(msgs []Message) []Signal {
+	m := newMatchers()
+	var out []Signal
+	for _, msg := range msgs {
+		out = append(out, m.fromMessage(msg)...)
+	}
+	return out
+}
+
+func (m *matchers) fromMessage(msg Message) []Signal {
+	src := msg.Source
+	if src == "" {
+		src = msg.ID
+	}
+	base := Signal{Source: src, FirstSeen: msg.Timestamp, LastSeen: msg.Timestamp}
+	isTool := msg.Role == "tool" || msg.ToolName != ""
+	var out []Signal
+	if isTool {
+		if msg.IsError {
+			s := base
+			s.Kind = KindError
+			if m.rejection.MatchString(strings.TrimSpace(msg.Content)) {
+				s.Kind = KindStop
+			}
+			s.Text = msg.Content
+			return []Signal{s}
+		}
+		for _, line := range strings.Split(strings.ReplaceAll(msg.Content, "\r\n", "\n"), "\n") {
+			if m.errorLine.MatchString(line) {
+				s := base
+				s.Kind = KindError
+				s.Text = line
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	if msg.Role != "user" && msg.Role != "assistant" {
+		return nil
+	}
+	return m.fromText(msg.Content, base)
+}
+
+// fromText applies the BLOCKED/STUCK and STOP: line rules to prose,
+// skipping fenced code.
+func (m *matchers) fromText(text string, base Signal) []Signal {
+	var out []Signal
+	var fence string
+	for _, line := range strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n") {
+		if f := m.fence.FindStringSubmatch(line); f != nil {
+			switch {
+			case fence == "":
+				fence = f[1]
+			case f[1][0] == fence[0] && len(f[1]) >= len(fence) && strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(line), f[1][:1])) == "":
+				fence = ""
+			}
+			continue
+		}
+		if fence != "" {
+			continue
+		}
+		switch {
+		case m.stopLine.MatchString(line):
+			s := base
+			s.Kind = KindStop
+			s.Text = strings.TrimSpace(line)
+			out = append(out, s)
+		case m.blockedWord.MatchString(line):
+			s := base
+			s.Kind = KindBlocked
+			s.Text = strings.TrimSpace(line)
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// FromIterations extracts one error signal per iteration record with an
+// error (not deduplicated). The text is ErrorText, or "error hash H" when
+// only ErrorHash is known; the hash is ErrorHash when set.
+func FromIterations(iters []IterationRecord) []Signal {
+	var out []Signal
+	for _, it := range iters {
+		text := it.ErrorText
+		if strings.TrimSpace(text) == "" {
+			if emptyCell(it.ErrorHash) {
+				continue
+			}
+			text = "error hash " + it.ErrorHash
+		}
+		s := Signal{Kind: KindError, Text: text, Source: fmt.Sprintf("iteration %d", it.N), FirstSeen: it.Timestamp, LastSeen: it.Timestamp}
+		if !emptyCell(it.ErrorHash) {
+			s.Hash = hashNormalized(it.ErrorHash)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// emptyCell reports a table cell that means "nothing".
+func emptyCell(s string) bool {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", "-", "—", "–", "none", "n/a", "na", "null", "nil", "[none]", "(none)", "[none currently]", "[none yet]":
+		return true
+	}
+	return false
+}
+
+// FromProject extracts the stop signals of a planning tree (not
+// deduplicated): loops (FromLoop), unresolved debug files (FromDebug) and
+// open blockers (FromBlockers). p may be nil.
+func FromProject(p *planning.Project) []Signal {
+	if p == nil {
+		return nil
+	}
+	var out []Signal
+	for _, l := range p.Loops {
+		out = append(out, FromLoop(l)...)
+	}
+	for _, d := range p.Debug {
+		out = append(out, FromDebug(d)...)
+	}
+	out = append(out, FromBlockers(p.Blockers)...)
+	return out
+}
+
+// FromLoop extracts the stop signals of one loop file (FORMATS.md §2.6):
+// Loop Progress error hashes (error; the cell is the text and, normalised,
+// the hash, so rows with the same hash merge), rows whose Health is BLOCKED
+// or whose Action carries a BLOCKED/STUCK/STOP mark, the last Circuit
+// Breaker State row when its state is not HEALTHY (circuit_breaker, ID the
+// state word), Approaches Tried (failed_approach) and the Preserved Stop
+// Signals of its Sabbath snapshots by label. l may be nil.
+func FromLoop(l *planning.Loop) []Signal {
+	if l == nil {
+		return nil
+	}
+	m := newMatchers()
+	at := func(line int) string {
+		if line > 0 {
+			return fmt.Sprintf("%s:%d", l.Path, line)
+		}
+		return l.Path
+	}
+	var out []Signal
+	for _, it := range l.Iterations {
+		ts := parseTime(it.Timestamp)
+		if !emptyCell(it.ErrorHash) {
+			// The cell already is a hash: hash it as is, not normalised
+			// (Normalize would turn every hex hash into "*").
+			out = append(out, Signal{Kind: KindError, Text: it.ErrorHash, Hash: hashNormalized(strings.TrimSpace(it.ErrorHash)), Source: at(it.Line), FirstSeen: ts, LastSeen: ts})
+		}
+		base := Signal{Source: at(it.Line), FirstSeen: ts, LastSeen: ts}
+		action := strings.TrimSpace(it.Action)
+		switch {
+		case strings.EqualFold(strings.TrimSpace(it.Health), "BLOCKED"):
+			s := base
+			s.Kind = KindBlocked
+			s.Text = action
+			if emptyCell(action) {
+				s.Text = fmt.Sprintf("iteration %d: BLOCKED", it.N)
+			}
+			out = append(out, s)
+		case action != "":
+			ss := m.fromText(action, base)
+			if len(ss) == 0 && m.breakerWord.MatchString(action) {
+				s := base
+				s.Kind = KindCircuitBreaker
+				s.Text = action
+				ss = append(ss, s)
+			}
+			out = append(out, ss...)
+		}
+	}
+	if n := len(l.Breaker); n > 0 {
+		row := l.Breaker[n-1]
+		state := strings.TrimSpace(row.State)
+		word := strings.ToUpper(strings.Fields(state + " ")[0])
+		if state != "" && word != "HEALTHY" && word != "CLOSED" {
+			out = append(out, Signal{Kind: KindCircuitBreaker, Text: state, ID: word, Source: at(row.Line)})
+		}
+	}
+	for _, a := range l.Approaches {
+		out = append(out, Signal{Kind: KindFailedApproach, Text: a.Text, Detail: a.Result, Source: a.Source})
+	}
+	for _, snap := range l.Snapshots {
+		if snap == nil {
+			continue
+		}
+		for _, sg := range snap.Signals {
+			out = append(out, fromLabel(sg.Label, sg.Text, sg.Source)...)
+		}
+	}
+	return out
+}
+
+// fromLabel maps one labelled preserved-stop-signal line (FORMATS.md §2.6
+// Sabbath snapshot, §2.8 format 1) to signals. Placeholder texts yield
+// nothing.
+func fromLabel(label, text, source string) []Signal {
+	text = strings.TrimSpace(text)
+	if emptyCell(text) || isPlaceholder(text) {
+		return nil
+	}
+	switch strings.ToUpper(strings.TrimSpace(label)) {
+	case "ERROR", "ERRORS":
+		return []Signal{{Kind: KindError, Text: unquote(text), Source: source}}
+	case "BLOCKED":
+		return []Signal{{Kind: KindBlocked, Text: text, Source: source}}
+	case "CIRCUIT BREAKER":
+		word := strings.ToUpper(strings.Trim(strings.Fields(text)[0], ".,;:"))
+		return []Signal{{Kind: KindCircuitBreaker, Text: text, ID: word, Source: source}}
+	case "FAILED ATTEMPTS":
+		// "{count} — approaches: {list}": keep the line whole; the list
+		// items are usually also under TRIED AND FAILED.
+		return []Signal{{Kind: KindFailedApproach, Text: text, Source: source}}
+	case "TRIED AND FAILED":
+		var out []Signal
+		for _, item := range strings.Split(text, ", ") {
+			if item = strings.TrimSpace(item); item != "" {
+				out = append(out, Signal{Kind: KindFailedApproach, Text: item, Source: source})
+			}
+		}
+		return out
+	}
+	return []Signal{{Kind: KindStop, Text: strings.TrimSpace(label + ": " + text), Source: source}}
+}
+
+// isPlaceholder reports template text like "[exact error]" or "{state}".
+func isPlaceholder(s string) bool {
+	return (strings.HasPrefix(s, "[") && strings.HasSuffix(s, "]") && !strings.Contains(s[1:len(s)-1], "]")) ||
+		(strings.HasPrefix(s, "{") && strings.HasSuffix(s, "}") && !strings.Contains(s[1:len(s)-1], "}"))
+}
+
+// unquote removes one pair of surrounding double quotes.
+func unquote(s string) string {
+	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
+		return s[1 : len(s)-1]
+	}
+	return s
+}
+
+// FromDebug extracts one failed_approach per eliminated hypothesis of a
+// debug file that is not resolved (FORMATS.md §2.11); Detail is the
+// evidence. d may be nil.
+func FromDebug(d *planning.DebugFile) []Signal {
+	if d == nil || d.Resolved || strings.EqualFold(d.Status, "resolved") {
+		return nil
+	}
+	var out []Signal
+	for _, h := range d.Eliminated {
+		out = append(out, Signal{Kind: KindFailedApproach, Text: h.Text, Detail: h.Evidence, Source: h.Source})
+	}
+	return out
+}
+
+// FromBlockers extracts one blocked signal per open blocker; ID is the
+// blocker's id when it looks like one (BLOCKER-005, B-01), not a derived
+// "path:line", and then the Hash is that of the id, so the same blocker
+// found in two files counts once.
+func FromBlockers(bs []planning.Blocker) []Signal {
+	var out []Signal
+	for _, b := range bs {
+		if !strings.EqualFold(b.Status, "open") {
+			continue
+		}
+		s := Signal{Kind: KindBlocked, Text: b.Title, Source: b.Source}
+		if isBlockerID(b.ID) {
+			// One blocker named in several files (BLOCKERS.md and the state
+			// file) is one signal: hash its id, not its wording.
+			s.ID = b.ID
+			s.Hash = hashNormalized(b.ID)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// isBlockerID reports ids like BLOCKER-005, B-01, BLK-001.
+func isBlockerID(id string) bool {
+	i := strings.LastIndexByte(id, '-')
+	if i <= 0 || i == len(id)-1 {
+		return false
+	}
+	for _, r := range id[:i] {
+		if !(r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	for _, r := range id[i+1:] {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// parseTime reads an RFC 3339 timestamp or a date; zero when it cannot.
+func parseTime(s string) time.Time {
+	s = strings.TrimSpace(s)
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02 15:04:05", "2006-01-02 15:04", "2006-01-02"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.UTC()
+		}
+	}
+	return time.Time{}
+}
