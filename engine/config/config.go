@@ -85,12 +85,12 @@ type Target struct {
 }
 
 // CapabilityOverride overrides entries of the provider capability table for
-// one target. A nil field keeps the table's value.
+// one target. A nil field keeps the table's value. Only the context limit
+// can be overridden: the other capabilities (conversation, system message,
+// tool calls) are fixed by each provider's request shape.
 type CapabilityOverride struct {
-	MaxContext    *int  `yaml:"max_context"`
-	Conversation  *bool `yaml:"conversation"`
-	SystemMessage *bool `yaml:"system_message"`
-	ToolCalls     *bool `yaml:"tool_calls"`
+	// MaxContext caps the provider's budget, in tokens.
+	MaxContext *int `yaml:"max_context"`
 }
 
 // Agent is the agent command for `recite conversation run`.
