@@ -1,0 +1,429 @@
+// Package watch turns file-system changes under a project's planning tree
+// into debounced batches of path hints, over github.com/fsnotify/fsnotify.
+//
+// # Model
+//
+// Events are hints, never facts (STYLE.md practice 9): a Batch says which
+// paths may have changed, and the consumer re-reads them. That covers every
+// save pattern editors and tools use — in-place writes, temp-and-rename,
+// rename-to-backup-then-write, unlink-and-recreate by git checkout — without
+// interpreting operation sequences (TRAPS.md §A).
+//
+// The Watcher watches directories only, never single files (TRAPS.md §A row
+// 4): Root recursively, plus the parent of Root and the parents of the extra
+// paths with a name filter. A directory that appears under Root is added and
+// scanned at once, because files written straight into it often raise no
+// event (TRAPS.md row 9). Root's parent is watched so a deleted and re-created
+// Root is picked up (TRAPS.md row 8). A kernel queue overflow or a failed
+// watch yields a Batch with Rescan set after all watches were re-added
+// (TRAPS.md row 10).
+//
+// The Debouncer is the pure timing layer: channel in, channel out, one
+// goroutine, one timer.
+package watch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// Options configures a Watcher.
+type Options struct {
+	// Project is the project root directory. Required.
+	Project string
+	// Root is the directory watched recursively; default Project/.planning.
+	// It may be absent at start and may be deleted and re-created later; its
+	// parent directory must exist.
+	Root string
+	// Extra lists further files (relative to Project or absolute) whose
+	// changes matter, such as CLAUDE.md. Their parent directories are
+	// watched without recursion and events are filtered to these names. An
+	// extra whose parent directory is missing at start is skipped with a log
+	// line; a parent deleted later is not re-watched.
+	Extra []string
+	// Ignore, when set, drops every path (absolute, cleaned) for which it
+	// returns true. A directory it drops is not watched at all. Use it for
+	// recite's own outputs; see IgnoreReciteOutputs.
+	Ignore func(path string) bool
+	// Debounce configures the batching; zero values take the defaults
+	// (50 ms quiet, 250 ms maximum wait, 1000 paths).
+	Debounce DebounceOptions
+	// Logger receives watch failures and overflow notices; nil discards.
+	Logger *slog.Logger
+}
+
+// Stats counts what a Watcher saw; read it with (*Watcher).Stats.
+type Stats struct {
+	// Events is the number of raw fsnotify events received.
+	Events int64
+	// Overflows is the number of fsnotify.ErrEventOverflow errors received.
+	Overflows int64
+	// Batches is the number of batches handed to the Run callback.
+	Batches int64
+	// RescanBatches is how many of them had Rescan set.
+	RescanBatches int64
+}
+
+// Watcher watches a planning tree and delivers debounced batches to Run.
+// Create it with New, call Run once, and Close it when done.
+type Watcher struct {
+	project string
+	root    string
+	filters map[string]map[string]bool // non-recursive dir → base names of interest
+	ignore  func(string) bool
+	deb     DebounceOptions
+	log     *slog.Logger
+	fsw     *fsnotify.Watcher
+
+	// dirs holds the directories under root that are watched. New fills it
+	// before Run starts; afterwards only Run's event goroutine touches it.
+	dirs map[string]struct{}
+
+	running                                   atomic.Bool
+	events, overflows, batches, rescanBatches atomic.Int64
+}
+
+// New creates a Watcher and adds its watches: every directory under Root
+// (skipping ignored ones), Root's parent and the parents of the extra paths.
+// Changes made after New returns are reported by Run.
+//
+// Errors: Project missing or not a directory; Root's parent not watchable;
+// the inotify instance limit (TRAPS.md §A row 17), reported with the sysctl
+// to raise. A directory under Root that cannot be watched is logged and
+// leads to a Rescan batch instead.
+func New(opts Options) (*Watcher, error) {
+	if opts.Project == "" {
+		return nil, errors.New("watch: no project directory")
+	}
+	project, err := filepath.Abs(opts.Project)
+	if err != nil {
+		return nil, fmt.Errorf("watch: project: %w", err)
+	}
+	if fi, err := os.Stat(project); err != nil {
+		return nil, fmt.Errorf("watch: project: %w", err)
+	} else if !fi.IsDir() {
+		return nil, fmt.Errorf("watch: project %s is not a directory", project)
+	}
+	root := opts.Root
+	if root == "" {
+		root = ".planning"
+	}
+	if !filepath.IsAbs(root) {
+		root = filepath.Join(project, root)
+	}
+	root = filepath.Clean(root)
+
+	w := &Watcher{
+		project: project,
+		root:    root,
+		filters: map[string]map[string]bool{},
+		ignore:  opts.Ignore,
+		deb:     opts.Debounce,
+		log:     opts.Logger,
+		dirs:    map[string]struct{}{},
+	}
+	if w.log == nil {
+		w.log = slog.New(slog.DiscardHandler)
+	}
+	w.filter(root)
+	for _, e := range opts.Extra {
+		if !filepath.IsAbs(e) {
+			e = filepath.Join(project, e)
+		}
+		e = filepath.Clean(e)
+		if !w.underRoot(e) {
+			w.filter(e)
+		}
+	}
+
+	w.fsw, err = fsnotify.NewWatcher()
+	if err != nil {
+		return nil, fmt.Errorf("watch: %w%s", err, limitHint(err))
+	}
+	for dir := range w.filters {
+		if err := w.fsw.Add(dir); err != nil {
+			if dir == filepath.Dir(root) {
+				_ = w.fsw.Close()
+				return nil, fmt.Errorf("watch: %s: %w%s", dir, err, limitHint(err))
+			}
+			w.log.Warn("watch: extra path's directory not watched", "dir", dir, "err", err)
+			delete(w.filters, dir)
+		}
+	}
+	if _, err := w.addTree(root, nil); err != nil {
+		w.log.Warn("watch: initial watch incomplete", "root", root, "err", err)
+	}
+	return w, nil
+}
+
+func (w *Watcher) filter(path string) {
+	dir, name := filepath.Dir(path), filepath.Base(path)
+	if w.filters[dir] == nil {
+		w.filters[dir] = map[string]bool{}
+	}
+	w.filters[dir][name] = true
+}
+
+func (w *Watcher) underRoot(path string) bool {
+	return path == w.root || strings.HasPrefix(path, w.root+string(filepath.Separator))
+}
+
+func (w *Watcher) ignored(path string) bool {
+	return w.ignore != nil && w.ignore(path)
+}
+
+// noise reports whether a non-directory path is an editor artefact or a lock
+// file that must never reach a batch (TRAPS.md §A).
+func noise(path string) bool {
+	return IsEditorTemp(path) || IsLockFile(path)
+}
+
+// limitHint explains the inotify limits behind an error (TRAPS.md §A row 17).
+func limitHint(err error) string {
+	switch {
+	case errors.Is(err, syscall.EMFILE):
+		return " (inotify instances exhausted; raise sysctl fs.inotify.max_user_instances)"
+	case errors.Is(err, syscall.ENOSPC):
+		return " (inotify watches exhausted; raise sysctl fs.inotify.max_user_watches)"
+	}
+	return ""
+}
+
+// Stats returns the counters so far. It is safe to call concurrently.
+func (w *Watcher) Stats() Stats {
+	return Stats{
+		Events:        w.events.Load(),
+		Overflows:     w.overflows.Load(),
+		Batches:       w.batches.Load(),
+		RescanBatches: w.rescanBatches.Load(),
+	}
+}
+
+// Close releases the inotify instance. A running Run then drains and returns
+// nil. Close is safe to call more than once.
+func (w *Watcher) Close() error {
+	return w.fsw.Close()
+}
+
+// Run delivers batches to fn until ctx is done (then it returns nil), fn
+// returns an error (Run returns it), or the Watcher is closed (nil). fn runs
+// on Run's goroutine, one batch at a time; while it runs, new hints keep
+// accumulating. Paths in a batch are absolute and cleaned; a directory path
+// means "re-read this subtree" (it appeared, moved away or was deleted).
+// Run may be called once.
+func (w *Watcher) Run(ctx context.Context, fn func(Batch) error) error {
+	if !w.running.CompareAndSwap(false, true) {
+		return errors.New("watch: Run called twice")
+	}
+	hints := make(chan Hint, 256)
+	deb := NewDebouncer(hints, w.deb)
+	loopCtx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		defer close(hints)
+		w.loop(loopCtx, hints)
+	})
+	stop := func() {
+		cancel()
+		wg.Wait()
+		_ = deb.Close()
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			stop()
+			return nil
+		case b, ok := <-deb.Batches():
+			if !ok {
+				stop()
+				return nil
+			}
+			w.batches.Add(1)
+			if b.Rescan {
+				w.rescanBatches.Add(1)
+			}
+			if err := fn(b); err != nil {
+				stop()
+				return err
+			}
+		}
+	}
+}
+
+// loop reads fsnotify until ctx is done or the watcher is closed.
+func (w *Watcher) loop(ctx context.Context, hints chan<- Hint) {
+	emit := func(h Hint) bool {
+		select {
+		case hints <- h:
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case ev, ok := <-w.fsw.Events:
+			if !ok {
+				return
+			}
+			w.events.Add(1)
+			w.handle(ev, emit)
+		case err, ok := <-w.fsw.Errors:
+			if !ok {
+				return
+			}
+			if errors.Is(err, fsnotify.ErrEventOverflow) {
+				w.overflows.Add(1)
+				w.log.Warn("watch: event queue overflow; rescanning", "root", w.root)
+			} else {
+				w.log.Warn("watch: error; rescanning", "err", err)
+			}
+			w.rewatch()
+			emit(Hint{Rescan: true})
+		}
+	}
+}
+
+// handle turns one event into hints. Chmod-only events are dropped (TRAPS.md
+// §A row 14); a new directory under Root is watched and scanned; removed or
+// renamed directories are forgotten.
+func (w *Watcher) handle(ev fsnotify.Event, emit func(Hint) bool) {
+	if ev.Op == fsnotify.Chmod || ev.Name == "" {
+		return
+	}
+	path := filepath.Clean(ev.Name)
+	if !w.underRoot(path) && !w.filters[filepath.Dir(path)][filepath.Base(path)] {
+		return
+	}
+	if w.ignored(path) {
+		return
+	}
+	if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
+		if _, ok := w.dirs[path]; ok {
+			w.forget(path)
+			emit(Hint{Path: path})
+			return
+		}
+	}
+	if ev.Has(fsnotify.Create) && w.underRoot(path) {
+		// A rename's new name arrives as Create (TRAPS.md §A), so this also
+		// covers directories moved in.
+		if fi, err := os.Lstat(path); err == nil && fi.IsDir() {
+			if failed, _ := w.addTree(path, emit); failed {
+				w.rewatch()
+				emit(Hint{Rescan: true})
+			}
+			return
+		}
+	}
+	if noise(path) {
+		return
+	}
+	emit(Hint{Path: path})
+}
+
+// forget drops dir and every watched directory below it. The kernel already
+// removed the watch of a deleted or moved directory itself; watches of
+// subdirectories of a moved tree are still alive and are removed here.
+func (w *Watcher) forget(dir string) {
+	prefix := dir + string(filepath.Separator)
+	for d := range w.dirs {
+		if d == dir || strings.HasPrefix(d, prefix) {
+			delete(w.dirs, d)
+			if d != dir {
+				_ = w.fsw.Remove(d)
+			}
+		}
+	}
+}
+
+// addTree watches dir and every directory below it that is not ignored. When
+// emit is set it also hints every path found: files written into a new
+// directory before its watch existed raise no event (TRAPS.md row 9); the
+// debouncer's set removes duplicates with real events. It reports whether
+// some watch failed, with the first error.
+func (w *Watcher) addTree(dir string, emit func(Hint) bool) (failed bool, first error) {
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			// Vanished while walking, or unreadable: a later event or rescan
+			// covers it.
+			if d != nil && d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if p != dir && w.ignored(p) {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			if err := w.fsw.Add(p); err != nil {
+				if !errors.Is(err, fs.ErrNotExist) {
+					w.log.Warn("watch: cannot watch directory", "dir", p, "err", fmt.Sprintf("%v%s", err, limitHint(err)))
+					failed = true
+					if first == nil {
+						first = err
+					}
+				}
+				return fs.SkipDir
+			}
+			w.dirs[p] = struct{}{}
+		} else if noise(p) {
+			return nil
+		}
+		if emit != nil && !emit(Hint{Path: p}) {
+			return fs.SkipAll
+		}
+		return nil
+	})
+	return failed, first
+}
+
+// rewatch re-adds every watch after an overflow or a failed watch: events
+// for directories created meanwhile may have been lost (TRAPS.md row 10).
+func (w *Watcher) rewatch() {
+	for dir := range w.filters {
+		if err := w.fsw.Add(dir); err != nil {
+			w.log.Warn("watch: cannot re-watch directory", "dir", dir, "err", err)
+		}
+	}
+	// Re-adding an existing watch is harmless; deleted directories lost
+	// their watches in the kernel already.
+	clear(w.dirs)
+	if _, err := w.addTree(w.root, nil); err != nil {
+		w.log.Warn("watch: re-watch incomplete", "root", w.root, "err", err)
+	}
+}
+
+// IgnoreReciteOutputs returns an Options.Ignore predicate for recite's own
+// outputs under the planning directory root: root/prompts/, root/.recite/
+// and renameio temp files anywhere (DESIGN.md §2 and invariant 5).
+func IgnoreReciteOutputs(root string) func(path string) bool {
+	root = filepath.Clean(root)
+	prompts := filepath.Join(root, "prompts")
+	cache := filepath.Join(root, ".recite")
+	sep := string(filepath.Separator)
+	return func(path string) bool {
+		for _, d := range []string{prompts, cache} {
+			if path == d || strings.HasPrefix(path, d+sep) {
+				return true
+			}
+		}
+		return IsRenameioTemp(path)
+	}
+}
