@@ -1,0 +1,9 @@
+//go:build !unix
+
+package engine
+
+import "os/exec"
+
+// setProcessGroup is a no-op where process groups are not available;
+// cancellation kills the shell only.
+func setProcessGroup(cmd *exec.Cmd) {}

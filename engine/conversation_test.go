@@ -1,0 +1,400 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/recite-dev/recite/engine/prompt"
+	"github.com/recite-dev/recite/planning"
+	"github.com/recite-dev/recite/planning/conversation"
+)
+
+// convProject writes a project with recite.yaml and the given extra files
+// into a temp dir and returns it.
+func convProject(t *testing.T, yaml string, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	write := func(rel, text string) {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(".planning/recite.yaml", yaml)
+	for rel, text := range files {
+		write(rel, text)
+	}
+	return dir
+}
+
+// fixedClock returns a store clock starting at a fixed time.
+func fixedClock() func() time.Time {
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	return func() time.Time { return t0 }
+}
+
+// toolConversation creates conversation id holding tool calls, a failed and
+// a passing tool result, an internal note and an iteration record.
+func toolConversation(t *testing.T, dir, id string) {
+	t.Helper()
+	s, err := New(dir).OpenConversations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Now = fixedClock()
+	ctx := context.Background()
+	if err := s.Create(ctx, id, conversation.Meta{AgentType: "backend-developer", Epic: "Build auth", Tags: []string{"auth"}, Deliverables: []string{"auth.ts"}}); err != nil {
+		t.Fatal(err)
+	}
+	no := false
+	conf := 0.65
+	recs := []conversation.Record{
+		{ID: "m01", Role: "user", Content: "Implement JWT auth"},
+		{ID: "m02", Role: "assistant", Agent: "dev", Content: "Running the tests.", ToolCalls: []conversation.ToolCall{{ID: "call_1", Name: "run_tests", Arguments: `{"pkg":"./auth"}`}}},
+		{ID: "m03", Role: "tool", ToolCallID: "call_1", ToolName: "run_tests", IsError: true, Iteration: 1, Content: "FAIL: TestVerify\nauth_test.go:12: expected 401, got 200"},
+		{ID: "m04", Role: "assistant", Internal: true, Content: "thinking: the middleware is not mounted"},
+		{ID: "m05", Role: "assistant", ToolCalls: []conversation.ToolCall{{ID: "call_2", Name: "edit_file", Arguments: `{"path":"auth.ts"`}}},
+		{ID: "m06", Role: "tool", ToolCallID: "call_2", ToolName: "edit_file", Content: "ok"},
+		{ID: "m07", Role: "assistant", Content: "Mounted the middleware."},
+		{ID: "it1", Kind: conversation.KindIteration, Iteration: 1, Confidence: &conf, TestsPassing: &no, FilesModified: []string{"auth.ts"}, Content: "tests failed: expected 401"},
+	}
+	if err := s.Append(ctx, id, recs...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestConversationRenderedForEveryProvider(t *testing.T) {
+	dir := convProject(t, `targets:
+  - name: dev
+    conversation: c1
+    providers: [markdown, anthropic, openai, gemini, ollama, text]
+`, nil)
+	toolConversation(t, dir, "c1")
+	rep, err := New(dir).Build(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range rep.Diagnostics {
+		t.Errorf("diagnostic: %s", d)
+	}
+	tr := rep.Targets[0]
+	var errSec *SectionReport
+	for i := range tr.Sections {
+		if tr.Sections[i].ID == prompt.IDErrors {
+			errSec = &tr.Sections[i]
+		}
+	}
+	if errSec == nil {
+		t.Fatalf("no errors section in %+v", tr.Sections)
+	}
+	if want := []string{".planning/conversations/c1.jsonl#m03"}; !slices.Equal(errSec.Sources, want) {
+		t.Errorf("errors sources = %v, want %v", errSec.Sources, want)
+	}
+	tests := []struct {
+		provider string
+		want     []string
+	}{
+		{"markdown", []string{"[tool call run_tests call_1] {\"pkg\":\"./auth\"}", "Tool Results (run_tests) [error]", "## Recent errors (verbatim)", "auth_test.go:12: expected 401, got 200"}},
+		{"anthropic", []string{`"tool_use_id": "call_1"`, `"is_error": true`, `"id": "call_2"`, "auth_test.go:12: expected 401, got 200", "Recent errors (verbatim)"}},
+		{"openai", []string{`"tool_call_id": "call_1"`, `"id": "call_1"`, `"arguments": "{\"path\":\"auth.ts\""`, "Recent errors (verbatim)"}},
+		{"gemini", []string{`"functionCall"`, `"functionResponse"`, `"name": "run_tests"`, "Recent errors (verbatim)"}},
+		{"ollama", []string{"run_tests", "edit_file", "Recent errors (verbatim)", "expected 401, got 200"}},
+		{"text", []string{"[tool call run_tests call_1]", "Tool Results (run_tests) [error]", "Recent errors (verbatim)"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.provider, func(t *testing.T) {
+			caps, _ := prompt.CapabilitiesOf(tc.provider)
+			b, err := os.ReadFile(filepath.Join(dir, PromptsDir, "dev"+caps.Ext))
+			if err != nil {
+				t.Fatal(err)
+			}
+			body := string(b)
+			for _, w := range tc.want {
+				if !strings.Contains(body, w) {
+					t.Errorf("%s body lacks %q", tc.provider, w)
+				}
+			}
+			if strings.Contains(body, "the middleware is not mounted") {
+				t.Errorf("%s body carries the internal message", tc.provider)
+			}
+			if caps.Format == "json" && !json.Valid(b) {
+				t.Errorf("%s body is not valid JSON", tc.provider)
+			}
+		})
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, PromptsDir, "dev.md"))
+	for _, w := range []string{"## Epic and phase\n\nEpic: Build auth\nDeliverables:\n- auth.ts", "## Loop and role\n\nRole: implementer; agent: backend-developer\nThis iteration: 2\nIteration 1: confidence 0.65; tests failing; files auth.ts\nWhat failed in iteration 1:\n- tests failed: expected 401\n- FAIL: TestVerify (run_tests)"} {
+		if !strings.Contains(string(md), w) {
+			t.Errorf("markdown lacks %q", w)
+		}
+	}
+}
+
+func TestRenderConversation(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, ".planning"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	toolConversation(t, dir, "c1")
+	s, _ := New(dir).OpenConversations()
+	c, _, err := s.Read("c1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range prompt.Providers() {
+		for _, all := range []bool{false, true} {
+			b, err := RenderConversation(c, p, all, prompt.RenderOptions{})
+			if err != nil {
+				t.Fatalf("%s: %v", p, err)
+			}
+			if got := strings.Contains(string(b), "the middleware is not mounted"); got != all {
+				t.Errorf("%s all=%v: internal message shown = %v", p, all, got)
+			}
+			if !strings.Contains(string(b), "run_tests") {
+				t.Errorf("%s: tool call lost", p)
+			}
+		}
+	}
+	var ie *InputError
+	if _, err := RenderConversation(c, "bogus", false, prompt.RenderOptions{}); !errors.As(err, &ie) {
+		t.Errorf("unknown provider: err = %v, want *InputError", err)
+	}
+}
+
+func TestConversationMissingIsDiagnostic(t *testing.T) {
+	dir := convProject(t, "targets:\n  - name: dev\n    conversation: nope\n", nil)
+	rep, err := New(dir).Build(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, d := range rep.Diagnostics {
+		found = found || strings.Contains(d.Message, `conversation "nope" not found`)
+	}
+	if !found {
+		t.Errorf("diagnostics %v lack the missing conversation", rep.Diagnostics)
+	}
+	if _, err := os.Stat(filepath.Join(dir, PromptsDir, "dev.md")); err != nil {
+		t.Errorf("prompt not written: %v", err)
+	}
+}
+
+func TestParseLearnings(t *testing.T) {
+	src := "# Learnings\n\n## Patterns\n- Use TypeScript #typescript #types\n- Redis prevents races (tags: Redis, concurrency)\n- General advice\n  across workers\n\n```\n- not an entry #x\n```\n\n## Anti-Patterns\n* Don't hardcode paths [tags: paths]\n"
+	got := parseLearnings(src)
+	want := []learning{
+		{text: "Use TypeScript #typescript #types", tags: []string{"types", "typescript"}, line: 4},
+		{text: "Redis prevents races (tags: Redis, concurrency)", tags: []string{"concurrency", "redis"}, line: 5},
+		{text: "General advice across workers", line: 6},
+		{text: "Don't hardcode paths [tags: paths]", tags: []string{"paths"}, anti: true, line: 14},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %d entries %+v, want %d", len(got), got, len(want))
+	}
+	for i := range want {
+		g, w := got[i], want[i]
+		if g.text != w.text || g.anti != w.anti || g.line != w.line || (w.tags != nil && !slices.Equal(g.tags, w.tags)) {
+			t.Errorf("entry %d = %+v, want %+v", i, g, w)
+		}
+	}
+}
+
+func TestLearningsSelection(t *testing.T) {
+	learnings := `## Patterns
+- Use JWT refresh rotation #auth
+- Use pagination helpers #api-patterns/pagination
+- Keep functions small
+- Cache templates #frontend
+## Anti-Patterns
+- Don't store tokens in localStorage #auth #security
+- Avoid global state #go
+`
+	tests := []struct {
+		name     string
+		tags     []string
+		want     []string
+		notWant  []string
+		wantNone bool
+	}{
+		{name: "auth tag", tags: []string{"auth"}, want: []string{"JWT refresh", "localStorage", "Keep functions small"}, notWant: []string{"Cache templates", "pagination", "global state"}},
+		{name: "tag part", tags: []string{"pagination"}, want: []string{"pagination helpers"}, notWant: []string{"JWT"}},
+		{name: "no tags", want: []string{"Keep functions small"}, notWant: []string{"JWT", "localStorage"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := convProject(t, "", map[string]string{LearningsFile: learnings})
+			c := &conversation.Conversation{ID: "c", Meta: conversation.Meta{Tags: tc.tags}}
+			s, d := New(dir).learningsSection(c, projWithTask(""))
+			if d != nil {
+				t.Fatal(d)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(s.Body, w) {
+					t.Errorf("body lacks %q:\n%s", w, s.Body)
+				}
+			}
+			for _, w := range tc.notWant {
+				if strings.Contains(s.Body, w) {
+					t.Errorf("body has %q:\n%s", w, s.Body)
+				}
+			}
+			// Deterministic: the same input gives the same bytes.
+			s2, _ := New(dir).learningsSection(c, projWithTask(""))
+			if s2.Body != s.Body {
+				t.Error("learnings section is not deterministic")
+			}
+		})
+	}
+}
+
+func TestHistoryStrategies(t *testing.T) {
+	tests := []struct {
+		name     string
+		history  string
+		want     []string
+		notWant  []string
+		wantDiag string
+	}{
+		{name: "window", history: "history:\n  window: 2\n", want: []string{"Mounted the middleware."}, notWant: []string{"Implement JWT auth"}},
+		{name: "summary extractive", history: "history:\n  strategy: summary\n  keep: 2\n", want: []string{"Summary of earlier conversation", "(extractive summary of"}},
+		{name: "summary command", history: "history:\n  strategy: summary\n  keep: 2\n  summarizer: \"echo folded-by-command\"\n", want: []string{"folded-by-command"}},
+		{name: "summary command fails", history: "history:\n  strategy: summary\n  keep: 2\n  window: 2\n  summarizer: \"exit 3\"\n", want: []string{"Mounted the middleware."}, wantDiag: "history summary"},
+		{name: "importance", history: "history:\n  strategy: importance\n  keep: 2\n", want: []string{"call_1"}},
+		{name: "tokens", history: "history:\n  strategy: tokens\n  tokens: 5\n", want: []string{"Mounted the middleware."}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := convProject(t, "targets:\n  - name: dev\n    conversation: c1\n    providers: [markdown]\n"+tc.history, nil)
+			toolConversation(t, dir, "c1")
+			rep, err := New(dir).Build(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := os.ReadFile(filepath.Join(dir, PromptsDir, "dev.md"))
+			conv := string(b)
+			if i := strings.Index(conv, "## Conversation"); i >= 0 {
+				conv = conv[i:]
+			}
+			if j := strings.Index(conv, "## Recent errors"); j >= 0 {
+				conv = conv[:j]
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(conv, w) {
+					t.Errorf("conversation lacks %q:\n%s", w, conv)
+				}
+			}
+			for _, w := range tc.notWant {
+				if strings.Contains(conv, w) {
+					t.Errorf("conversation has %q", w)
+				}
+			}
+			var diags []string
+			for _, d := range rep.Diagnostics {
+				diags = append(diags, d.String())
+			}
+			if got := strings.Contains(strings.Join(diags, "\n"), tc.wantDiag); tc.wantDiag != "" && !got {
+				t.Errorf("diagnostics %v lack %q", diags, tc.wantDiag)
+			}
+		})
+	}
+}
+
+func TestRunConversation(t *testing.T) {
+	tests := []struct {
+		name      string
+		yaml      string
+		wantErr   string // "" ok; "agent" *AgentError; "input" *InputError
+		wantReply string
+		wantFile  string
+		recorded  string
+	}{
+		{name: "configured target, stdin", yaml: "targets:\n  - name: dev\n    conversation: c1\nagent:\n  command: \"cat > seen.txt; echo hi-from-agent\"\n",
+			wantReply: "hi-from-agent", wantFile: PromptsDir + "/dev.md", recorded: "hi-from-agent"},
+		{name: "ad hoc target, prompt file", yaml: "agent:\n  command: \"cp {prompt_file} seen.txt; echo adhoc\"\n",
+			wantReply: "adhoc", wantFile: AdHocPromptDir + "/c1.md", recorded: "adhoc"},
+		{name: "non-zero exit", yaml: "agent:\n  command: \"cat > seen.txt; echo partial; echo boom >&2; exit 3\"\n",
+			wantErr: "agent", wantFile: AdHocPromptDir + "/c1.md", recorded: "boom"},
+		{name: "timeout", yaml: "agent:\n  command: \"cat > seen.txt; sleep 5\"\n  timeout: 200ms\n",
+			wantErr: "agent", wantFile: AdHocPromptDir + "/c1.md", recorded: "timed out after 200ms"},
+		{name: "no command", yaml: "targets:\n  - name: dev\n", wantErr: "input"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := convProject(t, tc.yaml, nil)
+			toolConversation(t, dir, "c1")
+			start := time.Now()
+			res, err := New(dir).RunConversation(context.Background(), RunOptions{ID: "c1", Text: "Add refresh tokens"})
+			if time.Since(start) > 4*time.Second {
+				t.Errorf("run took %v", time.Since(start))
+			}
+			var ae *AgentError
+			var ie *InputError
+			switch tc.wantErr {
+			case "":
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.Reply != tc.wantReply {
+					t.Errorf("reply = %q, want %q", res.Reply, tc.wantReply)
+				}
+			case "agent":
+				if !errors.As(err, &ae) {
+					t.Fatalf("err = %v, want *AgentError", err)
+				}
+			case "input":
+				if !errors.As(err, &ie) {
+					t.Fatalf("err = %v, want *InputError", err)
+				}
+			}
+			s, _ := New(dir).OpenConversations()
+			c, _, _ := s.Read("c1")
+			last := c.Messages[len(c.Messages)-1]
+			if tc.wantErr == "input" {
+				if last.Content == "Add refresh tokens" {
+					t.Error("an input error appended the user message")
+				}
+				return
+			}
+			if res.PromptFile != tc.wantFile {
+				t.Errorf("prompt file = %q, want %q", res.PromptFile, tc.wantFile)
+			}
+			seen, err := os.ReadFile(filepath.Join(dir, "seen.txt"))
+			if err != nil || !strings.Contains(string(seen), "Add refresh tokens") || !strings.Contains(string(seen), "Implement JWT auth") {
+				t.Errorf("agent saw %q (%v), want both user messages", seen, err)
+			}
+			if last.Role != "assistant" || !strings.Contains(last.Content, tc.recorded) || last.IsError != (tc.wantErr != "") {
+				t.Errorf("last record = %+v, want assistant %q (error %v)", last, tc.recorded, tc.wantErr != "")
+			}
+			if last.Agent != "backend-developer" {
+				t.Errorf("agent = %q", last.Agent)
+			}
+		})
+	}
+}
+
+// projWithTask is a project whose next task has the given text.
+func projWithTask(text string) *planning.Project {
+	p := &planning.Project{}
+	if text != "" {
+		p.NextTask = &planning.Task{Text: text}
+	}
+	return p
+}
+
+func TestShellQuote(t *testing.T) {
+	for in, want := range map[string]string{"/a/b.md": "/a/b.md", "/a b/c.md": "'/a b/c.md'", "it's": `'it'\''s'`, "": "''"} {
+		if got := shellQuote(in); got != want {
+			t.Errorf("shellQuote(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
