@@ -192,6 +192,9 @@ assistant message. A failing agent is recorded as an error message and exits 1.`
 				return usageError{err}
 			}
 			res, err := engine.New(g.dir).RunConversation(cmd.Context(), engine.RunOptions{ID: args[0], Text: text, Stderr: streams.ErrOut})
+			if res != nil {
+				printDiagnostics(streams.ErrOut, res.Diagnostics)
+			}
 			if err != nil {
 				var ae *engine.AgentError
 				if errors.As(err, &ae) {
