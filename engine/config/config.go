@@ -43,6 +43,15 @@ type Config struct {
 	Agent Agent `yaml:"agent"`
 	// History sets how a conversation's history is pruned.
 	History History `yaml:"history"`
+	// CircuitBreaker sets the loop-health thresholds (breaker.go).
+	CircuitBreaker CircuitBreaker `yaml:"circuit_breaker"`
+	// Files sets the file sections and task-type exclusions (files.go).
+	Files Files `yaml:"files"`
+	// Compression sets difficulty routing and context compression
+	// (compression.go).
+	Compression Compression `yaml:"compression"`
+	// Watch sets `recite watch` timing and its history commits (watch.go).
+	Watch Watch `yaml:"watch"`
 }
 
 // Target is one consumer of prompt files (DESIGN.md §1 "target").
@@ -179,6 +188,10 @@ func (c *Config) fill() {
 	if c.History.Window == 0 {
 		c.History.Window = 20
 	}
+	c.CircuitBreaker.fill()
+	c.Files.fill()
+	c.Compression.fill()
+	c.Watch.fill()
 }
 
 // Error is a configuration error with its position.
@@ -314,8 +327,17 @@ func (c *Config) validate(path string, lines map[string]int) error {
 	default:
 		return fail("history", "history.strategy %q: want window, tokens, summary or importance", c.History.Strategy)
 	}
+	for _, v := range []func(fail failFunc) error{c.CircuitBreaker.validate, c.Files.validate, c.Compression.validate, c.Watch.validate} {
+		if err := v(fail); err != nil {
+			return err
+		}
+	}
 	return nil
 }
+
+// failFunc builds an *Error at the line of a dotted key ("history",
+// "targets[0].providers"), as keyLines records them.
+type failFunc func(key, format string, args ...any) error
 
 // checkRel rejects paths that are absolute or leave the project.
 func checkRel(p string) error {
