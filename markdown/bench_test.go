@@ -5,11 +5,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/recite-dev/recite/internal/sharedtest"
 )
 
 func norishState(b *testing.B) []byte {
 	b.Helper()
-	src, err := os.ReadFile(filepath.Join(realdataDir(b), "23492__norish", ".planning", "STATE.md"))
+	src, err := os.ReadFile(filepath.Join(sharedtest.Realdata(b), "23492__norish", ".planning", "STATE.md"))
 	if err != nil {
 		b.Skipf("norish STATE.md not readable: %v", err)
 	}
@@ -50,7 +52,7 @@ func BenchmarkNewReader(b *testing.B) {
 // BenchmarkParseNorishTree parses every markdown file of the norish planning
 // tree (168 files, 3.2 MB) with one Reader; the tree must load in < 150 ms.
 func BenchmarkParseNorishTree(b *testing.B) {
-	root := filepath.Join(realdataDir(b), "23492__norish", ".planning")
+	root := filepath.Join(sharedtest.Realdata(b), "23492__norish", ".planning")
 	var files [][]byte
 	var total int64
 	err := filepath.WalkDir(root, func(p string, e os.DirEntry, err error) error {

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/recite-dev/recite/internal/sharedtest"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/golden/*.json from the current parser output")
@@ -80,7 +82,7 @@ var goldenFiles = []struct{ name, path string }{
 }
 
 func TestGolden(t *testing.T) {
-	rd := realdataDir(t)
+	rd := sharedtest.Realdata(t)
 	r := NewReader()
 	for _, gf := range goldenFiles {
 		t.Run(gf.name, func(t *testing.T) {
@@ -121,7 +123,7 @@ func TestGolden(t *testing.T) {
 // TestGoldenSpotChecks checks values of the golden files against the
 // source files read independently, line by line.
 func TestGoldenSpotChecks(t *testing.T) {
-	rd := realdataDir(t)
+	rd := sharedtest.Realdata(t)
 	read := func(rel string) (*Document, []string) {
 		src, err := os.ReadFile(filepath.Join(rd, filepath.FromSlash(rel)))
 		if err != nil {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/recite-dev/recite/internal/sharedtest"
 )
 
 // checkInvariants returns the violations of the properties every Document
@@ -98,35 +100,10 @@ func checkInvariants(d *Document) []string {
 	return bad
 }
 
-// realdataDir returns /work/shared/realdata located relative to the module
-// root (the directory holding go.mod, then ../shared/realdata), or skips.
-func realdataDir(tb testing.TB) string {
-	tb.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			tb.Skip("module root (go.mod) not found; cannot locate ../shared/realdata")
-		}
-		dir = parent
-	}
-	rd := filepath.Join(dir, "..", "shared", "realdata")
-	if st, err := os.Stat(rd); err != nil || !st.IsDir() {
-		tb.Skipf("real planning trees not found at %s; skipping", rd)
-	}
-	return rd
-}
-
 // TestRealdataInvariants parses every markdown file of every real planning
 // tree and checks the invariants.
 func TestRealdataInvariants(t *testing.T) {
-	rd := realdataDir(t)
+	rd := sharedtest.Realdata(t)
 	r := NewReader()
 	n := 0
 	err := filepath.WalkDir(rd, func(p string, e os.DirEntry, err error) error {

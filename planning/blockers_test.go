@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/recite-dev/recite/internal/sharedtest"
 	"github.com/recite-dev/recite/markdown"
 )
 
@@ -206,7 +207,7 @@ func TestBlockersFromBullets(t *testing.T) {
 // three bucket sub-bullets of item 3 excluded), Pinkowo's file is a
 // completion log.
 func TestBlockersRealdata(t *testing.T) {
-	root := filepath.Join(sharedDir(t), "realdata")
+	root := sharedtest.Realdata(t)
 	want := map[string]struct{ total, open, p0 int }{
 		"calhotellier-dot__ServicImmo": {40, 40, 10},
 		"Pinkowo__mirror-mackup":       {0, 0, 0},

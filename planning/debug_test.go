@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/recite-dev/recite/internal/sharedtest"
 	"github.com/recite-dev/recite/markdown"
 )
 
@@ -118,7 +119,7 @@ fix:
 // TestDebugRealdata runs parseDebug over every file under a debug/ folder of
 // shared/realdata and checks counts read by hand from two of them.
 func TestDebugRealdata(t *testing.T) {
-	root := filepath.Join(sharedDir(t), "realdata")
+	root := sharedtest.Realdata(t)
 	type facts struct {
 		status                string
 		eliminated, evidence  int

@@ -8,53 +8,19 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/recite-dev/recite/internal/sharedtest"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
-
-// sharedDir returns /work/shared found relative to the module root (the
-// directory holding go.mod, then ../shared), or skips the test.
-func sharedDir(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("go.mod not found above the test directory; cannot locate ../shared")
-		}
-		dir = parent
-	}
-	shared := filepath.Join(dir, "..", "shared")
-	if _, err := os.Stat(filepath.Join(shared, "realdata")); err != nil {
-		t.Skipf("realdata not present at %s: %v", filepath.Join(shared, "realdata"), err)
-	}
-	return shared
-}
 
 // realdataTrees lists the .planning folders under shared/realdata by tree
 // name.
 func realdataTrees(t testing.TB) map[string]string {
 	t.Helper()
-	root := filepath.Join(sharedDir(t), "realdata")
-	entries, err := os.ReadDir(root)
-	if err != nil {
-		t.Fatal(err)
-	}
 	out := map[string]string{}
-	for _, e := range entries {
-		dir := filepath.Join(root, e.Name(), ".planning")
-		if st, err := os.Stat(dir); err == nil && st.IsDir() {
-			out[e.Name()] = dir
-		}
-	}
-	if len(out) == 0 {
-		t.Skip("no .planning trees under " + root)
+	for _, tr := range sharedtest.Trees(t) {
+		out[tr.Name] = filepath.Join(tr.Root, ".planning")
 	}
 	return out
 }
