@@ -61,6 +61,16 @@ type Document struct {
 	// lineStarts[i] is the byte offset in text where line i+1 starts.
 	text       string
 	lineStarts []int
+	// hasRefs reports link reference definitions in the body; spliceable
+	// that the parse completed on valid UTF-8; blocks are the lines of the
+	// top-level blocks that may bound a re-read region (all for Reparse).
+	hasRefs, spliceable bool
+	blocks              []int
+	// generation counts the splices since the last whole parse (0 for
+	// Parse). Items a splice copies from prev keep pointing into prev's
+	// text, so every generation's text stays reachable; Reparse parses the
+	// whole file again after maxSpliceGenerations to bound that.
+	generation int
 }
 
 // Diagnostic is a problem found in a file: where it is and what it is.

@@ -53,7 +53,8 @@ func (r *Reader) Parse(path string, src []byte) (doc *Document) {
 		}
 	}()
 
-	if !utf8.Valid(src) {
+	valid := utf8.Valid(src)
+	if !valid {
 		doc.diag(firstInvalidLine(src), "not valid UTF-8; invalid bytes replaced by U+FFFD")
 		src = bytes.ToValidUTF8(src, []byte("\uFFFD"))
 	}
@@ -75,6 +76,7 @@ func (r *Reader) Parse(path string, src []byte) (doc *Document) {
 	doc.assignSections()
 	doc.parseTasks(bodyStart)
 	doc.assignTaskSections()
+	doc.spliceable = valid // see Reparse
 	return doc
 }
 
@@ -153,6 +155,9 @@ type walker struct {
 	// tablesAtHeading[i] is len(headings) when Tables[i] was found; rows
 	// appended after a table join it only if no heading came in between.
 	tablesAtHeading []int
+	// blocks are the lines of top-level blocks that may bound a re-read
+	// region (see walkRefs).
+	blocks []int
 }
 
 // line returns the original-file line of body offset off.
@@ -164,7 +169,13 @@ func (w *walker) line(off int) int {
 }
 
 func (w *walker) walk() {
-	root := w.r.md.Parser().Parse(text.NewReader(w.src))
+	w.doc.hasRefs = w.walkRefs()
+	w.doc.blocks = w.blocks
+}
+
+// walkTree records the headings, checkboxes, fields and tables of the
+// parsed body.
+func (w *walker) walkTree(root ast.Node) {
 	_ = ast.Walk(root, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if !entering {
 			return ast.WalkContinue, nil

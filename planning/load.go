@@ -7,6 +7,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/recite-dev/recite/markdown"
@@ -64,41 +65,71 @@ type walked struct {
 	path string
 	size int64
 	role string
+	stat fileStat
+	// entry is what the cache holds for the file once read.
+	entry *cacheEntry
 }
 
 func (l *loader) diag(p string, line int, format string, args ...any) {
 	l.p.Diagnostics = append(l.p.Diagnostics, Diagnostic{Path: p, Line: line, Message: fmt.Sprintf(format, args...)})
 }
 
-// walk lists the tree. Unreadable subfolders become diagnostics.
+// walk lists the tree in fs.WalkDir's order (lexical, depth first),
+// skipping .git and node_modules folders. Unreadable subfolders become
+// diagnostics. A folder whose stat is unchanged is not listed again (see
+// Cache.listDir), and the files are stat'ed by two goroutines: on a warm
+// rebuild these system calls are most of the cost of a load.
 func (l *loader) walk() {
-	_ = fs.WalkDir(l.fsys, ".", func(p string, d fs.DirEntry, err error) error {
+	var ents []fs.DirEntry
+	var paths []string
+	var visit func(dir string)
+	visit = func(dir string) {
+		list, err := l.cache.listDir(l.fsys, dir)
 		if err != nil {
-			if p != "." {
-				l.diag(p, 0, "cannot read: %v", err)
+			if dir != "." {
+				l.diag(dir, 0, "cannot read: %v", err)
 			}
-			if d != nil && d.IsDir() {
-				return fs.SkipDir
+			return
+		}
+		for _, d := range list {
+			p := d.Name()
+			if dir != "." {
+				p = dir + "/" + p
 			}
-			return nil
-		}
-		if d.IsDir() {
-			if d.Name() == ".git" || d.Name() == "node_modules" {
-				return fs.SkipDir
+			switch {
+			case d.IsDir():
+				if d.Name() != ".git" && d.Name() != "node_modules" {
+					visit(p)
+				}
+			case d.Type().IsRegular():
+				ents, paths = append(ents, d), append(paths, p)
 			}
-			return nil
 		}
-		if !d.Type().IsRegular() {
-			return nil
+	}
+	visit(".")
+	infos := make([]fs.FileInfo, len(ents))
+	errs := make([]error, len(ents))
+	stat := func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			infos[i], errs[i] = ents[i].Info()
 		}
-		info, err := d.Info()
-		if err != nil {
-			l.diag(p, 0, "cannot stat: %v", err)
-			return nil
+	}
+	if half := len(ents) / 2; half >= 16 {
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() { defer wg.Done(); stat(half, len(ents)) }()
+		stat(0, half)
+		wg.Wait()
+	} else {
+		stat(0, len(ents))
+	}
+	for i, p := range paths {
+		if errs[i] != nil {
+			l.diag(p, 0, "cannot stat: %v", errs[i])
+			continue
 		}
-		l.files = append(l.files, walked{path: p, size: info.Size(), role: fileRole(p)})
-		return nil
-	})
+		l.files = append(l.files, walked{path: p, size: infos[i].Size(), role: fileRole(p), stat: statOf(infos[i])})
+	}
 }
 
 // fileRole names what a path is by its place and name (FORMATS.md §1.1,
@@ -168,22 +199,29 @@ func fileRole(p string) string {
 // matter is parsed when fmOnly is set (summaries: their existence is what
 // counts, their front matter is checked).
 func (l *loader) readDoc(w *walked, fmOnly bool) *markdown.Document {
-	data := l.readFile(w)
-	if data == nil {
+	e := l.load(w, fmOnly, false)
+	if e == nil || e.doc == nil {
 		return nil
 	}
-	if fmOnly {
-		data = data[:frontMatterEnd(data)]
-	}
-	doc := l.cache.parse(w.path, data)
-	l.p.Diagnostics = append(l.p.Diagnostics, doc.Diagnostics...)
-	return doc
+	l.p.Diagnostics = append(l.p.Diagnostics, e.doc.Diagnostics...)
+	return e.doc
 }
 
 // readFile reads a file within the size limit; binary or non-UTF-8 content
 // is reported (FORMATS.md §4.8). It returns nil when the file must be
 // skipped.
 func (l *loader) readFile(w *walked) []byte {
+	if e := l.load(w, false, true); e != nil {
+		return e.data
+	}
+	return nil
+}
+
+// load returns the cache entry of a file (parsed as markdown unless raw;
+// only its front matter with fmOnly), from the cache without reading it
+// when its stat is unchanged, and reports the file's reading problems. It
+// returns nil, with a diagnostic, when the file must be skipped.
+func (l *loader) load(w *walked, fmOnly, raw bool) *cacheEntry {
 	if l.read == nil {
 		l.read = map[string]bool{}
 	}
@@ -193,22 +231,37 @@ func (l *loader) readFile(w *walked) []byte {
 		w.role = "skipped"
 		return nil
 	}
-	data, err := fs.ReadFile(l.fsys, w.path)
-	if err != nil {
-		l.diag(w.path, 0, "cannot read: %v", err)
+	k := cacheKey{path: w.path, fmOnly: fmOnly && !raw}
+	e := l.cache.fresh(k, w.stat)
+	if e == nil {
+		readAt := l.cache.clock()
+		data, err := fs.ReadFile(l.fsys, w.path)
+		if err != nil {
+			l.diag(w.path, 0, "cannot read: %v", err)
+			w.role = "skipped"
+			return nil
+		}
+		var diags []Diagnostic
+		skipped := false
+		if i := bytes.IndexByte(data, 0); i >= 0 {
+			diags = append(diags, Diagnostic{Path: w.path, Line: lineOf(data, i), Message: "binary content (NUL byte); skipped"})
+			skipped = true
+		} else if !utf8.Valid(data) {
+			diags = append(diags, Diagnostic{Path: w.path, Line: lineOf(data, firstInvalid(data)), Message: "not valid UTF-8; invalid bytes read as U+FFFD"})
+			data = bytes.ToValidUTF8(data, []byte("\uFFFD"))
+		}
+		if k.fmOnly {
+			data = data[:frontMatterEnd(data)]
+		}
+		e = l.cache.store(k, w.stat, readAt, data, diags, skipped, raw)
+	}
+	l.p.Diagnostics = append(l.p.Diagnostics, e.diags...)
+	w.entry = e
+	if e.skipped {
 		w.role = "skipped"
 		return nil
 	}
-	if i := bytes.IndexByte(data, 0); i >= 0 {
-		l.diag(w.path, lineOf(data, i), "binary content (NUL byte); skipped")
-		w.role = "skipped"
-		return nil
-	}
-	if !utf8.Valid(data) {
-		l.diag(w.path, lineOf(data, firstInvalid(data)), "not valid UTF-8; invalid bytes read as U+FFFD")
-		data = bytes.ToValidUTF8(data, []byte("\uFFFD"))
-	}
-	return data
+	return e
 }
 
 func lineOf(data []byte, off int) int { return bytes.Count(data[:off], []byte{'\n'}) + 1 }
@@ -296,11 +349,11 @@ func (l *loader) build() {
 	var rphases []roadmapPhase
 	if roadmap != nil {
 		p.Roadmap = &Doc{Path: "ROADMAP.md", Title: roadmap.Title(), Markdown: roadmap}
-		rphases = parseRoadmap("ROADMAP.md", roadmap)
+		rphases = l.roadmap(byPath["ROADMAP.md"], roadmap)
 	}
 	if len(rphases) == 0 && vision != nil {
 		// fire-flow's first era: VISION.md is the roadmap.
-		if vp := parseRoadmap("VISION.md", vision); len(vp) > 0 {
+		if vp := l.roadmap(byPath["VISION.md"], vision); len(vp) > 0 {
 			rphases = vp
 			if p.Roadmap == nil {
 				p.Roadmap = p.Vision
@@ -444,12 +497,34 @@ func (l *loader) scanPhases(byPath map[string]*walked) []*diskPhase {
 	for _, dp := range out {
 		pairPlans(dp.plans, summaries[dp])
 		for _, pl := range dp.plans {
-			if doc := l.readDoc(byPath[pl.Path], false); doc != nil {
-				parsePlan(pl, doc)
+			w := byPath[pl.Path]
+			if doc := l.readDoc(w, false); doc != nil {
+				l.plan(w, pl, doc)
 			}
 		}
 	}
 	return out
+}
+
+// roadmap is parseRoadmap, once per version of the file.
+func (l *loader) roadmap(w *walked, doc *markdown.Document) []roadmapPhase {
+	return l.cache.derive(w.entry, "roadmap", func() any { return parseRoadmap(w.path, doc) }).([]roadmapPhase)
+}
+
+// plan is parsePlan, once per version of the file and completion (the
+// tasks of a plan with a summary are done).
+func (l *loader) plan(w *walked, pl *Plan, doc *markdown.Document) {
+	key := "plan"
+	if pl.Done {
+		key = "plan-done"
+	}
+	q := l.cache.derive(w.entry, key, func() any {
+		q := &Plan{Done: pl.Done}
+		parsePlan(q, doc)
+		return q
+	}).(*Plan)
+	pl.Markdown, pl.Title, pl.Type, pl.Objective = q.Markdown, q.Title, q.Type, q.Objective
+	pl.FilesModified, pl.Tasks = q.FilesModified, q.Tasks
 }
 
 // phaseFor returns the disk phase for a folder (isDir) or loose file name

@@ -15,7 +15,10 @@ package budget
 import (
 	"crypto/sha256"
 	"fmt"
+	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/tiktoken-go/tokenizer"
 )
@@ -27,15 +30,28 @@ const (
 )
 
 // Counter counts tokens. It is safe for concurrent use.
+//
+// Counts are cached by the SHA-256 of the text in two generations: when the
+// current one holds maxCacheEntries counts it becomes the previous one and
+// the counts not used since are dropped, so a long `recite watch` session
+// keeps the counts it uses and no others.
 type Counter struct {
 	name  string
 	codec tokenizer.Codec
 
 	mu     sync.Mutex
 	cache  map[[sha256.Size]byte]int
+	prev   map[[sha256.Size]byte]int
 	hits   int
 	misses int
 }
+
+// maxCacheEntries bounds one generation of the count cache.
+const maxCacheEntries = 1 << 14
+
+// chunkMin is the size in bytes from which Count splits a text into
+// paragraphs and counts each (see Count).
+const chunkMin = 2 << 10
 
 // NewCounter returns a Counter for the named encoding (o200k_base or
 // cl100k_base). It returns an error for any other name.
@@ -58,29 +74,101 @@ func (c *Counter) Encoding() string { return c.name }
 // Count returns the number of tokens in s. Counts are cached by the SHA-256
 // of s; special-token text such as "<|endoftext|>" is counted as ordinary
 // text, as it would be in a prompt.
+//
+// A text of chunkMin bytes or more is counted paragraph by paragraph, each
+// paragraph's count cached, so a section whose one paragraph changed costs
+// the tokenisation of that paragraph only. The sum is exact: both
+// encodings' pre-tokenizer patterns (o200k_base, cl100k_base) end a piece
+// at a line feed followed by a character that is neither white space nor
+// '/' — no alternative starts with a line feed unless it is all white
+// space, and the punctuation alternative takes trailing line feeds (and, in
+// o200k_base, slashes) but nothing else — and BPE never merges across
+// pieces. TestCountChunksExact and FuzzCountChunks check it.
 func (c *Counter) Count(s string) int {
 	if s == "" {
 		return 0
 	}
+	if len(s) < chunkMin {
+		return c.count(s)
+	}
 	key := sha256.Sum256([]byte(s))
-	c.mu.Lock()
-	if n, ok := c.cache[key]; ok {
-		c.hits++
-		c.mu.Unlock()
+	if n, ok := c.lookup(key); ok {
 		return n
 	}
-	c.misses++
-	c.mu.Unlock()
+	n := 0
+	for len(s) > 0 {
+		cut := paragraphEnd(s)
+		n += c.count(s[:cut])
+		s = s[cut:]
+	}
+	c.store(key, n)
+	return n
+}
+
+// paragraphEnd returns the length of s's first paragraph: up to and
+// including the first blank line that is followed by a character that
+// starts a piece in both encodings (not white space, and not '/', which
+// o200k_base's punctuation alternative takes after line feeds), or all of
+// s.
+func paragraphEnd(s string) int {
+	for i := 0; ; {
+		j := strings.Index(s[i:], "\n\n")
+		if j < 0 {
+			return len(s)
+		}
+		k := i + j + 2
+		for k < len(s) && s[k] == '\n' {
+			k++
+		}
+		if k >= len(s) {
+			return len(s)
+		}
+		if r, _ := utf8.DecodeRuneInString(s[k:]); !unicode.IsSpace(r) && r != '/' {
+			return k
+		}
+		i = k
+	}
+}
+
+// count tokenises s unless its count is cached.
+func (c *Counter) count(s string) int {
+	key := sha256.Sum256([]byte(s))
+	if n, ok := c.lookup(key); ok {
+		return n
+	}
 	n, err := c.codec.Count(s)
 	if err != nil {
 		// The codec only fails on invalid UTF-8 in strict mode, which we do
 		// not set; fall back to a byte-based bound rather than zero.
 		n = len(s)
 	}
-	c.mu.Lock()
-	c.cache[key] = n
-	c.mu.Unlock()
+	c.store(key, n)
 	return n
+}
+
+func (c *Counter) lookup(key [sha256.Size]byte) (int, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if n, ok := c.cache[key]; ok {
+		c.hits++
+		return n, true
+	}
+	if n, ok := c.prev[key]; ok {
+		c.hits++
+		c.cache[key] = n
+		return n, true
+	}
+	c.misses++
+	return 0, false
+}
+
+func (c *Counter) store(key [sha256.Size]byte, n int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.cache) >= maxCacheEntries {
+		c.prev, c.cache = c.cache, make(map[[sha256.Size]byte]int)
+	}
+	c.cache[key] = n
 }
 
 // Stats reports how many Count calls were answered from the cache (hits)

@@ -2,6 +2,7 @@ package budget
 
 import (
 	"encoding/json"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -102,4 +103,77 @@ func BenchmarkCount(b *testing.B) {
 		// Defeat the cache: a different text each iteration.
 		c.Count(text + string(rune('a'+i%26)) + strings.Repeat("x", i%7))
 	}
+}
+
+// TestCountChunksExact: counting a long text paragraph by paragraph gives
+// the count of the whole text, for both encodings, on the repository's
+// markdown and YAML files and on texts built to stress the paragraph
+// boundary (blank lines before spaces, tabs, punctuation, digits, CJK, a
+// non-breaking space, CRLF).
+func TestCountChunksExact(t *testing.T) {
+	var texts []string
+	root := filepath.Join("..", "..")
+	_ = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() && (d.Name() == ".git" || d.Name() == "node_modules") {
+			if d != nil && d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if strings.HasSuffix(p, ".md") || strings.HasSuffix(p, ".yaml") || strings.HasSuffix(p, ".txtar") {
+			if b, err := os.ReadFile(p); err == nil && len(b) >= chunkMin {
+				texts = append(texts, string(b))
+			}
+		}
+		return nil
+	})
+	para := strings.Repeat("word ", 500)
+	for _, sep := range []string{"\n\n", "\n\n\n", "\n\n ", "\n\n\t", "\n\n- ", "\n\n## ", "\n\n123", "\n\n中文", "\n\n\u00a0x", "\r\n\r\n", "\n \n", ":\n\n", "\n\n.", "\n\n'", "\n\n<|endoftext|>"} {
+		texts = append(texts, para+sep+para+sep+para)
+	}
+	// Random texts over an alphabet of the characters that decide piece
+	// boundaries.
+	rng := rand.New(rand.NewPCG(3, 4))
+	alphabet := []string{"\n", "\n\n", " ", "\t", "/", ")", "'s", "a", "Word", "12345", "中", "—", ".", "-", "#", "\u00a0", "\r\n", "  "}
+	for range 300 {
+		var b strings.Builder
+		for b.Len() < chunkMin*2 {
+			b.WriteString(alphabet[rng.IntN(len(alphabet))])
+		}
+		texts = append(texts, b.String())
+	}
+	if len(texts) < 20 {
+		t.Fatalf("only %d texts", len(texts))
+	}
+	for _, enc := range []string{O200kBase, Cl100kBase} {
+		c, err := NewCounter(enc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range texts {
+			want, _ := c.codec.Count(s)
+			if got := c.Count(s); got != want {
+				t.Errorf("%s: paragraph sum %d, whole %d, for %.60q…", enc, got, want, s)
+			}
+		}
+	}
+}
+
+// FuzzCountChunks: the paragraph-wise count of any text equals the count of
+// the whole text.
+func FuzzCountChunks(f *testing.F) {
+	f.Add(strings.Repeat("x", chunkMin) + ")\n\n// c\n\n's\n\n 1\n\n中")
+	c, err := NewCounter(O200kBase)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if len(s) < chunkMin {
+			s += strings.Repeat("\n\nword", chunkMin/6)
+		}
+		want, _ := c.codec.Count(s)
+		if got := c.Count(s); got != want {
+			t.Fatalf("paragraph sum %d, whole %d", got, want)
+		}
+	})
 }

@@ -155,6 +155,17 @@ type Record struct {
 	FilesModified []string `json:"files_modified,omitempty"`
 	// TestsPassing reports whether tests passed, when reported.
 	TestsPassing *bool `json:"tests_passing,omitempty"`
+	// ExitCode is, on an iteration record of `recite conversation run`, the
+	// agent command's exit code (-1 when it did not exit: a timeout or an
+	// interrupt).
+	ExitCode *int `json:"exit_code,omitempty"`
+	// OutputLines is, on an iteration record, how many lines the agent
+	// printed on stdout (the circuit breaker's output decline reads it).
+	OutputLines *int `json:"output_lines,omitempty"`
+	// ErrorHash is, on the iteration record of a failed run, the hash of
+	// the normalized error (signals.Hash): equal hashes in consecutive
+	// iterations are the same error repeating.
+	ErrorHash string `json:"error_hash,omitempty"`
 	// CompactSummary marks a message that is an agent's compaction summary.
 	CompactSummary bool `json:"compact_summary,omitempty"`
 	// Sidechain marks a message from a side conversation (a Claude Code

@@ -1,0 +1,342 @@
+package markdown
+
+import (
+	"bytes"
+	"slices"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/text"
+)
+
+// Reparse returns the Document that r.Parse(prev.Path, src) would return,
+// re-reading with goldmark only the top-level section that changed since
+// prev was parsed (issue "recite build", measures: a warm rebuild after one
+// line of a 340 KB STATE.md changes). prev must be a Document returned by
+// Parse or Reparse and is not modified; the result shares no mutable state
+// with it.
+//
+// The splice is used only when it is provably the same as a whole parse:
+// the bytes that differ lie in the body between two ATX headings that prev
+// found at the top level, the line after the re-read region still parses as
+// a top-level heading (so no fence, HTML block or list runs across the
+// boundary), neither text defines link references (document-wide state in
+// CommonMark), and the file has no BOM, no CR and valid UTF-8. Otherwise,
+// and when prev is nil, the whole file is parsed. Reparse never panics.
+func (r *Reader) Reparse(prev *Document, src []byte) (doc *Document) {
+	if prev == nil {
+		return r.Parse("", src)
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			doc = r.Parse(prev.Path, src)
+		}
+	}()
+	if d := r.splice(prev, src); d != nil {
+		return d
+	}
+	return r.Parse(prev.Path, src)
+}
+
+// maxSpliceGenerations bounds the chain of splices between whole parses.
+// Strings copied from prev (section titles, fields, table cells) still
+// point into the text they were parsed from, so a chain of n splices keeps
+// up to n+1 versions of the file alive: without a bound a day of
+// `recite watch` edits grew the heap by one STATE.md (340 KB) per render.
+// With 8, a file costs at most 9 copies of itself, and one save in 9 pays
+// for a whole parse (about 6 ms on norish's STATE.md instead of 0.35 ms).
+const maxSpliceGenerations = 8
+
+// splice is Reparse's incremental path; it returns nil when the whole file
+// must be parsed.
+func (r *Reader) splice(prev *Document, src []byte) *Document {
+	if prev.text == "" || prev.BOM || prev.CRLF || prev.hasRefs || !prev.spliceable || prev.generation >= maxSpliceGenerations {
+		return nil
+	}
+	if bytes.IndexByte(src, '\r') >= 0 || bytes.HasPrefix(src, []byte("\uFEFF")) {
+		return nil
+	}
+	old := prev.text
+	// The differing byte ranges: old[p:oe] became src[p:ne].
+	p := commonPrefix(old, src)
+	if p == len(old) && p == len(src) {
+		return nil // identical: a plain parse is as cheap to reason about
+	}
+	s := commonSuffix(old[p:], src[p:])
+	oe, ne := len(old)-s, len(src)-s
+	// prev's text is valid UTF-8 and line feeds are ASCII, so the new text
+	// is valid when the changed lines are.
+	ls := bytes.LastIndexByte(src[:p], '\n') + 1
+	le := len(src)
+	if i := bytes.IndexByte(src[ne:], '\n'); i >= 0 {
+		le = ne + i
+	}
+	if !utf8.Valid(src[ls:le]) {
+		return nil
+	}
+	oldBody := len(old) - len(prev.Body)
+	if p < oldBody {
+		return nil
+	}
+	// A: the last boundary whose line ends before p; B: the first one
+	// whose line starts at or after oe (see boundary).
+	first := prev.lineOf(p)
+	last := first
+	if oe > p {
+		last = prev.lineOf(oe - 1)
+	}
+	aLine, bOld := 0, 0
+	k := sort.SearchInts(prev.blocks, first) // blocks[:k] start before first
+	for i := k - 1; i >= 0 && aLine == 0; i-- {
+		if prev.boundary(prev.blocks[i]) {
+			aLine = prev.blocks[i]
+		}
+	}
+	for i := sort.SearchInts(prev.blocks, last+1); i < len(prev.blocks) && bOld == 0; i++ {
+		if prev.boundary(prev.blocks[i]) {
+			bOld = prev.blocks[i]
+		}
+	}
+	if aLine == 0 {
+		return nil
+	}
+	if bOld > 0 && prev.lineStarts[bOld-1] < oe {
+		return nil
+	}
+
+	d := &Document{Path: prev.Path, BodyLine: 1}
+	d.text = string(src)
+	d.lineStarts = spliceLineStarts(prev.lineStarts, d.text, p, oe, ne)
+	bodyStart, bodyLine := d.splitFrontMatter()
+	if bodyStart != oldBody || bodyLine != prev.BodyLine {
+		return nil
+	}
+	d.Body = d.text[bodyStart:]
+	d.BodyLine = bodyLine
+
+	lineDelta := len(d.lineStarts) - len(prev.lineStarts)
+	from := prev.lineStarts[aLine-1] // same offset in both texts (< p)
+	to := len(d.text)
+	endOld := prev.LineCount() + 1 // exclusive bound of prev's lines
+	bLine := 1 << 62               // B's line in the new text
+	if bOld > 0 {
+		endOld = bOld
+		bLine = bOld + lineDelta
+		to = d.lineEnd(d.lineStarts[bLine-1])
+	}
+	// Re-read A..B (B's first line included, to see that it still starts a
+	// top-level block) with a scratch walker on the new text.
+	scratch := &Document{Path: d.Path, text: d.text, lineStarts: d.lineStarts}
+	w := walker{r: r, doc: scratch, base: from, src: []byte(d.text[from:to])}
+	if w.walkRefs() {
+		return nil
+	}
+	if len(w.blocks) == 0 || w.blocks[0] != aLine {
+		return nil
+	}
+	if bOld > 0 && !slices.Contains(w.blocks, bLine) {
+		return nil
+	}
+	before := func(l int) bool { return l < bLine }
+
+	// Splice: prev's items before A, the re-read ones before B, prev's
+	// items from B on with their lines shifted.
+	headings := make([]Section, 0, len(prev.Sections)+len(w.headings))
+	for _, sec := range prev.Sections {
+		if sec.Line < aLine {
+			headings = append(headings, sec)
+		}
+	}
+	for _, sec := range w.headings {
+		if before(sec.Line) {
+			headings = append(headings, sec)
+		}
+	}
+	for _, sec := range prev.Sections {
+		if bOld > 0 && sec.Line >= bOld {
+			sec.Line += lineDelta
+			sec.EndLine += lineDelta
+			if sec.bodyLine != 0 {
+				sec.bodyLine += lineDelta
+			}
+			headings = append(headings, sec)
+		}
+	}
+	d.finishSections(headings)
+
+	d.Checkboxes = spliceItems(prev.Checkboxes, keep(scratch.Checkboxes, func(c Checkbox) bool { return before(c.Line) }), aLine, endOld, lineDelta,
+		func(c Checkbox) int { return c.Line }, func(c *Checkbox, n int) { c.Line += n })
+	d.Fields = spliceItems(prev.Fields, keep(scratch.Fields, func(f Field) bool { return before(f.Line) }), aLine, endOld, lineDelta,
+		func(f Field) int { return f.Line }, func(f *Field, n int) { f.Line += n })
+	d.Tables = spliceItems(prev.Tables, keep(scratch.Tables, func(t Table) bool { return before(t.Line) }), aLine, endOld, lineDelta,
+		func(t Table) int { return t.Line }, func(t *Table, n int) {
+			t.Line += n
+			if t.Rows == nil {
+				return
+			}
+			rows := make([]Row, len(t.Rows))
+			for i, row := range t.Rows {
+				row.Line += n
+				rows[i] = row
+			}
+			t.Rows = rows
+		})
+	d.blocks = spliceItems(prev.blocks, keep(w.blocks, before), aLine, endOld, lineDelta,
+		func(l int) int { return l }, func(l *int, n int) { *l += n })
+	d.assignSections()
+	d.parseTasks(bodyStart)
+	d.assignTaskSections()
+	d.spliceable = true
+	d.generation = prev.generation + 1
+	return d
+}
+
+// keep returns the items of xs that ok accepts.
+func keep[T any](xs []T, ok func(T) bool) []T {
+	var out []T
+	for _, x := range xs {
+		if ok(x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// boundary reports whether the top-level block starting at line l (one of
+// d.blocks) separates what comes before it from what follows: an ATX
+// heading always does; a paragraph after a blank line does when no table
+// lies in its heading span, since headerless pipe rows join the last table
+// above them up to the next heading.
+func (d *Document) boundary(l int) bool {
+	i := sort.Search(len(d.Sections), func(i int) bool { return d.Sections[i].Line > l }) - 1
+	if i >= 0 && d.Sections[i].Line == l {
+		return d.Sections[i].bodyLine == 0
+	}
+	lo, hi := 0, d.LineCount()+1
+	for _, sec := range d.Sections {
+		if sec.Line <= l {
+			lo = sec.Line
+		} else {
+			hi = sec.Line
+			break
+		}
+	}
+	for _, t := range d.Tables {
+		if t.Line > lo && t.Line < hi {
+			return false
+		}
+		for _, r := range t.Rows {
+			if r.Line > lo && r.Line < hi {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// commonPrefix is the length of the longest common prefix of a and b.
+func commonPrefix(a string, b []byte) int {
+	n := min(len(a), len(b))
+	i := 0
+	const block = 256
+	for i+block <= n && a[i:i+block] == string(b[i:i+block]) {
+		i += block
+	}
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	return i
+}
+
+// commonSuffix is the length of the longest common suffix of a and b.
+func commonSuffix(a string, b []byte) int {
+	n := min(len(a), len(b))
+	i := 0
+	const block = 256
+	for i+block <= n && a[len(a)-i-block:len(a)-i] == string(b[len(b)-i-block:len(b)-i]) {
+		i += block
+	}
+	for i < n && a[len(a)-1-i] == b[len(b)-1-i] {
+		i++
+	}
+	return i
+}
+
+// spliceLineStarts returns the line starts of text, which equals the text
+// of starts except that old[p:oe] became text[p:ne]: starts up to p are
+// kept, the changed bytes are scanned, and the starts after oe move by
+// ne-oe.
+func spliceLineStarts(starts []int, text string, p, oe, ne int) []int {
+	k := sort.SearchInts(starts, p+1)  // starts[:k] <= p
+	j := sort.SearchInts(starts, oe+1) // starts[j:] > oe
+	out := make([]int, 0, len(starts)+strings.Count(text[p:ne], "\n")-(j-k))
+	out = append(out, starts[:k]...)
+	for i := p; i < ne; {
+		n := strings.IndexByte(text[i:ne], '\n')
+		if n < 0 {
+			break
+		}
+		i += n + 1
+		out = append(out, i)
+	}
+	for _, q := range starts[j:] {
+		out = append(out, q+ne-oe)
+	}
+	return out
+}
+
+// spliceItems joins the items of prev before line a, the re-read items, and
+// prev's items at or after line end shifted by delta lines, in line order.
+func spliceItems[T any](prev, mid []T, a, end, delta int, line func(T) int, shift func(*T, int)) []T {
+	lo := sort.Search(len(prev), func(i int) bool { return line(prev[i]) >= a })
+	hi := sort.Search(len(prev), func(i int) bool { return line(prev[i]) >= end })
+	n := lo + len(mid) + len(prev) - hi
+	if n == 0 {
+		return nil // as a whole parse leaves it
+	}
+	out := make([]T, 0, n)
+	out = append(out, prev[:lo]...)
+	out = append(out, mid...)
+	for _, it := range prev[hi:] {
+		if delta != 0 {
+			shift(&it, delta)
+		}
+		out = append(out, it)
+	}
+	return out
+}
+
+// walkRefs walks like walk, records the top-level blocks that may bound
+// a re-read region (w.blocks: ATX headings, and paragraphs after a blank
+// line, by original-file line), and reports whether the text read defines
+// link references, whose labels resolve across the whole document.
+func (w *walker) walkRefs() bool {
+	pc := parser.NewContext()
+	root := w.r.md.Parser().Parse(text.NewReader(w.src), parser.WithContext(pc))
+	w.walkTree(root)
+	for n := root.FirstChild(); n != nil; n = n.NextSibling() {
+		switch n.Kind() {
+		case ast.KindHeading:
+			if l := n.Lines(); l.Len() > 0 && w.atxLine(l.At(0).Start) {
+				w.blocks = append(w.blocks, w.line(l.At(0).Start))
+			} else if l.Len() == 0 && n.Pos() >= 0 {
+				w.blocks = append(w.blocks, w.line(n.Pos()))
+			}
+		case ast.KindParagraph:
+			if l := n.Lines(); l.Len() > 0 {
+				if line := w.line(l.At(0).Start); line > 1 && w.doc.blankLine(line-1) {
+					w.blocks = append(w.blocks, line)
+				}
+			}
+		}
+	}
+	return len(pc.References()) > 0
+}
+
+// blankLine reports whether original-file line l holds only white space.
+func (d *Document) blankLine(l int) bool {
+	return strings.TrimSpace(d.Lines(l, l)) == ""
+}
