@@ -36,58 +36,14 @@
 //
 // List (Load + Walk) gives the files in context; Explain says why a path
 // is in or out, like `git check-ignore -v`; Include entries ("never
-// exclude", DESIGN.md invariant 9) override every ignore file.
+// exclude", DESIGN.md invariant 9) override every ignore file; SetExtra
+// adds the task-type excludes of recite.yaml; ReadDir lists one directory
+// for the file-tree section without walking the rest.
+//
+// # No hidden defaults
+//
+// The package excludes nothing of its own apart from .git: the default
+// exclusions are the .powerignore `recite init` writes, whose single
+// source is templates/init/powerignore (TestDefaultPowerignore checks what
+// that file keeps out and in).
 package ignore
-
-// DefaultPowerignore is the .powerignore `recite init` writes: the
-// fire-flow default list (FORMATS.md §2.10, context-engineering.md §3),
-// gitignore syntax, comments explaining each group. Files a plan, an error
-// or the user names still enter context (WalkOptions.Include).
-const DefaultPowerignore = `# .powerignore — files recite keeps out of agent context.
-# Gitignore syntax; applied on top of .gitignore (a "!" in .gitignore cannot
-# bring back what this file excludes). Files named by the current plan, by
-# an error message or by the user always enter context.
-# Explain a verdict with: recite files --why PATH
-
-# Build output
-dist/
-build/
-out/
-target/
-.next/
-coverage/
-*.pyc
-__pycache__/
-
-# Dependencies
-node_modules/
-vendor/
-.venv/
-
-# Lock files
-*.lock
-package-lock.json
-pnpm-lock.yaml
-go.sum
-
-# Minified and generated files
-*.min.js
-*.min.css
-*.map
-__snapshots__/
-**/fixtures/large-*
-
-# Binary and media files
-*.png
-*.jpg
-*.jpeg
-*.gif
-*.ico
-*.pdf
-*.zip
-*.tar.gz
-
-# Planning material that is history, not instructions
-.planning/loops/
-.planning/research/
-`

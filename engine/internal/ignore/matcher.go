@@ -31,6 +31,9 @@ type Source struct {
 	File    string
 	Line    int
 	Pattern string
+	// Note says why an extra pattern applies (SetExtra), e.g. "task type
+	// frontend, front matter task_type of …"; "" for ignore files.
+	Note string `json:",omitempty"`
 }
 
 // String formats s as FILE:LINE:PATTERN.
@@ -76,6 +79,7 @@ type Matcher struct {
 	root    string
 	power   *patternList
 	exclude *patternList
+	extra   *patternList // SetExtra: excluded on top of every ignore file
 
 	mu   sync.Mutex
 	dirs map[string]*patternList // dir slash path ("" = root) → its .gitignore (nil = none)
@@ -176,6 +180,17 @@ func (m *Matcher) gitignore(dir string) (*patternList, error) {
 // not excluded. chain holds the .gitignore lists of the path's directory and
 // its ancestors, deepest first.
 func (m *Matcher) decide(chain []*patternList, rel, name string, isDir bool) (*pattern, *patternList) {
+	p, l := m.decideFiles(chain, rel, name, isDir)
+	if (p == nil || p.negative) && m.extra != nil {
+		if q := m.extra.match(rel, name, isDir); q != nil && !q.negative {
+			return q, m.extra
+		}
+	}
+	return p, l
+}
+
+// decideFiles applies the precedence of the ignore files alone.
+func (m *Matcher) decideFiles(chain []*patternList, rel, name string, isDir bool) (*pattern, *patternList) {
 	if p := m.power.match(rel, name, isDir); p != nil {
 		return p, m.power
 	}
@@ -190,11 +205,98 @@ func (m *Matcher) decide(chain []*patternList, rel, name string, isDir bool) (*p
 	return nil, nil
 }
 
+// ExtraPattern is one exclude pattern that does not come from an ignore
+// file, such as a task-type glob of recite.yaml (FORMATS.md §2.10 "Dynamic
+// exclusion"): gitignore syntax relative to the root, and the file and line
+// that Explain names as its source.
+type ExtraPattern struct {
+	Pattern string
+	File    string
+	Line    int
+	// Note says why the pattern applies; Explain reports it (the first
+	// pattern's note stands for all).
+	Note string
+}
+
+// SetExtra adds patterns excluded on top of every ignore file: a path is
+// out of context when the ignore files exclude it or when the last of these
+// patterns that matches it is not a "!" pattern. A "!" line here only
+// cancels earlier extra lines; it never re-includes what an ignore file
+// excludes. Call it before Walk, Match or ReadDir; nil removes them.
+func (m *Matcher) SetExtra(pats []ExtraPattern) {
+	if len(pats) == 0 {
+		m.extra = nil
+		return
+	}
+	l := &patternList{file: pats[0].File, note: pats[0].Note}
+	for _, ep := range pats {
+		if p, ok := parseLine(trimTrailingSpaces(ep.Pattern), ep.Line); ok {
+			l.patterns = append(l.patterns, p)
+		}
+	}
+	m.extra = l
+}
+
+// CheckPattern reports why s is not a usable gitignore pattern for an
+// exclude list written in YAML (one pattern per item): empty, a comment,
+// a lone "!" or "/", a ".." element (patterns cannot leave the root), a
+// trailing unescaped backslash, or an unclosed "[" (git treats a pattern
+// with an unclosed bracket as matching nothing).
+func CheckPattern(s string) error {
+	t := trimTrailingSpaces(s)
+	switch {
+	case strings.TrimSpace(t) == "":
+		return errors.New("empty pattern")
+	case strings.HasPrefix(t, "#"):
+		return fmt.Errorf("pattern %q starts with \"#\" (a comment in gitignore syntax; write \\# for a literal #)", s)
+	}
+	if _, ok := parseLine(t, 1); !ok {
+		return fmt.Errorf("pattern %q matches nothing", s)
+	}
+	body := strings.TrimPrefix(t, "!")
+	for _, el := range strings.Split(body, "/") {
+		if el == ".." {
+			return fmt.Errorf("pattern %q has a \"..\" element: patterns are relative to the project root and cannot leave it", s)
+		}
+	}
+	for i := 0; i < len(body); i++ {
+		switch body[i] {
+		case '\\':
+			if i+1 >= len(body) {
+				return fmt.Errorf("pattern %q ends with an unescaped backslash", s)
+			}
+			i++
+		case '[':
+			j := i + 1
+			if j < len(body) && (body[j] == '!' || body[j] == '^') {
+				j++
+			}
+			if j < len(body) && body[j] == ']' {
+				j++
+			}
+			for j < len(body) && body[j] != ']' {
+				if body[j] == '[' && j+1 < len(body) && body[j+1] == ':' {
+					if k := strings.Index(body[j+2:], ":]"); k >= 0 {
+						j += k + 4
+						continue
+					}
+				}
+				j++
+			}
+			if j >= len(body) {
+				return fmt.Errorf("pattern %q has an unclosed \"[\"", s)
+			}
+			i = j
+		}
+	}
+	return nil
+}
+
 func source(p *pattern, l *patternList) *Source {
 	if p == nil {
 		return nil
 	}
-	return &Source{File: l.file, Line: p.line, Pattern: p.display}
+	return &Source{File: l.file, Line: p.line, Pattern: p.display, Note: l.note}
 }
 
 // Clean checks that rel is a local slash path and returns it cleaned ("."

@@ -23,6 +23,7 @@ type pattern struct {
 // the root and for files that apply at the root).
 type patternList struct {
 	file     string // slash path of the file relative to the root, for Source
+	note     string // Source.Note (extra patterns only)
 	base     string
 	patterns []pattern
 }

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/recite-dev/recite/templates"
 )
 
 // TestTraps covers the inputs that break other matchers (TRAPS.md rows 1-3
@@ -119,18 +121,28 @@ func TestWalkTraps(t *testing.T) {
 	}
 }
 
-// TestDefaultPowerignore checks the scaffold with real files: what it
-// keeps out and what it must keep in.
+// TestDefaultPowerignore checks the .powerignore `recite init` writes (its
+// one source, templates/init/powerignore) with real files: what it keeps
+// out and what it must keep in.
 func TestDefaultPowerignore(t *testing.T) {
+	def, err := templates.Init("powerignore", "")
+	if err != nil {
+		t.Fatal(err)
+	}
 	root := t.TempDir()
 	writeFiles(t, root, map[string]string{
-		PowerignoreFile:                    DefaultPowerignore,
+		PowerignoreFile:                    def,
 		"src/app.ts":                       "x",
 		"dist/app.js":                      "x",
 		"node_modules/x/index.js":          "x",
+		"vendor/lib/x.go":                  "x",
 		"yarn.lock":                        "x",
+		"Cargo.lock":                       "x",
+		"go.sum":                           "x",
 		"web/app.min.js":                   "x",
+		"web/app.js.map":                   "x",
 		"test/fixtures/large-1.json":       "x",
+		"test/__snapshots__/a.snap":        "x",
 		".planning/STATE.md":               "x",
 		".planning/loops/fire-loop-1.md":   "x",
 		".planning/research/notes.md":      "x",

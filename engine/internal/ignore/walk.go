@@ -182,15 +182,15 @@ func (w *walker) dir(rel string, parent []*patternList) {
 	}
 }
 
-// readDir returns the entries of dir unsorted (Walk sorts the result).
-func readDir(dir string) ([]fs.DirEntry, error) {
-	f, err := os.Open(dir)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return f.ReadDir(-1)
+// dirent is one directory entry: its name and its type bits (fs.ModeDir,
+// fs.ModeSymlink, another irregular bit, or 0 for a regular file).
+type dirent struct {
+	name string
+	typ  fs.FileMode
 }
+
+func (d dirent) Name() string      { return d.name }
+func (d dirent) Type() fs.FileMode { return d.typ }
 
 // included returns the existing files named by incs, walking included
 // directories without any ignore rule (except .git).
@@ -271,10 +271,17 @@ func (e Explanation) String() string {
 	case e.Verdict.Source == nil:
 		return "::\t" + e.Path
 	case e.Verdict.Via != "":
-		return fmt.Sprintf("%s\t%s (inside excluded directory %s)", e.Verdict.Source, e.Path, e.Verdict.Via)
+		return fmt.Sprintf("%s\t%s (inside excluded directory %s)%s", e.Verdict.Source, e.Path, e.Verdict.Via, note(e.Verdict.Source))
 	default:
-		return fmt.Sprintf("%s\t%s", e.Verdict.Source, e.Path)
+		return fmt.Sprintf("%s\t%s%s", e.Verdict.Source, e.Path, note(e.Verdict.Source))
 	}
+}
+
+func note(s *Source) string {
+	if s == nil || s.Note == "" {
+		return ""
+	}
+	return " (" + s.Note + ")"
 }
 
 // Explain tells why rel (a directory when isDir) is or is not in context,
@@ -318,4 +325,71 @@ func Explain(root, rel string, incs []Include) (Explanation, error) {
 		isDir = st.IsDir()
 	}
 	return m.Explain(c, isDir, incs), nil
+}
+
+// Entry is one directory entry that is in context.
+type Entry struct {
+	Name string // base name
+	Dir  bool   // a directory (symbolic links count as files, never followed)
+}
+
+// ReadDir returns the entries of directory rel (slash path, "" for the
+// root) that no ignore file or extra pattern excludes, sorted bytewise by
+// name, skipping .git, sockets, devices and pipes as Walk does. Whether rel
+// itself is excluded is not checked: callers descend from the root through
+// entries ReadDir returned, as the file-tree section does, reading only the
+// directories they show instead of the whole tree.
+func (m *Matcher) ReadDir(rel string) ([]Entry, error) {
+	c := ""
+	if rel != "" && rel != "." {
+		var err error
+		if c, err = Clean(rel); err != nil {
+			return nil, err
+		}
+	}
+	var chain []*patternList
+	dir := ""
+	parts := []string{}
+	if c != "" {
+		parts = strings.Split(c, "/")
+	}
+	for i := 0; ; i++ {
+		l, err := m.gitignore(dir)
+		if err != nil {
+			return nil, err
+		}
+		if l != nil {
+			chain = append([]*patternList{l}, chain...)
+		}
+		if i == len(parts) {
+			break
+		}
+		if dir == "" {
+			dir = parts[i]
+		} else {
+			dir += "/" + parts[i]
+		}
+	}
+	ents, err := readDir(filepath.Join(m.root, filepath.FromSlash(c)))
+	if err != nil {
+		return nil, fmt.Errorf("ignore: %w", err)
+	}
+	prefix := ""
+	if c != "" {
+		prefix = c + "/"
+	}
+	out := make([]Entry, 0, len(ents))
+	for _, e := range ents {
+		name := e.Name()
+		typ := e.Type()
+		if name == ".git" || !typ.IsDir() && !typ.IsRegular() && typ&fs.ModeSymlink == 0 {
+			continue
+		}
+		if pat, _ := m.decide(chain, prefix+name, name, typ.IsDir()); pat != nil && !pat.negative {
+			continue
+		}
+		out = append(out, Entry{Name: name, Dir: typ.IsDir()})
+	}
+	slices.SortFunc(out, func(a, b Entry) int { return strings.Compare(a.Name, b.Name) })
+	return out, nil
 }

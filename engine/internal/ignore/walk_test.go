@@ -340,29 +340,3 @@ func BenchmarkWalk(b *testing.B) {
 		})
 	}
 }
-
-// TestListMain is the throwaway "binary" scripts/bench-files.sh times: with
-// RECITE_LIST_DIR set it writes List's result, NUL-terminated, to the file
-// RECITE_LIST_OUT (default /dev/null).
-func TestListMain(t *testing.T) {
-	dir := os.Getenv("RECITE_LIST_DIR")
-	if dir == "" {
-		t.Skip("RECITE_LIST_DIR not set: only scripts/bench-files.sh runs this")
-	}
-	out := os.Getenv("RECITE_LIST_OUT")
-	if out == "" {
-		out = os.DevNull
-	}
-	files, err := List(context.Background(), dir, WalkOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b strings.Builder
-	for _, f := range files {
-		b.WriteString(f)
-		b.WriteByte(0)
-	}
-	if err := os.WriteFile(out, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}

@@ -9,7 +9,8 @@
 // replaced: "password = hunter22" becomes "password = ⟨secret:password:…⟩".
 //
 // Detection is gitleaks' (regular expression, then Shannon-entropy floor,
-// then allowlists) with a keyword prefilter; recite adds password
+// then the rule's allowlists, stopwords and line allowlist, then gitleaks'
+// global allowlist and stopwords) with a keyword prefilter; recite adds password
 // assignments, URL credentials, Azure connection-string keys, the AWS
 // secret key and every value of a .env file.
 package redact
@@ -39,8 +40,11 @@ type rule struct {
 	keywords   []string
 	allow      []*regexp.Regexp
 	allowMatch []*regexp.Regexp
+	allowLine  []*regexp.Regexp
+	stopwords  []string
 	paths      *regexp.Regexp
 	whole      bool
+	global     []*regexp.Regexp // globalAllow, shared
 }
 
 // Redactor holds the compiled rules; it is safe for concurrent use.
@@ -60,8 +64,24 @@ func New() (*Redactor, error) {
 		}
 		return re, nil
 	}
+	var global []*regexp.Regexp
+	for _, g := range globalAllow {
+		re, err := compile("global allowlist", g)
+		if err != nil {
+			return nil, err
+		}
+		global = append(global, re)
+	}
 	for _, s := range specs {
-		ru := rule{id: s.id, entropy: s.entropy, keywords: s.keywords, whole: s.whole}
+		ru := rule{id: s.id, entropy: s.entropy, keywords: s.keywords, whole: s.whole, global: global,
+			stopwords: append(append([]string(nil), s.stopwords...), globalStopwords...)}
+		for _, a := range s.allowLine {
+			re, err := compile(s.id, a)
+			if err != nil {
+				return nil, err
+			}
+			ru.allowLine = append(ru.allowLine, re)
+		}
 		var err error
 		if ru.re, err = compile(s.id, s.regex); err != nil {
 			return nil, err
@@ -180,8 +200,20 @@ func (ru *rule) find(text string, off int, sub string, spans []span) []span {
 		if ru.entropy > 0 && shannon(secret) < ru.entropy {
 			continue
 		}
-		if anyMatch(ru.allow, secret) {
+		if anyMatch(ru.allow, secret) || anyMatch(ru.global, secret) || containsStopword(secret, ru.stopwords) {
 			continue
+		}
+		if len(ru.allowLine) > 0 {
+			ls := strings.LastIndexByte(text[:off+start], '\n') + 1
+			le := strings.IndexByte(text[off+end:], '\n')
+			if le < 0 {
+				le = len(text)
+			} else {
+				le += off + end
+			}
+			if anyMatch(ru.allowLine, text[ls:le]) {
+				continue
+			}
 		}
 		if len(ru.allowMatch) > 0 {
 			// gitleaks' regex starts with [\w.-]{0,50}?: put the
@@ -197,6 +229,21 @@ func (ru *rule) find(text string, off int, sub string, spans []span) []span {
 		spans = append(spans, span{off + start, off + end, ru.id})
 	}
 	return spans
+}
+
+// containsStopword reports whether the lowercased secret contains one of
+// words (gitleaks Allowlist.ContainsStopWord).
+func containsStopword(secret string, words []string) bool {
+	if len(words) == 0 {
+		return false
+	}
+	lower := strings.ToLower(secret)
+	for _, w := range words {
+		if strings.Contains(lower, w) {
+			return true
+		}
+	}
+	return false
 }
 
 func isIdent(c byte) bool {

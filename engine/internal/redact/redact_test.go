@@ -307,3 +307,36 @@ func BenchmarkRedact(b *testing.B) {
 		r.Redact("notes.md", text)
 	}
 }
+
+// TestGitleaksAllowlists checks the ported generic-api-key stopwords and
+// line allowlist and gitleaks' global allowlist: the realdata false
+// positives stay as written, while a real key beside them is still found.
+func TestGitleaksAllowlists(t *testing.T) {
+	r, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		in   string
+		kind string // "" for no finding
+	}{
+		{`{ "client_secret": "sk_example_123456789" }`, ""},                                 // stopword "example"
+		{"Token eligibility: totalSmartBuysLast24h=0 AND x", ""},                            // "last"
+		{"add AUTH_PROVIDER_WORKOS key, AuthProviderWorkOSSchema/Input + types", ""},        // "input"
+		{"set `WORKOS_AUTHKIT_DOMAIN=manageable-invention-37-staging.authkit.app` now", ""}, // "manage"
+		{"`--mount=type=secret,id=HEROUI_AUTH_TOKEN` + secrets", ""},                        // line allowlist
+		{"store target with KeyNode=targetKey, ValueNode=targetVal.", ""},                   // "node"
+		{"api_token = ${API_TOKEN_VALUE}", ""},                                              // global ${VAR}
+		{`client_secret = "Zx8Kq2Lm9Np4Rt7Vw1Yb3Hs6"`, "generic-api-key"},                   // still a secret
+		{"MASTER_KEY: X4fjLgB8egCPwlOQW8iC3JGXAtUIMUOGmk/y29n+YSw=", "generic-api-key"},     // realdata, kept
+	}
+	for _, tt := range tests {
+		_, fs := r.Redact("notes.md", tt.in)
+		switch {
+		case tt.kind == "" && len(fs) > 0:
+			t.Errorf("%q: false positive %+v", tt.in, fs)
+		case tt.kind != "" && (len(fs) != 1 || fs[0].Kind != tt.kind):
+			t.Errorf("%q: findings %+v, want one %s", tt.in, fs, tt.kind)
+		}
+	}
+}

@@ -35,6 +35,12 @@ type ruleSpec struct {
 	allow []string
 	// allowMatch: the same against the whole match (regexTarget "match").
 	allowMatch []string
+	// allowLine: the same against the whole line of the match (regexTarget
+	// "line").
+	allowLine []string
+	// stopwords drop a finding whose lowercased secret contains one
+	// (gitleaks rule allowlist "stopwords").
+	stopwords []string
 	// paths restricts the rule to files whose slash path matches.
 	paths string
 	// whole runs the rule on the whole text; other rules run on single
@@ -113,7 +119,34 @@ func ruleSpecs() []ruleSpec {
 			entropy:    3.5,
 			keywords:   []string{"access", "api", "auth", "key", "credential", "creds", "passwd", "password", "secret", "token"},
 			allow:      []string{`^[a-zA-Z_.-]+$`},
+			allowLine:  []string{`--mount=type=secret,`, `import[ \t]+{[ \t\w,]+}[ \t]+from[ \t]+['"][^'"]+['"]`},
+			stopwords:  genericStopwords,
 			allowMatch: []string{`(?i)(?:access(?:ibility|or)|access[_.-]?id|random[_.-]?access|api[_.-]?(?:id|name|version)|rapid|capital|[a-z0-9-]*?api[a-z0-9-]*?:jar:|author|X-MS-Exchange-Organization-Auth|Authentication-Results|(?:credentials?[_.-]?id|withCredentials)|(?:bucket|foreign|hot|idx|natural|primary|pub(?:lic)?|schema|sequence)[_.-]?key|(?:turkey)|key[_.-]?(?:alias|board|code|frame|id|length|mesh|name|pair|press(?:ed)?|ring|selector|signature|size|stone|storetype|word|up|down|left|right)|key[_.-]?vault[_.-]?(?:id|name)|keyVaultToStoreSecrets|key(?:store|tab)[_.-]?(?:file|path)|issuerkeyhash|(?-i:[DdMm]onkey|[DM]ONKEY)|keying|(?:secret)[_.-]?(?:length|name|size)|UserSecretsId|(?:csrf)[_.-]?token|(?:io\.jsonwebtoken[ \t]?:[ \t]?[\w-]+)|(?:api|credentials|token)[_.-]?(?:endpoint|ur[il])|public[_.-]?token|(?:key|token)[_.-]?file|(?-i:(?:[A-Z_]+=\n[A-Z_]+=|[a-z_]+=\n[a-z_]+=)(?:\n|\z))|(?-i:(?:[A-Z.]+=\n[A-Z.]+=|[a-z.]+=\n[a-z.]+=)(?:\n|\z)))`},
 		},
 	}
 }
+
+// globalAllow is gitleaks' global allowlist (v8.30.1 [allowlist] regexes),
+// checked against every rule's secret: booleans and null, runs of one
+// character, template and environment placeholders ($1, ${VAR}, {{ x }},
+// ${{ secrets.X }}, %VAR%, %s, {0}, @VAR@) and home or system paths. The
+// first expression is ported as written: without a group it also allows a
+// secret that contains "false" or ends in "null".
+var globalAllow = []string{
+	`(?i)^true|false|null$`,
+	`^(?i:a+|b+|c+|d+|e+|f+|g+|h+|i+|j+|k+|l+|m+|n+|o+|p+|q+|r+|s+|t+|u+|v+|w+|x+|y+|z+|\*+|\.+)$`,
+	`^\$(?:\d+|{\d+})$`,
+	`^\$(?:[A-Z_]+|[a-z_]+)$`,
+	`^\${(?:[A-Z_]+|[a-z_]+)}$`,
+	`^\{\{[ \t]*[\w ().|]+[ \t]*}}$`,
+	`^\$\{\{[ \t]*(?:(?:env|github|secrets|vars)(?:\.[A-Za-z]\w+)+[\w "'&./=|]*)[ \t]*}}$`,
+	`^%(?:[A-Z_]+|[a-z_]+)%$`,
+	`^%[+\-# 0]?[bcdeEfFgGoOpqstTUvxX]$`,
+	`^\{\d{0,2}}$`,
+	`^@(?:[A-Z_]+|[a-z_]+)@$`,
+	`^/Users/(?i)[a-z0-9]+/[\w .-/]+$`,
+	`^/(?:bin|etc|home|opt|tmp|usr|var)/[\w ./-]+$`,
+}
+
+// globalStopwords are gitleaks' global stopwords (v8.30.1 [allowlist]).
+var globalStopwords = []string{"014df517-39d1-4453-b7b3-9930c563627c", "abcdefghijklmnopqrstuvwxyz"}
