@@ -67,6 +67,10 @@ type Block struct {
 	// FilesModified are the working-tree files modified, as the caller got
 	// them from git.
 	FilesModified []string `json:"files_modified,omitempty"`
+	// Task is the current position and task from the planning tree
+	// ("Phase 2 of 3: Sync · Plan 2-01 · Next: …"), rendered first in
+	// Working State as "- Current task: …"; "" omits it.
+	Task string `json:"task,omitempty"`
 	// LastChange, Hypothesis and Confidence (0–100, 0 omits) are the other
 	// Working State fields of FORMATS.md §2.8.
 	LastChange string `json:"last_change,omitempty"`
@@ -106,6 +110,7 @@ type Diagnostic = planning.Diagnostic
 //	stall: 2/5 | spin: 3/5 | decline: 10%
 //	- TRIPPED (same error 5x)
 //	### Working State
+//	- Current task: Plan 2-01 · Next: page through invoices
 //	- Files modified:
 //	  - a.go
 //
@@ -173,8 +178,11 @@ func RenderBlock(b Block) string {
 			writeItem(&sb, "- ", s.Text)
 		}
 	}
-	if len(b.FilesModified) > 0 || b.LastChange != "" || b.Hypothesis != "" || b.Confidence > 0 {
+	if b.Task != "" || len(b.FilesModified) > 0 || b.LastChange != "" || b.Hypothesis != "" || b.Confidence > 0 {
 		sb.WriteString("\n" + headWorking + "\n\n")
+		if b.Task != "" {
+			sb.WriteString("- Current task: " + oneLine(b.Task) + "\n")
+		}
 		if len(b.FilesModified) > 0 {
 			sb.WriteString("- Files modified:\n")
 			for _, f := range b.FilesModified {

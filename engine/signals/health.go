@@ -146,8 +146,12 @@ type counters struct {
 
 func measure(iters []IterationRecord, th Thresholds, norm *normalizer) counters {
 	var c counters
-	for i := len(iters) - 1; i >= 0 && iters[i].FilesChanged == 0; i-- {
-		c.stall++
+	// A negative count is unknown (a loop's resume table has no Files
+	// Changed or Output Lines column): it neither counts nor resets.
+	for i := len(iters) - 1; i >= 0 && iters[i].FilesChanged <= 0; i-- {
+		if iters[i].FilesChanged == 0 {
+			c.stall++
+		}
 	}
 	if n := len(iters); n > 0 {
 		c.hash = iterHash(iters[n-1], norm)
@@ -158,14 +162,20 @@ func measure(iters []IterationRecord, th Thresholds, norm *normalizer) counters 
 				}
 			}
 		}
-		if n > th.BaselineIterations {
+		var known []int
+		for _, it := range iters {
+			if it.OutputLines >= 0 {
+				known = append(known, it.OutputLines)
+			}
+		}
+		if len(known) > th.BaselineIterations {
 			sum := 0
-			for _, it := range iters[:th.BaselineIterations] {
-				sum += it.OutputLines
+			for _, v := range known[:th.BaselineIterations] {
+				sum += v
 			}
 			base := float64(sum) / float64(th.BaselineIterations)
 			if base > 0 {
-				pct := (base - float64(iters[n-1].OutputLines)) / base * 100
+				pct := (base - float64(known[len(known)-1])) / base * 100
 				if pct > 0 {
 					c.decline = int(pct)
 				}
@@ -222,11 +232,13 @@ func breakerState(c counters, th Thresholds) (string, []string) {
 // Evaluate classifies the health of a run of iterations (oldest first) and
 // derives the circuit-breaker state (FORMATS.md §2.13, §2.14).
 //
-// Measures: StallCount counts the trailing iterations with FilesChanged 0;
-// SpinCount counts the iterations whose error hash (ErrorHash, else
-// Hash(ErrorText)) equals the latest iteration's; DeclinePct compares the
-// latest OutputLines with the mean of the first BaselineIterations
-// iterations and needs at least BaselineIterations+1 iterations. The caller
+// Measures: StallCount counts the trailing iterations with FilesChanged 0
+// (iterations with an unknown, negative count are skipped, neither counted
+// nor resetting); SpinCount counts the iterations whose error hash
+// (ErrorHash, else Hash(ErrorText)) equals the latest iteration's;
+// DeclinePct compares the latest known OutputLines with the mean of the
+// first BaselineIterations known ones and needs at least
+// BaselineIterations+1 known values (negative is unknown). The caller
 // decides the window: pass the iterations since the last approach rotation
 // or Sabbath Rest to model fire-flow's counter resets.
 //

@@ -382,6 +382,9 @@ func (p *blockParser) working(b *Block, lines []line) {
 					b.FilesModified = append(b.FilesModified, strings.TrimSpace(f))
 				}
 			}
+		case strings.HasPrefix(t, "- Current task:"):
+			inFiles = false
+			b.Task = strings.TrimSpace(strings.TrimPrefix(t, "- Current task:"))
 		case strings.HasPrefix(t, "- Last successful change:"):
 			inFiles = false
 			b.LastChange = strings.TrimSpace(strings.TrimPrefix(t, "- Last successful change:"))

@@ -93,14 +93,16 @@ type Message struct {
 type IterationRecord struct {
 	// N is the iteration number (1-based).
 	N int
-	// FilesChanged counts the files the iteration changed.
+	// FilesChanged counts the files the iteration changed; negative means
+	// unknown (Evaluate's stall count skips it).
 	FilesChanged int
 	// ErrorText is the iteration's error, verbatim; "" when none.
 	ErrorText string
 	// ErrorHash is a precomputed error hash (a loop file's Error Hash
 	// column); when set it is used as is instead of Hash(ErrorText).
 	ErrorHash string
-	// OutputLines counts the lines of output the iteration produced.
+	// OutputLines counts the lines of output the iteration produced;
+	// negative means unknown (the output decline ignores it).
 	OutputLines int
 	// Timestamp is when the iteration ended; zero if unknown.
 	Timestamp time.Time
