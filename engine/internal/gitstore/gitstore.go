@@ -61,6 +61,9 @@ const (
 	// ErrNoAuthor: neither the Signature nor git's user.name/user.email
 	// configuration names an author.
 	ErrNoAuthor Error = "no commit author"
+	// ErrNoCommits: the branch HEAD points to has no commit yet and
+	// Committer.NoRootCommit is set.
+	ErrNoCommits Error = "the repository has no commits yet"
 )
 
 // Defaults of Committer.
@@ -88,6 +91,10 @@ type Committer struct {
 	// LockPoll is the retry interval while the lock is held (default
 	// DefaultLockPoll).
 	LockPoll time.Duration
+	// NoRootCommit refuses to make a repository's first commit: on an
+	// unborn branch CommitPaths returns ErrNoCommits and writes nothing, so
+	// the user's own first commit stays the root.
+	NoRootCommit bool
 }
 
 // CommitPaths is Committer{}.CommitPaths: commit only the files under
@@ -117,7 +124,7 @@ func CommitPaths(ctx context.Context, repoDir string, prefixes []string, msg str
 // waiting up to LockWait or until ctx is done) — nothing is written while
 // another process holds the lock; ErrNoAuthor; a prefix outside the work
 // tree; I/O and object errors (wrapped). A repository without commits gets a
-// root commit.
+// root commit, or ErrNoCommits when NoRootCommit is set.
 func (c Committer) CommitPaths(ctx context.Context, repoDir string, prefixes []string, msg string, author Signature) (string, error) {
 	repo, top, gitDir, err := open(repoDir)
 	if err != nil {
@@ -138,6 +145,12 @@ func (c Committer) CommitPaths(ctx context.Context, repoDir string, prefixes []s
 	sig, err := signature(repo, author)
 	if err != nil {
 		return "", err
+	}
+
+	if c.NoRootCommit {
+		if _, err := repo.Storer.Reference(branch); errors.Is(err, plumbing.ErrReferenceNotFound) {
+			return "", fmt.Errorf("%w (branch %s is unborn)", ErrNoCommits, branch.Short())
+		}
 	}
 
 	lock, err := c.lockIndex(ctx, gitDir)
@@ -232,6 +245,30 @@ func (c Committer) CommitPaths(ctx context.Context, repoDir string, prefixes []s
 	}
 	committed = true
 	return hash, nil
+}
+
+// Check reports, without writing anything, whether CommitPaths could commit
+// in the repository containing repoDir: ErrNoRepository, ErrDetachedHead, or
+// (with NoRootCommit) ErrNoCommits; nil otherwise. The index lock and the
+// author are not checked.
+func (c Committer) Check(repoDir string) error {
+	repo, _, _, err := open(repoDir)
+	if err != nil {
+		return err
+	}
+	head, err := repo.Storer.Reference(plumbing.HEAD)
+	if err != nil {
+		return fmt.Errorf("read HEAD: %w", err)
+	}
+	if head.Type() != plumbing.SymbolicReference {
+		return fmt.Errorf("%w (at %s)", ErrDetachedHead, head.Hash())
+	}
+	if c.NoRootCommit {
+		if _, err := repo.Storer.Reference(head.Target()); errors.Is(err, plumbing.ErrReferenceNotFound) {
+			return fmt.Errorf("%w (branch %s is unborn)", ErrNoCommits, head.Target().Short())
+		}
+	}
+	return nil
 }
 
 // open finds the repository containing dir and returns it with the work-tree

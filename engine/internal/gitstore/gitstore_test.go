@@ -618,3 +618,55 @@ func TestModifiedFiles(t *testing.T) {
 		t.Errorf("no repository: %v", err)
 	}
 }
+
+// TestNoRootCommit: with NoRootCommit an unborn branch is refused before the
+// index lock is taken, and the user's staged first files stay staged; once
+// the user made the first commit the same call commits.
+func TestNoRootCommit(t *testing.T) {
+	r := newRepo(t)
+	r.write("staged.txt", "user\n")
+	r.git("add", "staged.txt")
+	r.write(".planning/conversations/c-001.jsonl", "{}\n")
+	before := r.userView()
+	c := Committer{NoRootCommit: true}
+	if err := c.Check(r.dir); !errors.Is(err, ErrNoCommits) {
+		t.Errorf("Check before the first commit = %v, want ErrNoCommits", err)
+	}
+	if err := (Committer{}).Check(r.dir); err != nil {
+		t.Errorf("Check without NoRootCommit = %v, want nil", err)
+	}
+	if err := c.Check(t.TempDir()); !errors.Is(err, ErrNoRepository) {
+		t.Errorf("Check outside a repository = %v, want ErrNoRepository", err)
+	}
+	hash, err := c.CommitPaths(context.Background(), r.dir, recitePrefixes, "m", author)
+	if !errors.Is(err, ErrNoCommits) {
+		t.Fatalf("CommitPaths = %q, %v; want ErrNoCommits", hash, err)
+	}
+	if !strings.Contains(err.Error(), "main") {
+		t.Errorf("error %q does not name the branch", err)
+	}
+	if r.head() != "" {
+		t.Error("a commit was made")
+	}
+	if after := r.userView(); after != before {
+		t.Errorf("user view changed:\nbefore %+v\nafter  %+v", before, after)
+	}
+	if _, err := os.Stat(filepath.Join(r.dir, ".git", "index.lock")); err == nil {
+		t.Error("index.lock left behind")
+	}
+	r.git("commit", "-q", "-m", "first")
+	hash, err = c.CommitPaths(context.Background(), r.dir, recitePrefixes, "m", author)
+	if err != nil || hash == "" {
+		t.Fatalf("after the first commit: CommitPaths = %q, %v", hash, err)
+	}
+	if got := r.git("show", "--name-only", "--format=", "HEAD"); got != ".planning/conversations/c-001.jsonl\n" {
+		t.Errorf("commit holds %q", got)
+	}
+	if err := c.Check(r.dir); err != nil {
+		t.Errorf("Check on a branch with commits = %v, want nil", err)
+	}
+	r.git("checkout", "-q", "--detach")
+	if err := c.Check(r.dir); !errors.Is(err, ErrDetachedHead) {
+		t.Errorf("Check on a detached HEAD = %v, want ErrDetachedHead", err)
+	}
+}

@@ -52,6 +52,11 @@ type Options struct {
 	// extra whose parent directory is missing at start is skipped with a log
 	// line; a parent deleted later is not re-watched.
 	Extra []string
+	// Dirs lists further directories (relative to Project or absolute)
+	// watched without recursion, every entry reported: the directories a
+	// file-tree section lists. Directories under Root are skipped (Root is
+	// watched anyway); one missing at start is skipped with a log line.
+	Dirs []string
 	// Ignore, when set, drops every path (absolute, cleaned) for which it
 	// returns true. A directory it drops is not watched at all. Use it for
 	// recite's own outputs; see IgnoreReciteOutputs.
@@ -81,6 +86,7 @@ type Watcher struct {
 	project string
 	root    string
 	filters map[string]map[string]bool // non-recursive dir → base names of interest
+	open    map[string]bool            // non-recursive dirs whose every entry counts
 	ignore  func(string) bool
 	deb     DebounceOptions
 	log     *slog.Logger
@@ -128,6 +134,7 @@ func New(opts Options) (*Watcher, error) {
 		project: project,
 		root:    root,
 		filters: map[string]map[string]bool{},
+		open:    map[string]bool{},
 		ignore:  opts.Ignore,
 		deb:     opts.Debounce,
 		log:     opts.Logger,
@@ -147,6 +154,16 @@ func New(opts Options) (*Watcher, error) {
 		}
 	}
 
+	for _, d := range opts.Dirs {
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(project, d)
+		}
+		d = filepath.Clean(d)
+		if !w.underRoot(d) {
+			w.open[d] = true
+		}
+	}
+
 	w.fsw, err = fsnotify.NewWatcher()
 	if err != nil {
 		return nil, fmt.Errorf("watch: %w%s", err, limitHint(err))
@@ -157,8 +174,20 @@ func New(opts Options) (*Watcher, error) {
 				_ = w.fsw.Close()
 				return nil, fmt.Errorf("watch: %s: %w%s", dir, err, limitHint(err))
 			}
-			w.log.Warn("watch: extra path's directory not watched", "dir", dir, "err", err)
+			// Usually a directory that does not exist (yet): not a problem
+			// worth a warning; the caller re-creates the Watcher when it
+			// appears.
+			w.log.Debug("watch: extra path's directory not watched", "dir", dir, "err", err)
 			delete(w.filters, dir)
+		}
+	}
+	for dir := range w.open {
+		if _, ok := w.filters[dir]; ok {
+			continue // already watched
+		}
+		if err := w.fsw.Add(dir); err != nil {
+			w.log.Debug("watch: directory not watched", "dir", dir, "err", fmt.Sprintf("%v%s", err, limitHint(err)))
+			delete(w.open, dir)
 		}
 	}
 	if _, err := w.addTree(root, nil); err != nil {
@@ -305,7 +334,7 @@ func (w *Watcher) handle(ev fsnotify.Event, emit func(Hint) bool) {
 		return
 	}
 	path := filepath.Clean(ev.Name)
-	if !w.underRoot(path) && !w.filters[filepath.Dir(path)][filepath.Base(path)] {
+	if !w.underRoot(path) && !w.filters[filepath.Dir(path)][filepath.Base(path)] && !w.open[filepath.Dir(path)] {
 		return
 	}
 	if w.ignored(path) {
@@ -402,6 +431,11 @@ func (w *Watcher) rewatch() {
 			w.log.Warn("watch: cannot re-watch directory", "dir", dir, "err", err)
 		}
 	}
+	for dir := range w.open {
+		if err := w.fsw.Add(dir); err != nil {
+			w.log.Warn("watch: cannot re-watch directory", "dir", dir, "err", err)
+		}
+	}
 	// Re-adding an existing watch is harmless; deleted directories lost
 	// their watches in the kernel already.
 	clear(w.dirs)
@@ -412,8 +446,12 @@ func (w *Watcher) rewatch() {
 
 // IgnoreReciteOutputs returns an Options.Ignore predicate for recite's own
 // outputs under the planning directory root: root/prompts/, root/.recite/
-// and renameio temp files anywhere (DESIGN.md §2 and invariant 5).
+// and renameio temp files anywhere (DESIGN.md §2 and invariant 5). A
+// relative root is made absolute first, since the Watcher's paths are.
 func IgnoreReciteOutputs(root string) func(path string) bool {
+	if abs, err := filepath.Abs(root); err == nil {
+		root = abs
+	}
 	root = filepath.Clean(root)
 	prompts := filepath.Join(root, "prompts")
 	cache := filepath.Join(root, ".recite")
