@@ -1,10 +1,99 @@
 package config
 
-// CircuitBreaker is the `circuit_breaker` block of recite.yaml.
-type CircuitBreaker struct{}
+import "github.com/recite-dev/recite/engine/signals"
 
-// fill sets defaults for zero values.
-func (x *CircuitBreaker) fill() {}
+// CircuitBreaker is the `circuit_breaker` block of recite.yaml: the
+// loop-health thresholds of FORMATS.md §2.13. Preset picks fire-flow's
+// defaults (stall 3/5, spin 3/5, output decline 50%/70%, baseline 3
+// iterations), its `--aggressive` variant or `/fire-debug`'s relaxed stall
+// (see signals.Preset); each threshold key set to a positive number
+// overrides the preset's value:
+//
+//	circuit_breaker:
+//	  preset: default          # default | aggressive | debug
+//	  stall_warning: 3         # iterations without a changed file
+//	  stall_break: 5
+//	  spin_warning: 3          # occurrences of the same normalised error
+//	  spin_break: 5
+//	  decline_warning_pct: 50  # output lines below the baseline, percent
+//	  decline_break_pct: 70
+//	  baseline_iterations: 3
+type CircuitBreaker struct {
+	// Preset is default (when empty), aggressive or debug.
+	Preset string `yaml:"preset" json:"preset"`
+	// Thresholds override the preset; zero keeps the preset's value.
+	signals.Thresholds `yaml:",inline"`
+}
 
-// validate reports a bad value with its line.
-func (x *CircuitBreaker) validate(fail failFunc) error { return nil }
+// fill sets defaults for zero values: the default preset.
+func (x *CircuitBreaker) fill() {
+	if x.Preset == "" {
+		x.Preset = "default"
+	}
+}
+
+// validate reports an unknown preset, a negative threshold or a WARNING
+// threshold above its BREAK threshold, at the line of `circuit_breaker`.
+func (x *CircuitBreaker) validate(fail failFunc) error {
+	if _, ok := signals.Preset(x.Preset); !ok {
+		return fail("circuit_breaker", "circuit_breaker.preset %q: want default, aggressive or debug", x.Preset)
+	}
+	th := x.Thresholds
+	for _, f := range []struct {
+		key string
+		v   int
+	}{
+		{"stall_warning", th.StallWarning}, {"stall_break", th.StallBreak},
+		{"spin_warning", th.SpinWarning}, {"spin_break", th.SpinBreak},
+		{"decline_warning_pct", th.DeclineWarningPct}, {"decline_break_pct", th.DeclineBreakPct},
+		{"baseline_iterations", th.BaselineIterations},
+	} {
+		if f.v < 0 {
+			return fail("circuit_breaker", "circuit_breaker.%s must not be negative (got %d)", f.key, f.v)
+		}
+	}
+	for _, p := range []string{"decline_warning_pct", "decline_break_pct"} {
+		v := th.DeclineWarningPct
+		if p == "decline_break_pct" {
+			v = th.DeclineBreakPct
+		}
+		if v > 100 {
+			return fail("circuit_breaker", "circuit_breaker.%s is a percentage (got %d)", p, v)
+		}
+	}
+	eff := x.Effective()
+	for _, c := range []struct {
+		name      string
+		warn, brk int
+	}{
+		{"stall", eff.StallWarning, eff.StallBreak},
+		{"spin", eff.SpinWarning, eff.SpinBreak},
+		{"decline", eff.DeclineWarningPct, eff.DeclineBreakPct},
+	} {
+		if c.warn > c.brk {
+			return fail("circuit_breaker", "circuit_breaker: %s warning threshold %d is above its break threshold %d", c.name, c.warn, c.brk)
+		}
+	}
+	return nil
+}
+
+// Effective returns the thresholds in force: the preset's, with every
+// positive field of the block overriding it. An unknown preset (rejected by
+// Parse) falls back to the defaults.
+func (x CircuitBreaker) Effective() signals.Thresholds {
+	th, _ := signals.Preset(x.Preset)
+	set := func(dst *int, v int) {
+		if v > 0 {
+			*dst = v
+		}
+	}
+	o := x.Thresholds
+	set(&th.StallWarning, o.StallWarning)
+	set(&th.StallBreak, o.StallBreak)
+	set(&th.SpinWarning, o.SpinWarning)
+	set(&th.SpinBreak, o.SpinBreak)
+	set(&th.DeclineWarningPct, o.DeclineWarningPct)
+	set(&th.DeclineBreakPct, o.DeclineBreakPct)
+	set(&th.BaselineIterations, o.BaselineIterations)
+	return th
+}

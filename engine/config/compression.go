@@ -1,10 +1,112 @@
 package config
 
-// Compression is the `compression` block of recite.yaml.
-type Compression struct{}
+import "fmt"
+
+// Compression is the `compression` block of recite.yaml: difficulty
+// routing and relevance-scored context compression (seeds/002 §5 and §6,
+// FORMATS.md §2.9).
+//
+//	compression:
+//	  enabled: true
+//	  every: 3
+//	  summarizer: ""
+//	  difficulty:
+//	    simple:   {omit: [learnings, directives, rewards]}
+//	    moderate: {omit: []}
+//	    complex:  {double_check: true}
+type Compression struct {
+	// Enabled turns compression passes and budget levels on (default
+	// true). Difficulty routing applies either way.
+	Enabled *bool `yaml:"enabled"`
+	// Every is the compression cadence in loop iterations (default 3,
+	// seeds/002 §6 "EVERY 3 iterations"). Between passes the result of the
+	// last pass is reused, so the prompt stays byte-stable.
+	Every int `yaml:"every"`
+	// Summarizer is a command (stdin to stdout, run through `sh -c` in the
+	// project root, with the share of tokens to keep in $RECITE_KEEP, e.g.
+	// 0.15) that shortens LOW segments instead of the built-in extractive
+	// rules; its outputs are cached by content hash under
+	// .planning/.recite/compress. "" uses the extractive rules; a failing or
+	// silent command falls back to them.
+	Summarizer string `yaml:"summarizer"`
+	// Difficulty holds the section policy of each difficulty level.
+	Difficulty DifficultyPolicies `yaml:"difficulty"`
+}
+
+// DifficultyPolicies are the per-level section policies (seeds/002 §5:
+// SIMPLE skips episodic learnings, directives and rewards; COMPLEX adds a
+// double-check).
+type DifficultyPolicies struct {
+	Simple   DifficultyPolicy `yaml:"simple"`
+	Moderate DifficultyPolicy `yaml:"moderate"`
+	Complex  DifficultyPolicy `yaml:"complex"`
+}
+
+// DifficultyPolicy is what one difficulty level changes in a prompt.
+type DifficultyPolicy struct {
+	// Omit lists sections left out at this level: learnings, directives,
+	// rewards, epic, loop, file-tree, files or skills. nil takes the
+	// level's default; an empty list omits nothing.
+	Omit []string `yaml:"omit"`
+	// DoubleCheck adds a "Double-check" section (semi tier) asking the
+	// agent to verify its change against the plan's must-haves before
+	// reporting done. nil takes the level's default (COMPLEX only).
+	DoubleCheck *bool `yaml:"double_check"`
+}
+
+// omittable are the sections a difficulty policy may leave out. The system
+// prompt, plan, state, health, preserved signals, errors and recitation
+// carry the current task and stop signals, which are never forgotten
+// (seeds/002 §6), so they cannot be omitted. directives and rewards name
+// fire-flow steps 8.5 and 8.8 for prompts that carry them.
+var omittable = map[string]bool{
+	"learnings": true, "directives": true, "rewards": true, "epic": true,
+	"loop": true, "file-tree": true, "files": true, "skills": true,
+}
+
+// CompressionOn reports whether compression passes are enabled.
+func (x *Compression) CompressionOn() bool { return x.Enabled == nil || *x.Enabled }
 
 // fill sets defaults for zero values.
-func (x *Compression) fill() {}
+func (x *Compression) fill() {
+	if x.Every == 0 {
+		x.Every = 3
+	}
+	if x.Difficulty.Simple.Omit == nil {
+		x.Difficulty.Simple.Omit = []string{"learnings", "directives", "rewards"}
+	}
+	if x.Difficulty.Moderate.Omit == nil {
+		x.Difficulty.Moderate.Omit = []string{}
+	}
+	if x.Difficulty.Complex.Omit == nil {
+		x.Difficulty.Complex.Omit = []string{}
+	}
+	f, t := false, true
+	if x.Difficulty.Simple.DoubleCheck == nil {
+		x.Difficulty.Simple.DoubleCheck = &f
+	}
+	if x.Difficulty.Moderate.DoubleCheck == nil {
+		x.Difficulty.Moderate.DoubleCheck = &f
+	}
+	if x.Difficulty.Complex.DoubleCheck == nil {
+		x.Difficulty.Complex.DoubleCheck = &t
+	}
+}
 
 // validate reports a bad value with its line.
-func (x *Compression) validate(fail failFunc) error { return nil }
+func (x *Compression) validate(fail failFunc) error {
+	if x.Every < 1 {
+		return fail("compression", "compression.every must be a positive number of iterations, got %d", x.Every)
+	}
+	for _, lv := range []struct {
+		name string
+		p    DifficultyPolicy
+	}{{"simple", x.Difficulty.Simple}, {"moderate", x.Difficulty.Moderate}, {"complex", x.Difficulty.Complex}} {
+		for _, id := range lv.p.Omit {
+			if !omittable[id] {
+				return fail("compression", "%s", fmt.Sprintf("compression.difficulty.%s.omit: %q cannot be omitted (want learnings, directives, rewards, epic, loop, file-tree, files or skills)", lv.name, id))
+			}
+		}
+	}
+	return nil
+}

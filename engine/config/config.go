@@ -109,6 +109,11 @@ type Agent struct {
 	Command string `yaml:"command"`
 	// Timeout bounds one run (default 10m).
 	Timeout Duration `yaml:"timeout"`
+	// MaxIterations is M in the loop layer's "iteration N of M" for
+	// conversations run by `recite conversation run` (one iteration per
+	// run); 0 leaves M to the active fire-flow loop's max_iterations, if
+	// any. It does not stop a run: the circuit breaker does.
+	MaxIterations int `yaml:"max_iterations"`
 }
 
 // History configures conversation pruning (engine/history).
@@ -321,6 +326,9 @@ func (c *Config) validate(path string, lines map[string]int) error {
 				return fail(at+".tools", "target %q: %v", t.Name, err)
 			}
 		}
+	}
+	if c.Agent.MaxIterations < 0 {
+		return fail("agent", "agent.max_iterations must be 0 (unset) or a positive number of iterations")
 	}
 	switch c.History.Strategy {
 	case "window", "tokens", "summary", "importance":

@@ -1,10 +1,65 @@
 package config
 
-// Watch is the `watch` block of recite.yaml.
-type Watch struct{}
+import "time"
+
+// Default timings of the `watch` block (issue 7 "Build" §1 and §4).
+const (
+	// DefaultWatchQuiet is the trailing quiet period after the last file
+	// event before `recite watch` re-renders.
+	DefaultWatchQuiet = 50 * time.Millisecond
+	// DefaultWatchMaxWait caps how long a stream of events may delay a
+	// render.
+	DefaultWatchMaxWait = 250 * time.Millisecond
+	// DefaultCommitInterval is how often `recite watch --commit` commits the
+	// conversation history when it changed.
+	DefaultCommitInterval = time.Minute
+)
+
+// Watch is the `watch` block of recite.yaml: the timing of `recite watch`.
+// Durations are Go duration strings ("50ms", "1m"); a zero or missing value
+// takes the default. Command-line flags override these values.
+//
+//	watch:
+//	  quiet: 50ms          # render once no event came for this long
+//	  max_wait: 250ms      # …but never later than this after the first event
+//	  commit_interval: 1m  # `recite watch --commit`: commit history this often
+type Watch struct {
+	// Quiet is the debounce quiet period (default 50ms).
+	Quiet Duration `yaml:"quiet"`
+	// MaxWait caps the delay between the first event of a batch and its
+	// render (default 250ms); it must be at least Quiet.
+	MaxWait Duration `yaml:"max_wait"`
+	// CommitInterval is the period of history commits under
+	// `recite watch --commit` (default 1m).
+	CommitInterval Duration `yaml:"commit_interval"`
+}
 
 // fill sets defaults for zero values.
-func (x *Watch) fill() {}
+func (x *Watch) fill() {
+	if x.Quiet == 0 {
+		x.Quiet = Duration(DefaultWatchQuiet)
+	}
+	if x.MaxWait == 0 {
+		x.MaxWait = Duration(DefaultWatchMaxWait)
+	}
+	if x.CommitInterval == 0 {
+		x.CommitInterval = Duration(DefaultCommitInterval)
+	}
+}
 
-// validate reports a bad value with its line.
-func (x *Watch) validate(fail failFunc) error { return nil }
+// validate reports a bad value with its line: every duration must be
+// positive and max_wait at least quiet.
+func (x *Watch) validate(fail failFunc) error {
+	for _, d := range []struct {
+		key string
+		v   Duration
+	}{{"quiet", x.Quiet}, {"max_wait", x.MaxWait}, {"commit_interval", x.CommitInterval}} {
+		if d.v < 0 {
+			return fail("watch", "watch.%s %v must be a positive duration", d.key, time.Duration(d.v))
+		}
+	}
+	if x.MaxWait < x.Quiet {
+		return fail("watch", "watch.max_wait %v must be at least watch.quiet %v", time.Duration(x.MaxWait), time.Duration(x.Quiet))
+	}
+	return nil
+}
