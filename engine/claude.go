@@ -1,0 +1,251 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/google/renameio/v2"
+)
+
+// ClaudeSettingsFile is Claude Code's project settings file, relative to
+// the project root.
+const ClaudeSettingsFile = ".claude/settings.json"
+
+// ClaudeHookCommand is the command `recite init --claude` installs.
+const ClaudeHookCommand = "recite hook claude-code"
+
+// claudeHookTimeout is the per-command timeout written into the settings,
+// in seconds (Claude Code's `timeout` field); the hook itself finishes
+// within HookTimeout.
+const claudeHookTimeout = 10
+
+// ClaudeHookEvents are the events recite handles, in the order they are
+// added, with the matcher each group gets ("" omits it: every source,
+// trigger or tool).
+var ClaudeHookEvents = []struct{ Event, Matcher string }{
+	{"SessionStart", ""},
+	{"UserPromptSubmit", ""},
+	{"PostToolUse", "*"},
+	{"PostToolUseFailure", "*"},
+	{"PreCompact", ""},
+	{"PostCompact", ""},
+	{"Stop", ""},
+}
+
+// ClaudeResult is what InitClaude did.
+type ClaudeResult struct {
+	// Path is the settings file, project-relative.
+	Path string `json:"path"`
+	// Added are the events that gained recite's hook; empty when every
+	// event already had it.
+	Added []string `json:"added"`
+	// Created reports that the file did not exist.
+	Created bool `json:"created"`
+}
+
+// InitClaude merges recite's hooks into the project's .claude/settings.json
+// in Claude Code's documented schema:
+//
+//	{"hooks": {"EVENT": [{"matcher": "*", "hooks": [{"type": "command",
+//	  "command": "recite hook claude-code", "timeout": 10}]}]}}
+//
+// An event whose groups already run a command containing "hook
+// claude-code" is left alone, so running it twice changes nothing (the
+// file is not rewritten). Every other key and hook, known or not, is kept
+// with its value and the top-level and hooks key order; a rewrite
+// re-indents with two spaces. A missing or empty file is created. An
+// existing file that is not a JSON object, or whose hooks are not an object
+// of arrays, is an *InputError naming the file, and the file is left
+// untouched. Writes are atomic (renameio).
+func InitClaude(dir string) (*ClaudeResult, error) {
+	path := filepath.Join(dir, filepath.FromSlash(ClaudeSettingsFile))
+	res := &ClaudeResult{Path: ClaudeSettingsFile, Added: []string{}}
+	src, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		res.Created = true
+	} else if err != nil {
+		return nil, &InputError{fmt.Errorf("read %s: %w", ClaudeSettingsFile, err)}
+	}
+	top := &jsonObject{vals: map[string]json.RawMessage{}}
+	if len(bytes.TrimSpace(src)) > 0 {
+		top, err = parseJSONObject(src)
+		if err != nil {
+			return nil, &InputError{fmt.Errorf("%s: %v (left unchanged)", ClaudeSettingsFile, err)}
+		}
+	}
+	hooks := &jsonObject{vals: map[string]json.RawMessage{}}
+	if raw, ok := top.vals["hooks"]; ok && string(bytes.TrimSpace(raw)) != "null" {
+		hooks, err = parseJSONObject(raw)
+		if err != nil {
+			return nil, &InputError{fmt.Errorf("%s: \"hooks\": %v (left unchanged)", ClaudeSettingsFile, err)}
+		}
+	}
+	for _, ev := range ClaudeHookEvents {
+		var groups []json.RawMessage
+		if raw, ok := hooks.vals[ev.Event]; ok && string(bytes.TrimSpace(raw)) != "null" {
+			if err := json.Unmarshal(raw, &groups); err != nil {
+				return nil, &InputError{fmt.Errorf("%s: hooks.%s must be an array of matcher groups (left unchanged)", ClaudeSettingsFile, ev.Event)}
+			}
+		}
+		if hasReciteHook(groups) {
+			continue
+		}
+		g := claudeGroup{Matcher: ev.Matcher, Hooks: []claudeCommand{{Type: "command", Command: ClaudeHookCommand, Timeout: claudeHookTimeout}}}
+		b, err := json.Marshal(g)
+		if err != nil {
+			return nil, err
+		}
+		groups = append(groups, b)
+		// Join by hand: json.Marshal would HTML-escape the user's groups
+		// (`&&` → `\u0026\u0026`).
+		parts := make([][]byte, len(groups))
+		for i, g := range groups {
+			parts[i] = g
+		}
+		hooks.set(ev.Event, append(append([]byte("["), bytes.Join(parts, []byte(","))...), ']'))
+		res.Added = append(res.Added, ev.Event)
+	}
+	if len(res.Added) == 0 && !res.Created {
+		return res, nil
+	}
+	hb, err := hooks.marshal()
+	if err != nil {
+		return nil, err
+	}
+	top.set("hooks", hb)
+	out, err := top.marshal()
+	if err != nil {
+		return nil, err
+	}
+	var pretty bytes.Buffer
+	if err := json.Indent(&pretty, out, "", "  "); err != nil {
+		return nil, err
+	}
+	pretty.WriteByte('\n')
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, err
+	}
+	mode := fs.FileMode(0o644)
+	if fi, err := os.Stat(path); err == nil {
+		mode = fi.Mode().Perm()
+	}
+	if err := renameio.WriteFile(path, pretty.Bytes(), mode); err != nil {
+		return nil, fmt.Errorf("write %s: %w", ClaudeSettingsFile, err)
+	}
+	return res, nil
+}
+
+// claudeGroup and claudeCommand are Claude Code's matcher group and hook
+// command (hooks reference, "Configuration").
+type claudeGroup struct {
+	Matcher string          `json:"matcher,omitempty"`
+	Hooks   []claudeCommand `json:"hooks"`
+}
+
+type claudeCommand struct {
+	Type    string `json:"type"`
+	Command string `json:"command"`
+	Timeout int    `json:"timeout,omitempty"`
+}
+
+// hasReciteHook reports whether a group already runs recite's hook.
+func hasReciteHook(groups []json.RawMessage) bool {
+	for _, raw := range groups {
+		var g struct {
+			Hooks []struct {
+				Command string `json:"command"`
+			} `json:"hooks"`
+		}
+		if json.Unmarshal(raw, &g) != nil {
+			continue
+		}
+		for _, h := range g.Hooks {
+			if strings.Contains(h.Command, "hook claude-code") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// jsonObject is a JSON object that remembers its key order.
+type jsonObject struct {
+	keys []string
+	vals map[string]json.RawMessage
+}
+
+// parseJSONObject reads one JSON object (and nothing after it), keeping
+// key order; a duplicate key keeps its first position and last value, as
+// encoding/json would.
+func parseJSONObject(src []byte) (*jsonObject, error) {
+	dec := json.NewDecoder(bytes.NewReader(src))
+	dec.UseNumber()
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, fmt.Errorf("invalid JSON: %w", err)
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return nil, errors.New("not a JSON object")
+	}
+	o := &jsonObject{vals: map[string]json.RawMessage{}}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, fmt.Errorf("invalid JSON: %w", err)
+		}
+		key, ok := tok.(string)
+		if !ok {
+			return nil, errors.New("invalid JSON: object key is not a string")
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, fmt.Errorf("invalid JSON at key %q: %w", key, err)
+		}
+		o.set(key, v)
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, fmt.Errorf("invalid JSON: %w", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("invalid JSON: data after the object")
+	}
+	return o, nil
+}
+
+func (o *jsonObject) set(key string, v json.RawMessage) {
+	if _, ok := o.vals[key]; !ok {
+		o.keys = append(o.keys, key)
+	}
+	o.vals[key] = v
+}
+
+// marshal writes the object compactly in key order.
+func (o *jsonObject) marshal() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, k := range o.keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		var kb bytes.Buffer
+		enc := json.NewEncoder(&kb)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(k); err != nil {
+			return nil, err
+		}
+		b.Write(bytes.TrimRight(kb.Bytes(), "\n"))
+		b.WriteByte(':')
+		if err := json.Compact(&b, o.vals[k]); err != nil {
+			return nil, err
+		}
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}

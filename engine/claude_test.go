@@ -1,0 +1,201 @@
+package engine
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+func readSettings(t *testing.T, dir string) (string, map[string]any) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, ".claude", "settings.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatalf("settings not JSON: %v\n%s", err, b)
+	}
+	return string(b), m
+}
+
+// reciteGroups returns, per event, the groups that run recite's hook.
+func reciteGroups(m map[string]any) map[string]int {
+	out := map[string]int{}
+	hooks, _ := m["hooks"].(map[string]any)
+	for ev, v := range hooks {
+		groups, _ := v.([]any)
+		for _, g := range groups {
+			gm, _ := g.(map[string]any)
+			hs, _ := gm["hooks"].([]any)
+			for _, h := range hs {
+				hm, _ := h.(map[string]any)
+				if hm["type"] == "command" && hm["command"] == ClaudeHookCommand && hm["timeout"] == float64(claudeHookTimeout) {
+					out[ev]++
+				}
+			}
+		}
+	}
+	return out
+}
+
+func TestInitClaudeCreates(t *testing.T) {
+	dir := t.TempDir()
+	res, err := InitClaude(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Created || len(res.Added) != len(ClaudeHookEvents) {
+		t.Errorf("result %+v", res)
+	}
+	_, m := readSettings(t, dir)
+	got := reciteGroups(m)
+	for _, ev := range ClaudeHookEvents {
+		if got[ev.Event] != 1 {
+			t.Errorf("%s: %d recite groups, want 1", ev.Event, got[ev.Event])
+		}
+	}
+	// Tool events match every tool; the others omit the matcher.
+	hooks := m["hooks"].(map[string]any)
+	if g := hooks["PostToolUse"].([]any)[0].(map[string]any); g["matcher"] != "*" {
+		t.Errorf("PostToolUse group %v", g)
+	}
+	if g := hooks["SessionStart"].([]any)[0].(map[string]any); g["matcher"] != nil {
+		t.Errorf("SessionStart group %v", g)
+	}
+}
+
+func TestInitClaudeMergesAndIsIdempotent(t *testing.T) {
+	dir := t.TempDir()
+	user := `{
+  "$schema": "https://json.schemastore.org/claude-code-settings.json",
+  "permissions": {"allow": ["Bash(npm run lint)"], "deny": ["Read(./.env)"]},
+  "env": {"FOO": "<bar> & baz"},
+  "hooks": {
+    "PostToolUse": [
+      {"matcher": "Write|Edit", "hooks": [{"type": "command", "command": "npx prettier --write \"$FILE\" && echo ok"}]}
+    ],
+    "SessionStart": [
+      {"matcher": "startup", "hooks": [{"type": "command", "command": "recite -C \"$CLAUDE_PROJECT_DIR\" hook claude-code"}]}
+    ],
+    "Notification": [{"hooks": [{"type": "command", "command": "notify-send claude"}]}]
+  },
+  "futureSetting": {"nested": [1, 2.50, null]}
+}
+`
+	path := filepath.Join(dir, ".claude", "settings.json")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(user), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	res, err := InitClaude(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// SessionStart already runs recite (with its own flags): left alone.
+	if res.Created || slices.Contains(res.Added, "SessionStart") || len(res.Added) != len(ClaudeHookEvents)-1 {
+		t.Errorf("result %+v", res)
+	}
+	text, m := readSettings(t, dir)
+	var before map[string]any
+	if err := json.Unmarshal([]byte(user), &before); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"$schema", "permissions", "env", "futureSetting"} {
+		a, _ := json.Marshal(before[k])
+		b, _ := json.Marshal(m[k])
+		if string(a) != string(b) {
+			t.Errorf("%s changed: %s -> %s", k, a, b)
+		}
+	}
+	hooks := m["hooks"].(map[string]any)
+	post := hooks["PostToolUse"].([]any)
+	if len(post) != 2 || post[0].(map[string]any)["matcher"] != "Write|Edit" {
+		t.Errorf("user's PostToolUse group not kept first: %v", post)
+	}
+	if len(hooks["SessionStart"].([]any)) != 1 || hooks["Notification"] == nil {
+		t.Errorf("hooks %v", hooks)
+	}
+	// Key order and text kept: no HTML escaping, numbers as written.
+	for _, want := range []string{`"<bar> & baz"`, `&& echo ok`, `2.50`} {
+		if !strings.Contains(text, want) {
+			t.Errorf("settings lost %s:\n%s", want, text)
+		}
+	}
+	if i, j := strings.Index(text, `"$schema"`), strings.Index(text, `"futureSetting"`); i < 0 || j < i {
+		t.Errorf("key order changed:\n%s", text)
+	}
+	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v, want 0600 kept", fi.Mode().Perm())
+	}
+
+	// Twice: nothing changes, the file is not rewritten.
+	fi1, _ := os.Stat(path)
+	time.Sleep(10 * time.Millisecond)
+	res, err = InitClaude(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text2, _ := readSettings(t, dir)
+	fi2, _ := os.Stat(path)
+	if len(res.Added) != 0 || text2 != text || !fi2.ModTime().Equal(fi1.ModTime()) {
+		t.Errorf("second run changed the file: %+v", res)
+	}
+}
+
+func TestInitClaudeBadFiles(t *testing.T) {
+	tests := []struct{ name, src, want string }{
+		{"invalid JSON", `{"hooks": {`, "invalid JSON"},
+		{"trailing data", `{} {}`, "data after the object"},
+		{"not an object", `[1, 2]`, "not a JSON object"},
+		{"hooks not an object", `{"hooks": []}`, `"hooks": not a JSON object`},
+		{"event not an array", `{"hooks": {"Stop": {"command": "x"}}}`, "hooks.Stop must be an array"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, ".claude", "settings.json")
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, []byte(tt.src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := InitClaude(dir)
+			var ie *InputError
+			if !errors.As(err, &ie) || !strings.Contains(err.Error(), ".claude/settings.json") || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("err = %v, want an InputError naming the file with %q", err, tt.want)
+			}
+			if b, _ := os.ReadFile(path); string(b) != tt.src {
+				t.Errorf("file changed to %q", b)
+			}
+		})
+	}
+}
+
+// TestInitClaudeEmptyFile: an empty settings file is filled in.
+func TestInitClaudeEmptyFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, ".claude", "settings.json")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte("\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := InitClaude(dir)
+	if err != nil || len(res.Added) != len(ClaudeHookEvents) {
+		t.Fatalf("%+v %v", res, err)
+	}
+	_, m := readSettings(t, dir)
+	if len(reciteGroups(m)) != len(ClaudeHookEvents) {
+		t.Errorf("%v", m)
+	}
+}

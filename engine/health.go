@@ -1,0 +1,431 @@
+package engine
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/recite-dev/recite/engine/config"
+	"github.com/recite-dev/recite/engine/prompt"
+	"github.com/recite-dev/recite/engine/signals"
+	"github.com/recite-dev/recite/planning"
+	"github.com/recite-dev/recite/planning/conversation"
+)
+
+// PreservedFile is where preservation blocks are appended (DESIGN.md §2).
+const PreservedFile = ".planning/context-preserved.md"
+
+// SignalsReport is the stop-signal side of a status: the loop health and
+// circuit breaker, and every stop signal of the sources.
+type SignalsReport struct {
+	// Health is signals.Evaluate of the iterations with the thresholds of
+	// recite.yaml's circuit_breaker block.
+	Health signals.Health `json:"health"`
+	// BreakerLine is Health.BreakerLine(): "stall: N/T | spin: N/T |
+	// decline: N%" (T the BREAK thresholds).
+	BreakerLine string `json:"breaker_line"`
+	// Iterations is how many iterations were evaluated, and IterationSource
+	// where they came from (a conversation log or a loop file; "" when
+	// none).
+	Iterations      int    `json:"iterations"`
+	IterationSource string `json:"iteration_source,omitempty"`
+	// Conversations are the conversation ids whose messages and iteration
+	// records were read.
+	Conversations []string `json:"conversations"`
+	// Signals are the stop signals (signals.Extract order: by kind, then
+	// first appearance).
+	Signals []signals.Signal `json:"signals"`
+
+	loop  *planning.Loop
+	iters []signals.IterationRecord
+	convs []*conversation.Conversation
+}
+
+// signalSources selects the conversations read for stop signals.
+type signalSources struct {
+	// conversations are the ids to read; when nil, defaultConversations
+	// decides.
+	conversations []string
+}
+
+// currentLoop is the loop named by active-loop.json, else the last loop
+// Load found; nil when there is none.
+func currentLoop(proj *planning.Project) *planning.Loop {
+	if proj == nil || len(proj.Loops) == 0 {
+		return nil
+	}
+	l := proj.Loops[len(proj.Loops)-1]
+	for _, cand := range proj.Loops {
+		if cand.ID == proj.ActiveLoop {
+			l = cand
+		}
+	}
+	return l
+}
+
+// defaultConversations are the conversations a status or a manual preserve
+// reads: those the targets carry, plus the most recently active
+// conversation of the store (the session an agent hook records), once
+// each, sorted.
+func (e *Engine) defaultConversations(cfg *config.Config, store *conversation.Store) []string {
+	seen := map[string]bool{}
+	var ids []string
+	add := func(id string) {
+		if id != "" && !seen[id] {
+			seen[id] = true
+			ids = append(ids, id)
+		}
+	}
+	for _, t := range cfg.Targets {
+		add(t.Conversation)
+	}
+	if list, err := store.List(); err == nil && len(list) > 0 {
+		latest := slices.MaxFunc(list, func(a, b conversation.Summary) int {
+			return cmp.Or(a.LastActivity.Compare(b.LastActivity), cmp.Compare(a.ID, b.ID))
+		})
+		add(latest.ID)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// collectSignals reads the conversations of src and extracts the stop
+// signals of the project and those conversations, then evaluates health:
+// the Loop Progress rows of the current loop when it has any, else the
+// iteration records of the conversations (in time order). A conversation
+// that is missing or unreadable is a diagnostic.
+func (e *Engine) collectSignals(ctx context.Context, cfg *config.Config, proj *planning.Project, src signalSources) (*SignalsReport, []Diagnostic) {
+	var diags []Diagnostic
+	rep := &SignalsReport{loop: currentLoop(proj), Conversations: []string{}}
+	store, err := e.OpenConversations()
+	if err != nil {
+		diags = append(diags, Diagnostic{Path: ConversationsDir, Message: err.Error()})
+	}
+	ids := src.conversations
+	if ids == nil && store != nil {
+		ids = e.defaultConversations(cfg, store)
+	}
+	var msgs []signals.Message
+	var convIters []conversation.Record
+	for _, id := range ids {
+		if store == nil || ctx.Err() != nil {
+			break
+		}
+		c, rdiags, err := store.Read(id)
+		for _, d := range rdiags {
+			if rel, ok := e.relPath(d.Path); ok {
+				d.Path = rel
+			}
+			diags = append(diags, d)
+		}
+		if err != nil {
+			diags = append(diags, Diagnostic{Path: ConversationLog(id), Message: fmt.Sprintf("stop signals: %v", err)})
+			continue
+		}
+		rep.Conversations = append(rep.Conversations, id)
+		rep.convs = append(rep.convs, c)
+		msgs = append(msgs, SignalMessages(c)...)
+		convIters = append(convIters, c.Iterations...)
+	}
+	slices.SortStableFunc(convIters, func(a, b conversation.Record) int { return a.Time.Compare(b.Time) })
+	// Health: the current loop's Loop Progress rows when it has any (the
+	// workflow's own iteration count), else the conversations' iteration
+	// records.
+	var convRecs []signals.IterationRecord
+	if len(convIters) > 0 {
+		convRecs = IterationRecords(convIters)
+	}
+	if rep.loop != nil && len(rep.loop.Iterations) > 0 {
+		rep.iters = signals.IterationsFromLoop(rep.loop)
+		rep.IterationSource = PlanningDir + "/" + rep.loop.Path
+	} else if len(convRecs) > 0 {
+		rep.iters = convRecs
+		rep.IterationSource = ConversationLog(convIters[len(convIters)-1].Conversation)
+	}
+	rep.Iterations = len(rep.iters)
+	// A loop's rows are extracted from the project (FromLoop); only the
+	// conversations' iteration records are passed on, or the loop's errors
+	// would count twice.
+	rep.Signals = signals.Extract(proj, msgs, convRecs)
+	for i := range rep.Signals {
+		// Planning sources are relative to .planning; say so.
+		if s := &rep.Signals[i]; s.Source != "" && !strings.HasPrefix(s.Source, PlanningDir+"/") && !strings.HasPrefix(s.Source, "iteration ") && looksLikePlanningPath(proj, s.Source) {
+			s.Source = PlanningDir + "/" + s.Source
+		}
+	}
+	if rep.Signals == nil {
+		rep.Signals = []signals.Signal{}
+	}
+	rep.Health = signals.Evaluate(rep.iters, cfg.CircuitBreaker.Effective())
+	rep.BreakerLine = rep.Health.BreakerLine()
+	return rep, diags
+}
+
+// looksLikePlanningPath reports whether a "path:line" source names a file
+// of the planning tree.
+func looksLikePlanningPath(proj *planning.Project, source string) bool {
+	if proj == nil {
+		return false
+	}
+	p := source
+	if i := strings.LastIndexByte(p, ':'); i > 0 {
+		p = p[:i]
+	}
+	for _, f := range proj.Files {
+		if f.Path == p {
+			return true
+		}
+	}
+	return false
+}
+
+// SignalMessages adapts a conversation's messages for signals.Extract: every
+// message that is not internal and not a compaction summary, with its
+// source "LOG#ID".
+func SignalMessages(c *conversation.Conversation) []signals.Message {
+	var out []signals.Message
+	for _, r := range c.Messages {
+		if r.Internal || r.CompactSummary {
+			continue
+		}
+		id := r.Conversation
+		if id == "" {
+			id = c.ID
+		}
+		out = append(out, signals.Message{
+			ID: r.ID, Role: r.Role, Content: r.Content, ToolName: r.ToolName, IsError: r.IsError,
+			Timestamp: r.Time, Source: ConversationLog(id) + "#" + r.ID,
+		})
+	}
+	return out
+}
+
+// IterationRecords adapts iteration records (in the given order) for
+// signals.Evaluate: N counts from 1, FilesChanged is len(FilesModified),
+// ErrorText the content of a record flagged IsError, and OutputLines the
+// number of content lines.
+func IterationRecords(recs []conversation.Record) []signals.IterationRecord {
+	out := make([]signals.IterationRecord, 0, len(recs))
+	for i, r := range recs {
+		it := signals.IterationRecord{N: i + 1, FilesChanged: len(r.FilesModified), Timestamp: r.Time}
+		if r.IsError {
+			it.ErrorText = r.Content
+		}
+		if c := strings.TrimRight(r.Content, "\n"); c != "" {
+			it.OutputLines = strings.Count(c, "\n") + 1
+		}
+		// A `conversation run` record says what the agent printed and
+		// hashed its error (engine/conversation_iter.go).
+		if r.OutputLines != nil {
+			it.OutputLines = *r.OutputLines
+		}
+		it.ErrorHash = r.ErrorHash
+		out = append(out, it)
+	}
+	return out
+}
+
+// healthLines are the Health section's lines and the recitation's health
+// part (at most 3 shown there): the loop and its iteration, the health state
+// with its first reason, and the circuit breaker with its counters against
+// the BREAK thresholds.
+func healthLines(rep *SignalsReport) []string {
+	var lines []string
+	if l := rep.loop; l != nil {
+		line := "Loop " + l.ID
+		if l.Status != "" {
+			line += ": " + l.Status
+		}
+		if n := len(l.Iterations); n > 0 {
+			line += fmt.Sprintf(", iteration %d", l.Iterations[n-1].N)
+			if l.MaxIterations > 0 {
+				line += fmt.Sprintf(" of %d", l.MaxIterations)
+			}
+		}
+		lines = append(lines, line)
+	}
+	if rep.Iterations == 0 {
+		return lines
+	}
+	h := rep.Health
+	state := "State: " + h.State
+	for _, r := range h.Reasons {
+		if strings.HasPrefix(r, "external error: ") {
+			state += " (" + r + ")"
+			break
+		}
+	}
+	lines = append(lines, state)
+	lines = append(lines, fmt.Sprintf("Circuit breaker: %s (%s)", h.Breaker, rep.BreakerLine))
+	return lines
+}
+
+// approachLines are the recitation's approach part: the current loop's last
+// action, then the approaches tried, newest first (at most 4 lines).
+func approachLines(l *planning.Loop) []string {
+	if l == nil {
+		return nil
+	}
+	var approach []string
+	if n := len(l.Iterations); n > 0 && l.Iterations[n-1].Action != "" {
+		approach = append(approach, "Last action: "+l.Iterations[n-1].Action)
+	}
+	for i := len(l.Approaches) - 1; i >= 0 && len(approach) < 4; i-- {
+		a := l.Approaches[i]
+		t := "Tried: " + a.Text
+		if a.Result != "" {
+			t += " — " + a.Result
+		}
+		approach = append(approach, t)
+	}
+	return approach
+}
+
+// promptHealth computes the prompt's health and approach lines from the
+// project alone (the current loop's iterations; conversations feed the
+// prompt through their own sections), with recite.yaml's thresholds.
+func promptHealth(cfg *config.Config, proj *planning.Project) (health, approach []string) {
+	rep := &SignalsReport{loop: currentLoop(proj)}
+	if rep.loop == nil {
+		return nil, nil
+	}
+	rep.iters = signals.IterationsFromLoop(rep.loop)
+	rep.Iterations = len(rep.iters)
+	rep.Health = signals.Evaluate(rep.iters, cfg.CircuitBreaker.Effective())
+	rep.BreakerLine = rep.Health.BreakerLine()
+	return healthLines(rep), approachLines(rep.loop)
+}
+
+// readPreserved parses the preservation blocks of context-preserved.md
+// (every layout signals.ParseBlocks knows); a missing file yields none.
+func (e *Engine) readPreserved() ([]signals.Block, []Diagnostic, error) {
+	b, err := os.ReadFile(filepath.Join(e.dir, filepath.FromSlash(PreservedFile)))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	blocks, diags := signals.ParseBlocks(PreservedFile, b)
+	return blocks, diags, nil
+}
+
+// latestPreserved returns the newest preservation block of
+// context-preserved.md (signals.Latest of signals.ParseBlocks), rendered in
+// the canonical format, with the parser's diagnostics. ok is false when the
+// file is absent or holds no block.
+func (e *Engine) latestPreserved() (f prompt.File, ok bool, diags []Diagnostic) {
+	blocks, diags, err := e.readPreserved()
+	if err != nil {
+		return prompt.File{}, false, []Diagnostic{{Path: PreservedFile, Message: err.Error()}}
+	}
+	b, ok := signals.Latest(blocks)
+	if !ok {
+		return prompt.File{}, false, diags
+	}
+	return prompt.File{Path: PreservedFile, Text: signals.RenderBlock(b)}, true, diags
+}
+
+// taskLine is the working state's current task: the current phase, plan and
+// next task of the planning tree, joined by " · "; "" when none is known.
+func taskLine(proj *planning.Project) string {
+	if proj == nil {
+		return ""
+	}
+	var parts []string
+	if ph := proj.CurrentPhase; ph != nil {
+		s := "Phase " + ph.Number
+		if len(proj.Phases) > 0 {
+			s += fmt.Sprintf(" of %d", len(proj.Phases))
+		}
+		if ph.Name != "" {
+			s += ": " + ph.Name
+		}
+		parts = append(parts, s)
+	}
+	if pl := proj.CurrentPlan; pl != nil {
+		s := "Plan " + pl.ID
+		if t := strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(pl.Title, "Plan "+pl.ID), ":")); t != "" {
+			s += ": " + t
+		}
+		parts = append(parts, s)
+	}
+	if proj.NextTask != nil && proj.NextTask.Text != "" {
+		parts = append(parts, "Next: "+proj.NextTask.Text)
+	}
+	return strings.Join(parts, " · ")
+}
+
+// workingState fills a block's Working State from the planning tree and the
+// sources of rep: the current task, the last iteration that changed files
+// (a conversation's, else the loop's last with a changed file), the open
+// debug file's hypothesis and the last reported confidence.
+func workingState(b *signals.Block, proj *planning.Project, rep *SignalsReport) {
+	b.Task = taskLine(proj)
+	var last *conversation.Record
+	var conf *float64
+	var lastAt time.Time
+	for _, c := range rep.convs {
+		for i := range c.Iterations {
+			r := &c.Iterations[i]
+			if len(r.FilesModified) > 0 && !r.Time.Before(lastAt) {
+				last, lastAt = r, r.Time
+			}
+			if r.Confidence != nil {
+				v := *r.Confidence
+				conf = &v
+			}
+		}
+	}
+	switch {
+	case last != nil:
+		b.LastChange = strings.Join(last.FilesModified, ", ")
+		if t := firstLine(last.Content); t != "" {
+			b.LastChange += " (" + t + ")"
+		}
+	case rep.loop != nil:
+		for i := len(rep.loop.Iterations) - 1; i >= 0; i-- {
+			if it := rep.loop.Iterations[i]; it.FilesChanged > 0 && it.Action != "" {
+				b.LastChange = fmt.Sprintf("%s (iteration %d)", it.Action, it.N)
+				break
+			}
+		}
+	}
+	if proj != nil {
+		for _, d := range proj.Debug {
+			if d != nil && !d.Resolved && d.Hypothesis != "" {
+				b.Hypothesis = d.Hypothesis
+			}
+		}
+	}
+	if conf != nil && *conf > 0 && *conf <= 1 {
+		b.Confidence = max(1, int(*conf*100+0.5))
+	}
+}
+
+// addSignals sets rep.Signals from the planning tree and the default
+// conversations (Status); problems become diagnostics, re-sorted by path
+// and line.
+func (e *Engine) addSignals(ctx context.Context, rep *Report) {
+	cfg, _, proj, err := e.load()
+	if err != nil {
+		rep.Diagnostics = append(rep.Diagnostics, Diagnostic{Path: PlanningDir, Message: "stop signals: " + err.Error()})
+		return
+	}
+	sr, diags := e.collectSignals(ctx, cfg, proj, signalSources{})
+	rep.Signals = sr
+	if len(diags) == 0 {
+		return
+	}
+	rep.Diagnostics = append(rep.Diagnostics, diags...)
+	slices.SortStableFunc(rep.Diagnostics, func(a, b Diagnostic) int {
+		return cmp.Or(cmp.Compare(a.Path, b.Path), cmp.Compare(a.Line, b.Line))
+	})
+}

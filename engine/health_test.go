@@ -1,0 +1,161 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/recite-dev/recite/planning/conversation"
+)
+
+// TestPromptHealthThresholds: the prompt's health lines come from
+// signals.Evaluate with recite.yaml's circuit_breaker block.
+func TestPromptHealthThresholds(t *testing.T) {
+	tests := []struct {
+		name, yaml string
+		want       []string
+	}{
+		{"defaults", "", []string{"Loop 20260123-143052: active, iteration 8 of 20", "State: DEGRADED", "Circuit breaker: TRIPPED (stall: 2/5 | spin: 0/5 | decline: 71%)"}},
+		{"debug preset", "circuit_breaker:\n  preset: debug\n", []string{"Loop 20260123-143052: active, iteration 8 of 20", "State: DEGRADED", "Circuit breaker: TRIPPED (stall: 2/8 | spin: 0/5 | decline: 71%)"}},
+		{"relaxed decline", "circuit_breaker:\n  decline_warning_pct: 75\n  decline_break_pct: 80\n", []string{"Loop 20260123-143052: active, iteration 8 of 20", "State: PROGRESS", "Circuit breaker: HEALTHY (stall: 2/5 | spin: 0/5 | decline: 71%)"}},
+		{"aggressive preset", "circuit_breaker:\n  preset: aggressive\n", []string{"Loop 20260123-143052: active, iteration 8 of 20", "State: DEGRADED", "Circuit breaker: TRIPPED (stall: 2/2 | spin: 0/3 | decline: 71%)"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := copyTree(t, filepath.Join(moduleRoot(t), "examples", "fire"))
+			if tt.yaml != "" {
+				if err := os.WriteFile(filepath.Join(dir, ".planning", "recite.yaml"), []byte(tt.yaml), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			cfg, _, proj, err := New(dir).load()
+			if err != nil {
+				t.Fatal(err)
+			}
+			health, approach := promptHealth(cfg, proj)
+			if strings.Join(health, "\n") != strings.Join(tt.want, "\n") {
+				t.Errorf("health:\n%s\nwant:\n%s", strings.Join(health, "\n"), strings.Join(tt.want, "\n"))
+			}
+			if len(approach) != 4 || !strings.HasPrefix(approach[0], "Last action: ") {
+				t.Errorf("approach %q", approach)
+			}
+		})
+	}
+}
+
+func TestIterationRecords(t *testing.T) {
+	at := time.Date(2026, 2, 7, 9, 0, 0, 0, time.UTC)
+	recs := []conversation.Record{
+		{Kind: conversation.KindIteration, Time: at, Content: "one\ntwo\n", FilesModified: []string{"a", "b"}},
+		{Kind: conversation.KindIteration, Time: at, IsError: true, Content: "Error: boom"},
+		{Kind: conversation.KindIteration, Time: at},
+	}
+	its := IterationRecords(recs)
+	if len(its) != 3 || its[0].N != 1 || its[0].FilesChanged != 2 || its[0].OutputLines != 2 ||
+		its[1].ErrorText != "Error: boom" || its[1].OutputLines != 1 || its[0].ErrorText != "" || its[2].OutputLines != 0 {
+		t.Errorf("%+v", its)
+	}
+}
+
+// TestLatestPreservedCanonical: the prompt carries the newest block of
+// context-preserved.md, whatever its layout, re-rendered canonically, and
+// the parser's diagnostics surface.
+func TestLatestPreservedCanonical(t *testing.T) {
+	dir := copyTree(t, filepath.Join(moduleRoot(t), "examples", "gsd"))
+	src := "# notes\n\n## Context Preservation Block (auto-generated)\n\ntimestamp: 2026-02-01T00:00:00Z\ntrigger: manual\n\n### Errors (verbatim, do NOT paraphrase)\n\n```\nError: old\n```\n\n" +
+		"## Context Preservation Block (auto-generated)\n\ntimestamp: 2026-02-02T00:00:00Z\ntrigger: compaction\n\n### Errors (verbatim, do NOT paraphrase)\n\n```\nError: new one\n```\n\n### Working State\n\n- Confidence: lots\n"
+	if err := os.WriteFile(filepath.Join(dir, ".planning", "context-preserved.md"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, ok, diags := New(dir).latestPreserved()
+	if !ok || !strings.Contains(f.Text, "Error: new one") || strings.Contains(f.Text, "Error: old") || !strings.HasPrefix(f.Text, "## Context Preservation Block (auto-generated)\n\ntimestamp: 2026-02-02T00:00:00Z\ntrigger: compaction\n") {
+		t.Errorf("latest:\n%s", f.Text)
+	}
+	if len(diags) != 1 || diags[0].Path != PreservedFile || diags[0].Line != 27 {
+		t.Errorf("diagnostics %v", diags)
+	}
+	// The build carries it in the dynamic tier and reports the diagnostic.
+	rep, err := New(dir).Status(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, s := range rep.Targets[0].Sections {
+		if s.ID == "preserved" && s.Tier == "dynamic" {
+			found = true
+		}
+	}
+	if !found || !hasDiag(rep.Diagnostics, "confidence") {
+		t.Errorf("sections %+v diagnostics %v", rep.Targets[0].Sections, rep.Diagnostics)
+	}
+}
+
+// TestStatusSignalsJSON: status reports health, the breaker and the signals
+// (and their JSON keys).
+func TestStatusSignalsJSON(t *testing.T) {
+	dir := copyTree(t, filepath.Join(moduleRoot(t), "examples", "fire"))
+	rep, err := New(dir).Status(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sr := rep.Signals
+	if sr == nil || sr.Health.Breaker != "TRIPPED" || sr.Iterations != 8 || sr.BreakerLine != "stall: 2/5 | spin: 0/5 | decline: 71%" || len(sr.Signals) != 13 {
+		t.Fatalf("signals report %+v", sr)
+	}
+	b, _ := json.Marshal(rep)
+	var m struct {
+		Signals struct {
+			Health struct {
+				State      string
+				Thresholds map[string]int
+			}
+			BreakerLine string `json:"breaker_line"`
+			Signals     []map[string]any
+		}
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	if m.Signals.Health.State != "DEGRADED" || m.Signals.Health.Thresholds["stall_break"] != 5 || m.Signals.BreakerLine == "" || m.Signals.Signals[0]["kind"] != "error" {
+		t.Errorf("json %s", b)
+	}
+}
+
+// TestConversationIterationsHealth: without a loop, health comes from the
+// conversations' iteration records, and an iteration's error is a signal.
+func TestConversationIterationsHealth(t *testing.T) {
+	dir := copyTree(t, filepath.Join(moduleRoot(t), "examples", "gsd"))
+	s, err := New(dir).OpenConversations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := s.Create(ctx, "main", conversation.Meta{}); err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 2, 7, 9, 0, 0, 0, time.UTC)
+	var recs []conversation.Record
+	for i := range 3 {
+		recs = append(recs, conversation.Record{ID: "i" + string(rune('1'+i)), Kind: conversation.KindIteration, Time: at.Add(time.Duration(i) * time.Minute),
+			IsError: true, Content: "TypeError: Cannot read properties of undefined (reading 'id')\n    at handler (src/api.ts:4" + string(rune('2'+i)) + ":13)"})
+	}
+	if err := s.Append(ctx, "main", recs...); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := New(dir).Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sr := rep.Signals
+	if sr.IterationSource != ".planning/conversations/main.jsonl" || sr.Iterations != 3 || sr.Health.Breaker != "WARNING" ||
+		sr.Health.State != "STALLED" || sr.BreakerLine != "stall: 3/5 | spin: 3/5 | decline: 0%" {
+		t.Errorf("health %+v from %s", sr.Health, sr.IterationSource)
+	}
+	if sr.Signals[0].Kind != "error" || sr.Signals[0].Count != 3 || !strings.HasSuffix(sr.Signals[0].Text, "(src/api.ts:42:13)") {
+		t.Errorf("first signal %+v", sr.Signals[0])
+	}
+}

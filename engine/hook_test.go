@@ -1,0 +1,520 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/recite-dev/recite/engine/signals"
+	"github.com/recite-dev/recite/planning/conversation"
+)
+
+// Hook event payloads, written from Claude Code's hooks reference
+// (PROVIDERS.md §3): the common fields session_id, transcript_path, cwd,
+// permission_mode and hook_event_name, then each event's own. {{DIR}} is
+// the project, {{T}} a transcript path.
+const (
+	evStartup  = `{"session_id":"abc123","transcript_path":"{{T}}","cwd":"{{DIR}}","permission_mode":"default","hook_event_name":"SessionStart","source":"startup","model":"claude-sonnet-4-6"}`
+	evCompact  = `{"session_id":"abc123","transcript_path":"{{T}}","cwd":"{{DIR}}","permission_mode":"default","hook_event_name":"SessionStart","source":"compact"}`
+	evPrompt   = `{"session_id":"abc123","transcript_path":"{{T}}","cwd":"{{DIR}}","permission_mode":"default","hook_event_name":"UserPromptSubmit","prompt":"Write a function to calculate the factorial of a number"}`
+	evWrite    = `{"session_id":"abc123","transcript_path":"{{T}}","cwd":"{{DIR}}","permission_mode":"default","hook_event_name":"PostToolUse","tool_name":"Write","tool_input":{"file_path":"{{DIR}}/src/factorial.ts","content":"export const f = 1;"},"tool_response":{"filePath":"{{DIR}}/src/factorial.ts","success":true},"tool_use_id":"toolu_01ABC123","duration_ms":12}`
+	evBash     = `{"session_id":"abc123","transcript_path":"{{T}}","cwd":"{{DIR}}","permission_mode":"default","hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"npm run build","description":"Build"},"tool_response":{"stdout":"built","stderr":"","interrupted":false,"isImage":false},"tool_use_id":"toolu_02","duration_ms":800}`
+	evRead     = `{"session_id":"abc123","transcript_path":"{{T}}","cwd":"{{DIR}}","permission_mode":"default","hook_event_name":"PostToolUse","tool_name":"Read","tool_input":{"file_path":"{{DIR}}/src/db.ts"},"tool_response":{"type":"text","file":{"filePath":"{{DIR}}/src/db.ts","content":"import pg"}},"tool_use_id":"toolu_03"}`
+	evFailure  = `{"session_id":"abc123","transcript_path":"{{T}}","cwd":"{{DIR}}","permission_mode":"default","hook_event_name":"PostToolUseFailure","tool_name":"Bash","tool_input":{"command":"npm test","description":"Run test suite"},"tool_use_id":"toolu_04","error":"Command exited with non-zero status code 1\nError: connect ECONNREFUSED 127.0.0.1:5433\n    at TCPConnectWrap.afterConnect [as oncomplete] (node:net:1555:16)","is_interrupt":false}`
+	evFailure2 = `{"session_id":"abc123","transcript_path":"{{T}}","cwd":"{{DIR}}","permission_mode":"default","hook_event_name":"PostToolUseFailure","tool_name":"Bash","tool_input":{"command":"npm run migrate"},"tool_use_id":"toolu_05","error":"error: relation \"invoices_v2\" does not exist","is_interrupt":false}`
+	evInterr   = `{"session_id":"abc123","transcript_path":"{{T}}","cwd":"{{DIR}}","permission_mode":"default","hook_event_name":"PostToolUseFailure","tool_name":"Bash","tool_input":{"command":"sleep 100"},"tool_use_id":"toolu_06","error":"Error: interrupted by user","is_interrupt":true}`
+	evStop     = `{"session_id":"abc123","transcript_path":"{{T}}","cwd":"{{DIR}}","permission_mode":"default","hook_event_name":"Stop","stop_hook_active":false,"last_assistant_message":"I've completed the refactoring. Here's a summary..."}`
+	evPre      = `{"session_id":"abc123","transcript_path":"{{T}}","cwd":"{{DIR}}","permission_mode":"default","hook_event_name":"PreCompact","trigger":"manual","custom_instructions":""}`
+	evPostSm   = `{"session_id":"abc123","transcript_path":"{{T}}","cwd":"{{DIR}}","permission_mode":"default","hook_event_name":"PostCompact","trigger":"auto","compact_summary":"We worked on the invoice sync. Some issues were encountered with the database and a few approaches were tried."}`
+	evNotify   = `{"session_id":"abc123","transcript_path":"{{T}}","cwd":"{{DIR}}","hook_event_name":"Notification","message":"Claude needs your permission to use Bash"}`
+)
+
+// hookProject copies examples/fire into a temp dir and makes it a git
+// repository with everything committed.
+func hookProject(t testing.TB) string {
+	t.Helper()
+	dir := copyTree(t, filepath.Join(moduleRoot(t), "examples", "fire"))
+	repo, err := git.PlainInit(dir, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wt, err := repo.Worktree()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := wt.AddGlob("."); err != nil {
+		t.Fatal(err)
+	}
+	sig := &object.Signature{Name: "test", Email: "test@example.com", When: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	if _, err := wt.Commit("fixture", &git.CommitOptions{Author: sig, Committer: sig}); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// hook runs one event (a template above) in dir and returns stdout and
+// stderr.
+func hook(t testing.TB, dir, transcript, event string, opts HookOptions) (string, string) {
+	t.Helper()
+	ev := strings.NewReplacer("{{DIR}}", dir, "{{T}}", transcript).Replace(event)
+	if !json.Valid([]byte(ev)) {
+		t.Fatalf("test payload is not JSON: %s", ev)
+	}
+	var out, errOut bytes.Buffer
+	RunClaudeHook(context.Background(), opts, strings.NewReader(ev), &out, &errOut)
+	return out.String(), errOut.String()
+}
+
+// session reads the hook session's conversation.
+func session(t testing.TB, dir string) *conversation.Conversation {
+	t.Helper()
+	s, err := New(dir).OpenConversations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _, err := s.Read("cc-abc123")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestClaudeHookEvents(t *testing.T) {
+	const errVerbatim = "Command exited with non-zero status code 1\nError: connect ECONNREFUSED 127.0.0.1:5433\n    at TCPConnectWrap.afterConnect [as oncomplete] (node:net:1555:16)"
+	tests := []struct {
+		name   string
+		events []string
+		// before runs ahead of the last event (e.g. to change a file).
+		before func(t *testing.T, dir string)
+		check  func(t *testing.T, dir, out, errOut string)
+	}{
+		{name: "SessionStart startup prints the recitation", events: []string{evStartup}, check: func(t *testing.T, dir, out, errOut string) {
+			for _, want := range []string{"## Recitation", "### Task", "- Next: Page through paid invoices with the Stripe auto-pager", "Circuit breaker: TRIPPED (stall: 2/5 | spin: 0/5 | decline: 71%)"} {
+				if !strings.Contains(out, want) {
+					t.Errorf("stdout lacks %q:\n%s", want, out)
+				}
+			}
+			if strings.Contains(out, "Context Preservation Block") {
+				t.Error("printed a preservation block that does not exist")
+			}
+		}},
+		{name: "SessionStart startup adds the latest block", events: []string{evPre, evStartup}, check: func(t *testing.T, dir, out, errOut string) {
+			if !strings.Contains(out, "## Context Preservation Block (auto-generated)") || !strings.Contains(out, "Error: connect ECONNREFUSED 127.0.0.1:5432") {
+				t.Errorf("stdout lacks the latest block:\n%s", out)
+			}
+		}},
+		{name: "UserPromptSubmit appends the prompt", events: []string{evPrompt}, check: func(t *testing.T, dir, out, errOut string) {
+			c := session(t, dir)
+			if out != "" || len(c.Messages) != 1 || c.Messages[0].Role != "user" || c.Messages[0].Content != "Write a function to calculate the factorial of a number" {
+				t.Errorf("stdout %q, messages %+v", out, c.Messages)
+			}
+			if c.Meta.AgentType != "claude-code" {
+				t.Errorf("meta %+v", c.Meta)
+			}
+		}},
+		{name: "PostToolUse Write records an iteration", events: []string{evWrite}, check: func(t *testing.T, dir, out, errOut string) {
+			c := session(t, dir)
+			if len(c.Messages) != 2 || len(c.Messages[0].ToolCalls) != 1 || c.Messages[0].ToolCalls[0].ID != "toolu_01ABC123" || c.Messages[1].ToolCallID != "toolu_01ABC123" || c.Messages[1].IsError {
+				t.Fatalf("messages %+v", c.Messages)
+			}
+			if len(c.Iterations) != 1 || strings.Join(c.Iterations[0].FilesModified, ",") != "src/factorial.ts" {
+				t.Errorf("iterations %+v", c.Iterations)
+			}
+		}},
+		{name: "PostToolUse Bash records the files git sees changed", events: []string{evStartup, evBash},
+			before: func(t *testing.T, dir string) {
+				if err := os.WriteFile(filepath.Join(dir, "src", "db.ts"), []byte("changed\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			},
+			check: func(t *testing.T, dir, out, errOut string) {
+				c := session(t, dir)
+				if len(c.Iterations) != 1 || strings.Join(c.Iterations[0].FilesModified, ",") != "src/db.ts" {
+					t.Errorf("iterations %+v (stderr %s)", c.Iterations, errOut)
+				}
+				if c.Messages[1].Content != "built" {
+					t.Errorf("tool result %q, want the stdout", c.Messages[1].Content)
+				}
+			}},
+		{name: "PostToolUse Bash without a change records none", events: []string{evStartup, evBash}, check: func(t *testing.T, dir, out, errOut string) {
+			if c := session(t, dir); len(c.Iterations) != 0 {
+				t.Errorf("iterations %+v", c.Iterations)
+			}
+		}},
+		{name: "PostToolUse Read records no iteration", events: []string{evRead}, check: func(t *testing.T, dir, out, errOut string) {
+			c := session(t, dir)
+			if len(c.Iterations) != 0 || len(c.Messages) != 2 {
+				t.Errorf("iterations %+v messages %d", c.Iterations, len(c.Messages))
+			}
+		}},
+		{name: "PostToolUseFailure records the error verbatim", events: []string{evFailure}, check: func(t *testing.T, dir, out, errOut string) {
+			c := session(t, dir)
+			if len(c.Messages) != 2 || !c.Messages[1].IsError || c.Messages[1].Content != errVerbatim || c.Messages[1].ToolName != "Bash" {
+				t.Errorf("messages %+v", c.Messages)
+			}
+		}},
+		{name: "an interrupt is not an error", events: []string{evInterr}, check: func(t *testing.T, dir, out, errOut string) {
+			c := session(t, dir)
+			if len(c.Messages) != 2 || c.Messages[1].IsError || !c.Messages[1].Internal {
+				t.Errorf("messages %+v", c.Messages)
+			}
+		}},
+		{name: "Stop appends the last assistant message", events: []string{evStop}, check: func(t *testing.T, dir, out, errOut string) {
+			c := session(t, dir)
+			if len(c.Messages) != 1 || c.Messages[0].Role != "assistant" || !strings.HasPrefix(c.Messages[0].Content, "I've completed the refactoring.") {
+				t.Errorf("messages %+v", c.Messages)
+			}
+		}},
+		{name: "PreCompact writes a compaction block with the session's errors", events: []string{evFailure, evPre}, check: func(t *testing.T, dir, out, errOut string) {
+			b, err := os.ReadFile(filepath.Join(dir, ".planning", "context-preserved.md"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out != "" || !strings.Contains(string(b), "trigger: compaction") || !strings.Contains(string(b), errVerbatim) {
+				t.Errorf("stdout %q, block:\n%s", out, b)
+			}
+		}},
+		{name: "smoothed summary: SessionStart compact re-injects the lost errors", events: []string{evFailure, evFailure2, evPre, evPostSm, evCompact}, check: func(t *testing.T, dir, out, errOut string) {
+			for _, want := range []string{errVerbatim, `error: relation "invoices_v2" does not exist`, "Error: connect ECONNREFUSED 127.0.0.1:5432", "checked by recite at PostCompact"} {
+				if !strings.Contains(out, want) {
+					t.Errorf("stdout lacks %q:\n%s", want, out)
+				}
+			}
+			if strings.Contains(out, "## Recitation") {
+				t.Error("after a compaction only the lost signals are printed")
+			}
+		}},
+		{name: "unknown events are ignored", events: []string{evNotify}, check: func(t *testing.T, dir, out, errOut string) {
+			if out != "" || errOut != "" {
+				t.Errorf("stdout %q stderr %q", out, errOut)
+			}
+			if _, err := os.Stat(filepath.Join(dir, ".planning", "conversations", "cc-abc123.jsonl")); err == nil {
+				t.Error("a conversation was created")
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := hookProject(t)
+			var out, errOut string
+			for i, ev := range tt.events {
+				if i == len(tt.events)-1 && tt.before != nil {
+					tt.before(t, dir)
+				}
+				out, errOut = hook(t, dir, filepath.Join(dir, "no-transcript.jsonl"), ev, HookOptions{})
+			}
+			tt.check(t, dir, out, errOut)
+		})
+	}
+}
+
+// TestClaudeHookFaithfulSummary: a summary that keeps every signal
+// verbatim re-injects nothing.
+func TestClaudeHookFaithfulSummary(t *testing.T) {
+	dir := hookProject(t)
+	for _, ev := range []string{evFailure, evFailure2, evPre} {
+		hook(t, dir, "", ev, HookOptions{})
+	}
+	blocks, _, err := New(dir).readPreserved()
+	if err != nil || len(blocks) != 1 {
+		t.Fatalf("blocks %d, %v", len(blocks), err)
+	}
+	var sum strings.Builder
+	sum.WriteString("Summary of the session. The circuit breaker is TRIPPED.\n")
+	for _, s := range blocks[0].Signals {
+		sum.WriteString("- " + signals.Key(s) + "\n")
+	}
+	post, _ := json.Marshal(map[string]any{"session_id": "abc123", "transcript_path": "", "cwd": dir, "hook_event_name": "PostCompact", "trigger": "manual", "compact_summary": sum.String()})
+	hook(t, dir, "", string(post), HookOptions{})
+	out, errOut := hook(t, dir, "", evCompact, HookOptions{})
+	if out != "" {
+		t.Errorf("faithful summary re-injected:\n%s\nstderr %s", out, errOut)
+	}
+}
+
+// TestClaudeHookTranscriptFallback: without PostCompact, SessionStart
+// compact reads the compact summary entry of the transcript.
+func TestClaudeHookTranscriptFallback(t *testing.T) {
+	dir := hookProject(t)
+	for _, ev := range []string{evFailure, evPre} {
+		hook(t, dir, "", ev, HookOptions{})
+	}
+	tr := filepath.Join(t.TempDir(), "session.jsonl")
+	lines := []string{
+		`{"type":"system","subtype":"compact_boundary","uuid":"u1","parentUuid":null,"logicalParentUuid":"u0","timestamp":"2026-02-07T10:00:00Z","content":"Conversation compacted","compactMetadata":{"trigger":"auto","preTokens":160000}}`,
+		`{"type":"user","uuid":"u2","parentUuid":"u1","timestamp":"2026-02-07T10:00:01Z","isCompactSummary":true,"message":{"role":"user","content":"This session is being continued from a previous conversation. Tests failed with a connection problem."}}`,
+	}
+	if err := os.WriteFile(tr, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _ := hook(t, dir, tr, evCompact, HookOptions{})
+	if !strings.Contains(out, "against the transcript's summary") || !strings.Contains(out, "Error: connect ECONNREFUSED 127.0.0.1:5433") {
+		t.Errorf("stdout:\n%s", out)
+	}
+	// No transcript and no PostCompact: everything preserved is repeated.
+	out, _ = hook(t, dir, filepath.Join(dir, "missing.jsonl"), evCompact, HookOptions{})
+	if !strings.Contains(out, "every preserved signal is repeated") || !strings.Contains(out, "BLOCKER-002") {
+		t.Errorf("stdout:\n%s", out)
+	}
+}
+
+func TestClaudeHookNeverFails(t *testing.T) {
+	dir := hookProject(t)
+	tests := []struct{ name, dir, input, wantErr string }{
+		{"not JSON", dir, "{not json", "parse event"},
+		{"wrong type", dir, `{"session_id": 7, "hook_event_name": "Stop"}`, "parse event"},
+		{"no planning tree", t.TempDir(), `{"session_id":"s","hook_event_name":"UserPromptSubmit","prompt":"hi"}`, "no .planning folder"},
+		{"no session id", dir, `{"hook_event_name":"UserPromptSubmit","prompt":"hi"}`, "no session_id"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			RunClaudeHook(context.Background(), HookOptions{Dir: tt.dir}, strings.NewReader(tt.input), &out, &errOut)
+			if out.Len() != 0 || !strings.Contains(errOut.String(), tt.wantErr) {
+				t.Errorf("stdout %q stderr %q, want %q", out.String(), errOut.String(), tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestSessionConversation(t *testing.T) {
+	tests := map[string]string{
+		"abc123":                               "cc-abc123",
+		"00893aaf-19fa-41d2-8238-13269b9b3ca0": "cc-00893aaf-19fa-41d2-8238-13269b9b3ca0",
+		"../../etc/passwd":                     "cc-..-..-etc-passwd",
+		"a b/é":                                "cc-a-b--",
+		strings.Repeat("x", 300):               "cc-" + strings.Repeat("x", 125),
+	}
+	for in, want := range tests {
+		got := SessionConversation(in)
+		if got != want {
+			t.Errorf("SessionConversation(%q) = %q, want %q", in, got, want)
+		}
+		if err := conversation.ValidateID(got); err != nil {
+			t.Errorf("%q: %v", got, err)
+		}
+	}
+}
+
+// TestFitContext: output stays within the limit, the least important parts
+// go first, and every error printed is printed whole.
+func TestFitContext(t *testing.T) {
+	var sigs []signals.Signal
+	for i := range 40 {
+		sigs = append(sigs, signals.Signal{Kind: signals.KindError, Text: strings.Repeat("é", 50) + " error number " + string(rune('A'+i%26)) + strings.Repeat("x", i)})
+		sigs = append(sigs, signals.Signal{Kind: signals.KindFailedApproach, Text: "approach " + strings.Repeat("y", 300), Detail: "why " + strings.Repeat("z", 80)})
+	}
+	b := signals.Block{Signals: sigs, Breaker: "stall: 1/5 | spin: 0/5 | decline: 0%", Task: "Plan 1", FilesModified: []string{"a.go"}}
+	rec := "## Recitation\n\n" + strings.Repeat("- line\n", 30)
+	for _, limit := range []int{100000, 10000, 3000, 600} {
+		out := fitContext("lead", rec, b, limit)
+		if n := utf8.RuneCountInString(out); n > limit {
+			t.Errorf("limit %d: %d runes", limit, n)
+		}
+		if limit == 100000 {
+			if !strings.Contains(out, "## Recitation") || strings.Contains(out, "left out") {
+				t.Errorf("nothing should be cut at %d", limit)
+			}
+			continue
+		}
+		kept := 0
+		for _, s := range sigs {
+			if s.Kind == signals.KindError && strings.Contains(out, s.Text+"\n") {
+				kept++
+			}
+		}
+		if kept == 0 || strings.Contains(out, "why zzz") || strings.Contains(out, "Files modified") {
+			t.Errorf("limit %d: %d whole errors kept, or details and working state not dropped first; output:\n%s", limit, kept, out)
+		}
+		if kept < 40 && !strings.Contains(out, "left out") {
+			t.Errorf("limit %d: errors dropped without a note", limit)
+		}
+		// Errors are kept before approaches: an approach (longer than any
+		// error) still there means no error was dropped.
+		if strings.Contains(out, "approach yyy") && kept != 40 {
+			t.Errorf("limit %d: errors dropped before failed approaches", limit)
+		}
+	}
+	// One huge error does not push out the small ones.
+	mixed := signals.Block{Signals: []signals.Signal{
+		{Kind: signals.KindError, Text: "Error: small one"},
+		{Kind: signals.KindError, Text: "Error: huge " + strings.Repeat("h", 9000)},
+		{Kind: signals.KindError, Text: "Error: small two"},
+		{Kind: signals.KindBlocked, Text: "BLOCKED: waiting for credentials"},
+	}}
+	out := fitContext("lead", "", mixed, 2000)
+	if !strings.Contains(out, "Error: small one") || !strings.Contains(out, "Error: small two") || !strings.Contains(out, "BLOCKED: waiting") || strings.Contains(out, "hhhh") || !strings.Contains(out, "left out 1 of 4 stop signals") {
+		t.Errorf("mixed:\n%s", out)
+	}
+	// One error longer than the limit is cut at its end.
+	long := signals.Block{Signals: []signals.Signal{{Kind: signals.KindError, Text: "Error: " + strings.Repeat("w", 20000)}}}
+	out = fitContext("lead", "", long, HookMaxOutput)
+	if utf8.RuneCountInString(out) > HookMaxOutput || !strings.Contains(out, "Error: www") || !strings.Contains(out, "cut by recite") {
+		t.Errorf("long error: %d runes", utf8.RuneCountInString(out))
+	}
+}
+
+// TestClaudeHookOutputLimit: SessionStart never prints more than 10,000
+// characters, even with a huge preserved block.
+func TestClaudeHookOutputLimit(t *testing.T) {
+	dir := hookProject(t)
+	for i := range 60 {
+		ev := strings.Replace(evFailure, "5433", "5433 #"+strings.Repeat("n", i)+" "+strings.Repeat("payload ", 40), 1)
+		hook(t, dir, "", ev, HookOptions{})
+	}
+	hook(t, dir, "", evPre, HookOptions{})
+	out, _ := hook(t, dir, "", evStartup, HookOptions{})
+	if n := utf8.RuneCountInString(out); n > HookMaxOutput || n < HookMaxOutput/2 {
+		t.Errorf("SessionStart printed %d runes, want ≤ %d and not nearly empty", n, HookMaxOutput)
+	}
+	if !strings.Contains(out, "left out") {
+		t.Errorf("no omission note:\n%s", out)
+	}
+}
+
+func FuzzClaudeHook(f *testing.F) {
+	dir := hookProject(f)
+	for _, ev := range []string{evStartup, evCompact, evPrompt, evWrite, evBash, evRead, evFailure, evInterr, evStop, evPre, evPostSm, evNotify} {
+		f.Add([]byte(strings.NewReplacer("{{DIR}}", dir, "{{T}}", "").Replace(ev)))
+	}
+	f.Add([]byte(`{"hook_event_name":"PostToolUse","session_id":"x","tool_name":"Edit","tool_input":{"file_path":"../../../etc/passwd"}}`))
+	f.Add([]byte(`{"hook_event_name":"PostToolUseFailure","session_id":"..","error":{"nested":[1,2]}}`))
+	f.Add([]byte("\x00\xff"))
+	f.Add([]byte(""))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var out, errOut bytes.Buffer
+		RunClaudeHook(context.Background(), HookOptions{Dir: dir}, bytes.NewReader(data), &out, &errOut)
+		if strings.Contains(errOut.String(), "internal error") {
+			t.Fatalf("panic recovered: %s", errOut.String())
+		}
+		if n := utf8.RuneCount(out.Bytes()); n > HookMaxOutput {
+			t.Fatalf("printed %d runes", n)
+		}
+	})
+}
+
+// BenchmarkClaudeHook times one hook invocation on examples/fire (the
+// budget is HookTimeout, 2 s).
+func BenchmarkClaudeHook(b *testing.B) {
+	for _, bc := range []struct{ name, event string }{
+		{"SessionStart", evStartup},
+		{"PostToolUseBash", evBash},
+		{"PostToolUseFailure", evFailure},
+		{"PreCompact", evPre},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			dir := hookProject(b)
+			hook(b, dir, "", evFailure, HookOptions{})
+			hook(b, dir, "", evPre, HookOptions{})
+			ev := strings.NewReplacer("{{DIR}}", dir, "{{T}}", "").Replace(bc.event)
+			for b.Loop() {
+				var out, errOut bytes.Buffer
+				RunClaudeHook(context.Background(), HookOptions{}, strings.NewReader(ev), &out, &errOut)
+				if errOut.Len() > 0 {
+					b.Fatal(errOut.String())
+				}
+			}
+		})
+	}
+}
+
+// TestClaudeHookRealTranscripts replays the part of each real Claude Code
+// session in ../shared/transcripts before its compaction through the hook
+// (prompts as UserPromptSubmit, failed tool results as PostToolUseFailure,
+// other tool results as PostToolUse),
+// then PreCompact, then SessionStart with source compact and the real
+// transcript (no PostCompact): the errors the README says the real summary
+// dropped must come back verbatim.
+func TestClaudeHookRealTranscripts(t *testing.T) {
+	dir := filepath.Join(moduleRoot(t), "..", "shared", "transcripts")
+	if _, err := os.Stat(dir); err != nil {
+		t.Skipf("../shared/transcripts is absent (it ships beside the repository in CI): %v", err)
+	}
+	tests := []struct {
+		file string
+		lost []string
+	}{
+		// The counts are those of signals.TestVerifyRealCompactions, checked
+		// there by reading the transcripts: 7 errors lost (the 5 stops'
+		// words are quoted by the summary); 6 of 7 lost, the largest left
+		// out to fit 10,000 characters; the one TypeScript error kept.
+		{"entireio__cli__cc_90f6622c5b_1_full.jsonl", []string{"unknown flag: --disable-all", "Error 7 (", "Error: Invalid usage: unknown flag: --verbose"}},
+		{"obsessiondb__chkit__fa_02322a2710_0_full.jsonl", []string{"error: expect(received).toBe(expected)", "left out 1 of 6 stop signals"}},
+		{"theogbrand__napoli-matcha__0c_c3173e5050_0_full.jsonl", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			tr := filepath.Join(dir, tt.file)
+			f, err := os.Open(tr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			recs, _, err := conversation.ImportClaudeCode(f)
+			f.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			proj := t.TempDir()
+			if err := os.MkdirAll(filepath.Join(proj, ".planning"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			send := func(m map[string]any) string {
+				m["session_id"], m["transcript_path"], m["cwd"] = "real", tr, proj
+				b, _ := json.Marshal(m)
+				var out, errOut bytes.Buffer
+				RunClaudeHook(context.Background(), HookOptions{}, bytes.NewReader(b), &out, &errOut)
+				if errOut.Len() > 0 {
+					t.Fatalf("%s: %s", m["hook_event_name"], errOut.String())
+				}
+				return out.String()
+			}
+			errs := 0
+			for _, r := range recs {
+				if r.Event == conversation.EventCompactBoundary {
+					break
+				}
+				switch {
+				case r.Kind == conversation.KindMeta || r.Internal || r.Sidechain:
+				case r.Role == "user" && strings.TrimSpace(r.Content) != "":
+					send(map[string]any{"hook_event_name": "UserPromptSubmit", "prompt": r.Content})
+				case r.Role == "tool" && r.IsError:
+					errs++
+					send(map[string]any{"hook_event_name": "PostToolUseFailure", "tool_name": "Bash", "tool_input": map[string]any{}, "tool_use_id": r.ToolCallID, "error": r.Content, "is_interrupt": false})
+				case r.Role == "tool":
+					// A successful call (Read: no git check) whose output
+					// may still carry error lines.
+					send(map[string]any{"hook_event_name": "PostToolUse", "tool_name": "Read", "tool_input": map[string]any{}, "tool_use_id": r.ToolCallID, "tool_response": r.Content})
+				}
+			}
+			send(map[string]any{"hook_event_name": "PreCompact", "trigger": "auto", "custom_instructions": ""})
+			out := send(map[string]any{"hook_event_name": "SessionStart", "source": "compact"})
+			t.Logf("%d failed tool results before the compaction; %d runes re-injected", errs, utf8.RuneCountInString(out))
+			if utf8.RuneCountInString(out) > HookMaxOutput {
+				t.Errorf("output of %d runes", utf8.RuneCountInString(out))
+			}
+			if len(tt.lost) > 0 && !strings.Contains(out, "against the transcript's summary") {
+				t.Errorf("the transcript's summary was not used:\n%s", out)
+			}
+			for _, want := range tt.lost {
+				if !strings.Contains(out, want) {
+					t.Errorf("re-injected context lacks %q:\n%s", want, out)
+				}
+			}
+			if len(tt.lost) == 0 && out != "" {
+				t.Errorf("a summary that kept everything re-injected:\n%s", out)
+			}
+			if strings.Contains(out, "Error 8 (") || strings.Contains(out, "### Stop Requests") {
+				t.Errorf("re-injected more than was lost:\n%s", out)
+			}
+		})
+	}
+}

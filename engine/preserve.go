@@ -1,0 +1,273 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/recite-dev/recite/engine/internal/gitstore"
+	"github.com/recite-dev/recite/engine/signals"
+)
+
+// maxFilesModified bounds the files listed in a block's Working State.
+const maxFilesModified = 50
+
+// PreserveOptions configures Preserve.
+type PreserveOptions struct {
+	// Trigger is manual (when ""), compaction or sabbath_rest (FORMATS.md
+	// §2.8).
+	Trigger string
+	// Conversations are the conversation ids whose messages and iteration
+	// records are read; nil reads the targets' conversations and the most
+	// recently active one.
+	Conversations []string
+	// Now stamps the block; nil means time.Now.
+	Now func() time.Time
+}
+
+// PreserveResult is what Preserve wrote.
+type PreserveResult struct {
+	// Path is the project-relative file the block was appended to
+	// (PreservedFile).
+	Path string `json:"path"`
+	// Block is the block as written.
+	Block signals.Block `json:"block"`
+	// Health is the loop health the breaker line came from.
+	Health signals.Health `json:"health"`
+	// Summary is a one-line account of the block.
+	Summary string `json:"summary"`
+	// Diagnostics are problems met on the way (no git repository, an
+	// unreadable conversation, a malformed planning file).
+	Diagnostics []Diagnostic `json:"diagnostics"`
+}
+
+// validTrigger reports a known preservation trigger.
+func validTrigger(t string) bool {
+	return t == signals.TriggerManual || t == signals.TriggerCompaction || t == signals.TriggerSabbathRest
+}
+
+// Preserve appends one preservation block to .planning/context-preserved.md
+// (FORMATS.md §2.8, canonical format; DESIGN.md invariant 6: append-only,
+// one locked write): the stop signals of the planning tree and the selected
+// conversations (signals.Extract), the circuit-breaker line of their health
+// (signals.Evaluate with recite.yaml's circuit_breaker thresholds), and the
+// working state: the current task, the last change, the open debug
+// hypothesis, the last confidence and the files git reports modified (at
+// most 50, recite's own outputs left out; no repository is a diagnostic).
+// Errors: *InputError for a missing planning tree, a bad recite.yaml or an
+// unknown trigger; the append's error otherwise.
+func (e *Engine) Preserve(ctx context.Context, opts PreserveOptions) (*PreserveResult, error) {
+	trigger := opts.Trigger
+	if trigger == "" {
+		trigger = signals.TriggerManual
+	}
+	if !validTrigger(trigger) {
+		return nil, &InputError{fmt.Errorf("unknown trigger %q (want manual, compaction or sabbath_rest)", trigger)}
+	}
+	cfg, _, proj, err := e.load()
+	if err != nil {
+		return nil, err
+	}
+	now := time.Now
+	if opts.Now != nil {
+		now = opts.Now
+	}
+	res := &PreserveResult{Path: PreservedFile, Diagnostics: []Diagnostic{}}
+	for _, d := range proj.Diagnostics {
+		d.Path = PlanningDir + "/" + d.Path
+		res.Diagnostics = append(res.Diagnostics, d)
+	}
+	rep, diags := e.collectSignals(ctx, cfg, proj, signalSources{conversations: opts.Conversations})
+	res.Diagnostics = append(res.Diagnostics, diags...)
+	b := signals.Block{Timestamp: now().UTC(), Trigger: trigger, Signals: rep.Signals, Breaker: rep.BreakerLine}
+	workingState(&b, proj, rep)
+	files, err := e.gitModified(ctx)
+	if err != nil {
+		res.Diagnostics = append(res.Diagnostics, Diagnostic{Path: ".", Message: "files modified omitted: " + err.Error()})
+	}
+	b.FilesModified = files
+	if err := signals.AppendBlock(ctx, filepath.Join(e.dir, filepath.FromSlash(PreservedFile)), b); err != nil {
+		return nil, err
+	}
+	res.Block, res.Health = b, rep.Health
+	res.Summary = blockSummary(b, rep.Health)
+	return res, nil
+}
+
+// blockSummary is one line: the signal counts by kind, the breaker and the
+// number of files modified.
+func blockSummary(b signals.Block, h signals.Health) string {
+	n := map[signals.Kind]int{}
+	for _, s := range b.Signals {
+		n[s.Kind]++
+	}
+	plural := func(k int, one, many string) string {
+		if k == 1 {
+			return "1 " + one
+		}
+		return fmt.Sprintf("%d %s", k, many)
+	}
+	parts := []string{
+		plural(n[signals.KindError], "error", "errors"),
+		plural(n[signals.KindBlocked], "blocked", "blocked"),
+		plural(n[signals.KindFailedApproach], "failed approach", "failed approaches"),
+		plural(n[signals.KindCircuitBreaker], "circuit-breaker signal", "circuit-breaker signals"),
+		plural(n[signals.KindStop], "stop", "stops"),
+	}
+	s := strings.Join(parts, ", ") + fmt.Sprintf("; breaker %s (%s)", h.Breaker, b.Breaker)
+	return s + "; " + plural(len(b.FilesModified), "file modified", "files modified")
+}
+
+// ownOutput reports project-relative paths recite itself writes, which are
+// not part of an agent's working state.
+func ownOutput(p string) bool {
+	for _, pre := range []string{PromptsDir + "/", CacheDir + "/", ConversationsDir + "/"} {
+		if strings.HasPrefix(p, pre) {
+			return true
+		}
+	}
+	return p == PreservedFile
+}
+
+// gitModified returns the files of the project that git reports modified,
+// staged or untracked (gitstore.ModifiedFiles), relative to the project
+// root, sorted, without recite's own outputs and files outside the project,
+// cut to maxFilesModified with a last "… and N more" entry. The status runs
+// in a goroutine so ctx bounds the wait (go-git's status takes no context).
+// Errors: gitstore.ErrNoRepository, a status error, or ctx's error.
+func (e *Engine) gitModified(ctx context.Context) ([]string, error) {
+	abs, err := filepath.Abs(e.dir)
+	if err != nil {
+		return nil, err
+	}
+	root := gitRoot(abs)
+	if root == "" {
+		return nil, fmt.Errorf("%w: %s", gitstore.ErrNoRepository, e.dir)
+	}
+	type result struct {
+		files []string
+		err   error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		f, err := gitstore.ModifiedFiles(abs)
+		ch <- result{f, err}
+	}()
+	var r result
+	select {
+	case r = <-ch:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("git status: %w", ctx.Err())
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	prefix, err := filepath.Rel(root, abs)
+	if err != nil {
+		return nil, err
+	}
+	prefix = filepath.ToSlash(prefix)
+	var out []string
+	for _, p := range r.files {
+		if prefix != "." {
+			rest, ok := strings.CutPrefix(p, prefix+"/")
+			if !ok {
+				continue
+			}
+			p = rest
+		}
+		if !ownOutput(p) {
+			out = append(out, p)
+		}
+	}
+	if len(out) > maxFilesModified {
+		more := len(out) - maxFilesModified
+		out = append(out[:maxFilesModified:maxFilesModified], fmt.Sprintf("… and %d more", more))
+	}
+	return out, nil
+}
+
+// gitRoot is the nearest directory at or above dir holding a .git entry,
+// or "" when there is none.
+func gitRoot(dir string) string {
+	for {
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+			return dir
+		} else if !errors.Is(err, os.ErrNotExist) {
+			return ""
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
+}
+
+// VerifyOptions configures Verify.
+type VerifyOptions struct {
+	// FromBlock checks the summary against the latest preservation block
+	// of context-preserved.md instead of the current sources.
+	FromBlock bool
+	// Conversations are read for signals when FromBlock is false; nil
+	// reads the targets' conversations and the most recently active one.
+	Conversations []string
+}
+
+// VerifyResult is what a summary lost.
+type VerifyResult struct {
+	// Checked is how many stop signals were looked for, and Against where
+	// they came from ("sources" or the block's "path:line").
+	Checked int    `json:"checked"`
+	Against string `json:"against"`
+	// Lost are the signals the summary lost, in signal order.
+	Lost []signals.Signal `json:"lost"`
+	// Reinject is the canonical block to re-inject after the summary
+	// (signals.ReinjectBlock); "" when nothing was lost.
+	Reinject string `json:"reinject"`
+	// Diagnostics are problems met while reading the sources.
+	Diagnostics []Diagnostic `json:"diagnostics"`
+}
+
+// Verify checks a compaction summary for the stop signals it lost
+// (signals.Verify: errors verbatim after whitespace folding, the other
+// kinds by id or key phrase), against the current sources (the planning
+// tree and the selected conversations, as Preserve reads them) or, with
+// FromBlock, the latest preservation block. Errors: *InputError for a
+// missing planning tree, a bad recite.yaml, or FromBlock without a block.
+func (e *Engine) Verify(ctx context.Context, summary string, opts VerifyOptions) (*VerifyResult, error) {
+	cfg, _, proj, err := e.load()
+	if err != nil {
+		return nil, err
+	}
+	res := &VerifyResult{Diagnostics: []Diagnostic{}, Lost: []signals.Signal{}}
+	var sigs []signals.Signal
+	if opts.FromBlock {
+		blocks, diags, err := e.readPreserved()
+		if err != nil {
+			return nil, &InputError{err}
+		}
+		res.Diagnostics = append(res.Diagnostics, diags...)
+		b, ok := signals.Latest(blocks)
+		if !ok {
+			return nil, &InputError{fmt.Errorf("%s holds no preservation block (run `recite preserve` first)", PreservedFile)}
+		}
+		sigs = b.Signals
+		res.Against = fmt.Sprintf("%s:%d", PreservedFile, b.Line)
+	} else {
+		rep, diags := e.collectSignals(ctx, cfg, proj, signalSources{conversations: opts.Conversations})
+		res.Diagnostics = append(res.Diagnostics, diags...)
+		sigs = rep.Signals
+		res.Against = "sources"
+	}
+	res.Checked = len(sigs)
+	if lost := signals.Verify(summary, sigs); lost != nil {
+		res.Lost = lost
+	}
+	res.Reinject = signals.ReinjectBlock(res.Lost)
+	return res, nil
+}
