@@ -9,39 +9,55 @@ import (
 )
 
 // redactCache remembers the redaction of texts by content hash, so an
-// unchanged section is not scanned again.
+// unchanged section is not scanned again. Like the token-count cache it
+// keeps two generations: when the current one holds maxRedactEntries, it
+// becomes the old one and the entries not used since are dropped, so a
+// long `recite watch` session keeps what its prompts still use and no more.
 type redactCache struct {
-	r    *redact.Redactor
-	done map[[sha256.Size]byte]redacted
+	r        *redact.Redactor
+	done     map[[sha256.Size]byte]redacted
+	previous map[[sha256.Size]byte]redacted
 }
+
+// maxRedactEntries bounds one generation of the redaction cache.
+const maxRedactEntries = 4096
 
 type redacted struct {
 	text     string
 	findings []redact.Finding
 }
 
+// keyOf is the cache key of text redacted as path.
+func keyOf(path, text string) [sha256.Size]byte {
+	return sha256.Sum256([]byte(path + "\x00" + text))
+}
+
 func (c *redactCache) redact(path, text string) (string, []redact.Finding) {
-	key := sha256.Sum256([]byte(path + "\x00" + text))
+	key := keyOf(path, text)
 	if v, ok := c.done[key]; ok {
 		return v.text, v.findings
 	}
-	out, f := c.r.Redact(path, text)
-	c.done[key] = redacted{out, f}
-	return out, f
+	v, ok := c.previous[key]
+	if !ok {
+		out, f := c.r.Redact(path, text)
+		v = redacted{out, f}
+	}
+	if len(c.done) >= maxRedactEntries {
+		c.previous, c.done = c.done, make(map[[sha256.Size]byte]redacted, len(c.done))
+	}
+	c.done[key] = v
+	return v.text, v.findings
 }
 
 // redactPrompt replaces every secret in the prompt's sections and messages
 // with a deterministic placeholder (issue "What enters context" §5) and
 // returns where each one was, as "section SOURCE line N: KIND".
 func (e *Engine) redactPrompt(p *prompt.Prompt) ([]string, error) {
-	if e.redactor == nil {
-		r, err := redact.New()
-		if err != nil {
-			return nil, err
-		}
-		e.redactor = &redactCache{r: r, done: map[[sha256.Size]byte]redacted{}}
+	if err := e.initRedactor(); err != nil {
+		return nil, err
 	}
-	var where []string
+	where := append([]string(nil), e.fileRedactions...)
+	e.fileRedactions = e.fileRedactions[:0]
 	note := func(id, src string, fs []redact.Finding) {
 		for _, f := range fs {
 			where = append(where, fmt.Sprintf("%s (%s) line %d: %s", id, src, f.Line, f.Kind))
@@ -71,4 +87,31 @@ func (e *Engine) redactPrompt(p *prompt.Prompt) ([]string, error) {
 		}
 	}
 	return where, nil
+}
+
+func (e *Engine) initRedactor() error {
+	if e.redactor != nil {
+		return nil
+	}
+	r, err := redact.New()
+	if err != nil {
+		return err
+	}
+	e.redactor = &redactCache{r: r, done: map[[sha256.Size]byte]redacted{}}
+	return nil
+}
+
+// redactFile redacts one project file's text with its own path (so
+// path-specific rules such as .env values apply) and records the findings
+// for the next redactPrompt, as "files (PATH) line N: KIND" with N the
+// line in the text given.
+func (e *Engine) redactFile(rel, text string) string {
+	if err := e.initRedactor(); err != nil {
+		return text
+	}
+	out, fs := e.redactor.redact(rel, text)
+	for _, f := range fs {
+		e.fileRedactions = append(e.fileRedactions, fmt.Sprintf("%s (%s) line %d: %s", prompt.IDFiles, rel, f.Line, f.Kind))
+	}
+	return out
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -15,11 +16,20 @@ func newFilesCmd(g *globalOptions, streams IOStreams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "files [--why PATH] [--include PATH]...",
 		Short: "List the project files that may enter an agent's context",
-		Long: `List, sorted, the project files that .gitignore files, .git/info/exclude
-and .powerignore leave in context, plus the files the current plan, the
-targets' include lists or --include name (never excluded). The global
-excludes file (core.excludesFile) is not read. --why explains one path
-like git check-ignore -v.`,
+		Long: `List, sorted, the project files that may enter an agent's context: what
+.gitignore files, .git/info/exclude and .powerignore leave (as git ls-files
+--others --exclude-standard --exclude-from=.powerignore would), minus the
+globs recite.yaml's files.task_types gives the current task type, plus the
+files that are never excluded: those the current plan names (tasks and
+files_modified), those named by recorded errors (the targets' conversation
+logs, the latest block of .planning/context-preserved.md, the active loop
+file; path and path:line forms, existing files inside the project only),
+the targets' include lists and --include. The global excludes file
+(core.excludesFile) is not read.
+
+--why explains one path like git check-ignore -v: FILE:LINE:PATTERN and the
+path, or "never-exclude: named by …" (e.g. "named by error at SOURCE").
+`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			e := engine.New(g.dir)
@@ -41,10 +51,13 @@ like git check-ignore -v.`,
 			if asJSON {
 				return writeJSON(streams.Out, files)
 			}
+			// One write per 64 KiB, not per line: a monorepo lists ~10^5 paths.
+			w := bufio.NewWriterSize(streams.Out, 64<<10)
 			for _, f := range files {
-				fmt.Fprintln(streams.Out, f.Path)
+				w.WriteString(f.Path)
+				w.WriteByte('\n')
 			}
-			return nil
+			return w.Flush()
 		},
 	}
 	cmd.Flags().StringVar(&why, "why", "", "explain the verdict on `PATH`")

@@ -1,0 +1,338 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/recite-dev/recite/engine/config"
+	"github.com/recite-dev/recite/engine/internal/ignore"
+	"github.com/recite-dev/recite/engine/prompt"
+	"github.com/recite-dev/recite/planning"
+)
+
+// maxSectionFileBytes bounds one file of the files section after its lines
+// are cut, in bytes: a minified one-line file is cut by bytes too.
+const maxSectionFileBytes = 64 << 10
+
+// fileSections fills in.FileTree (stable tier) and in.Files (semi tier) for
+// target tg (issue "What enters context" §4).
+//
+// The tree lists what the ignore files and the current task type's globs
+// leave, breadth first to files.tree_depth levels and files.tree_max_entries
+// lines; a directory not opened shows its entry count, a directory cut
+// short ends with "… N more entries". It reads only the directories it
+// shows (ignore.Matcher.ReadDir), so a 90,000-file monorepo costs a few
+// hundred directory reads, not a walk. It leaves out .planning/: the
+// planning tree reaches the prompt through its own sections, and its files
+// (state, logs, prompt files, caches) change on every turn, which would
+// break the stable prefix at this section; for the same reason
+// never-exclude files are not added to the tree (they change with errors)
+// but go to the files section. The tree depends only on directory names,
+// the ignore files, recite.yaml and the current task type, so it is
+// byte-identical between builds while those stay.
+//
+// The files section carries the current task's files (else the plan's
+// files_modified), then the files named by recorded errors, then the
+// target's include list: each once and not when the system prompt, tools
+// or skills already carry it, only regular files inside the project (not
+// prompt files or caches), at most files.max_files. A file longer than files.file_max_lines keeps
+// its head and tail around a pointer "⟨path: lines a–b omitted⟩" (lines of
+// the file on disk, so the agent can read them back); binary files are
+// named, not shown. Each file is redacted with its own path (so .env
+// values are found), and the findings are reported with the prompt's.
+func (e *Engine) fileSections(ctx context.Context, cfg *config.Config, tg *config.Target, proj *planning.Project, in *prompt.Input) []Diagnostic {
+	var diags []Diagnostic
+	var convs []string
+	if tg.Conversation != "" {
+		convs = []string{tg.Conversation}
+	}
+	sc := e.scope(ctx, cfg, proj, convs, []config.Target{*tg}, nil)
+	m, err := ignore.Load(e.dir)
+	if err != nil {
+		return append(diags, Diagnostic{Path: ".powerignore", Message: fmt.Sprintf("file tree: %v", err)})
+	}
+	m.SetExtra(sc.extra)
+	if cfg.Files.TreeDepth > 0 {
+		tree, err := e.cachedTree(ctx, m, sc.extra, cfg.Files.TreeDepth, cfg.Files.TreeMaxEntries)
+		if err != nil {
+			diags = append(diags, Diagnostic{Path: ".powerignore", Message: fmt.Sprintf("file tree: %v", err)})
+		} else {
+			in.FileTree = tree
+		}
+	}
+	e.fileRedactions = e.fileRedactions[:0]
+	if cfg.Files.MaxFiles > 0 {
+		// Each file once in the prompt: not again when the system prompt,
+		// the tools or a skill already carries it.
+		seen := map[string]bool{}
+		for _, f := range in.System {
+			seen[f.Path] = true
+		}
+		for _, f := range in.Skills {
+			seen[f.Path] = true
+		}
+		if in.Tools != nil {
+			seen[in.Tools.Path] = true
+		}
+		for _, inc := range sc.taskFiles {
+			if len(in.Files) >= cfg.Files.MaxFiles {
+				break
+			}
+			if seen[inc.Path] {
+				continue
+			}
+			seen[inc.Path] = true
+			rel, ok := e.projectFile(inc.Path)
+			if !ok || rel == PlanningDir || strings.HasPrefix(rel, PlanningDir+"/prompts/") || strings.HasPrefix(rel, CacheDir+"/") {
+				continue
+			}
+			f, err := e.sectionFile(rel, cfg.Files.FileMaxLines)
+			if err != nil {
+				diags = append(diags, Diagnostic{Path: rel, Message: fmt.Sprintf("files section: %v", err)})
+				continue
+			}
+			in.Files = append(in.Files, f)
+		}
+	}
+	return diags
+}
+
+// treeCache is the last file tree with the state of every file it was
+// built from: the directories it read, the .gitignore files in them, the
+// root's .powerignore and .git/info/exclude.
+type treeCache struct {
+	key    string
+	stamps []fileStamp
+	tree   string
+}
+
+type fileStamp struct {
+	rel   string
+	mtime int64 // ns; -1 when the file did not exist
+	size  int64
+}
+
+func (e *Engine) stamp(rel string) fileStamp {
+	st, err := os.Lstat(filepath.Join(e.dir, filepath.FromSlash(rel)))
+	if err != nil {
+		return fileStamp{rel: rel, mtime: -1}
+	}
+	return fileStamp{rel: rel, mtime: st.ModTime().UnixNano(), size: st.Size()}
+}
+
+// racyWindow: a file changed this recently may change again within the
+// same timestamp tick, so a tree read from it is not cached (git's "racy
+// clean" rule).
+const racyWindow = 2 * time.Second
+
+// cachedTree returns the file tree, rebuilt only when one of the files it
+// was built from changed (a directory's mtime changes when an entry is
+// added, removed or renamed in it): a rebuild costs about 2 directory
+// reads per entry shown, a check 2 stats.
+func (e *Engine) cachedTree(ctx context.Context, m *ignore.Matcher, extra []ignore.ExtraPattern, depth, maxEntries int) (string, error) {
+	key := fmt.Sprintf("%d %d %#v", depth, maxEntries, extra)
+	if c := e.tree; c != nil && c.key == key {
+		fresh := true
+		for _, s := range c.stamps {
+			if e.stamp(s.rel) != s {
+				fresh = false
+				break
+			}
+		}
+		if fresh {
+			return c.tree, nil
+		}
+	}
+	e.tree = nil
+	var dirs []string
+	tree, err := fileTree(ctx, m, depth, maxEntries, func(rel string) { dirs = append(dirs, rel) })
+	if err != nil {
+		return "", err
+	}
+	c := &treeCache{key: key, tree: tree}
+	limit := time.Now().Add(-racyWindow).UnixNano()
+	add := func(rel string) bool {
+		s := e.stamp(rel)
+		c.stamps = append(c.stamps, s)
+		return s.mtime < limit
+	}
+	ok := add(ignore.PowerignoreFile) && add(ignore.ExcludeFile)
+	for _, d := range dirs {
+		if !ok {
+			break
+		}
+		gi := ignore.GitignoreFile
+		if d != "" {
+			gi = d + "/" + gi
+		}
+		ok = add(gi) && add(strings.TrimSuffix(d+"/.", "/."))
+	}
+	if ok {
+		e.tree = c
+	}
+	return tree, nil
+}
+
+// fileTree renders the tree section body (see fileSections), calling
+// readDir with every directory it reads.
+func fileTree(ctx context.Context, m *ignore.Matcher, depth, maxEntries int, readDir func(rel string)) (string, error) {
+	type node struct {
+		name     string
+		rel      string
+		dir      bool
+		children []*node
+		total    int  // entries in context inside a directory
+		read     bool // children listed (fully or partly)
+	}
+	root := &node{dir: true}
+	read := func(n *node) ([]ignore.Entry, error) {
+		if readDir != nil {
+			readDir(n.rel)
+		}
+		ents, err := m.ReadDir(n.rel)
+		if err != nil {
+			return nil, err
+		}
+		if n.rel == "" {
+			kept := ents[:0]
+			for _, en := range ents {
+				if en.Name != PlanningDir {
+					kept = append(kept, en)
+				}
+			}
+			ents = kept
+		}
+		n.total = len(ents)
+		return ents, nil
+	}
+	budget := maxEntries
+	level := []*node{root}
+	for d := 1; d <= depth && len(level) > 0; d++ {
+		var next []*node
+		for _, n := range level {
+			if err := ctx.Err(); err != nil {
+				return "", err
+			}
+			ents, err := read(n)
+			if err != nil {
+				return "", err
+			}
+			if budget <= 0 {
+				continue
+			}
+			n.read = true
+			for _, en := range ents {
+				if budget <= 0 {
+					break
+				}
+				budget--
+				c := &node{name: en.Name, dir: en.Dir, rel: strings.TrimPrefix(n.rel+"/"+en.Name, "/")}
+				n.children = append(n.children, c)
+				if c.dir {
+					next = append(next, c)
+				}
+			}
+		}
+		level = next
+	}
+	// Directories shown but not opened get their entry count.
+	for _, n := range level {
+		if !n.read {
+			if _, err := read(n); err != nil {
+				return "", err
+			}
+		}
+	}
+	var b strings.Builder
+	b.WriteString(fmt.Sprintf("Files in context (.powerignore, .gitignore and the task type applied; %d levels, %d entries at most; .planning/ not listed):\n", depth, maxEntries))
+	var walk func(n *node, indent string)
+	walk = func(n *node, indent string) {
+		for _, c := range n.children {
+			b.WriteString(indent + c.name)
+			if c.dir {
+				b.WriteString("/")
+				if !c.read {
+					fmt.Fprintf(&b, " (%d %s)", c.total, plural(c.total, "entry", "entries"))
+				}
+			}
+			b.WriteString("\n")
+			if c.dir && c.read {
+				walk(c, indent+"  ")
+			}
+		}
+		if n.read && len(n.children) < n.total {
+			more := n.total - len(n.children)
+			fmt.Fprintf(&b, "%s… %d more %s\n", indent, more, plural(more, "entry", "entries"))
+		}
+	}
+	walk(root, "")
+	return strings.TrimRight(b.String(), "\n"), nil
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// sectionFile reads one file for the files section: cut to maxLines (head
+// and tail around a "⟨path: lines a–b omitted⟩" pointer) and to
+// maxSectionFileBytes, redacted with its own path.
+func (e *Engine) sectionFile(rel string, maxLines int) (prompt.File, error) {
+	b, err := os.ReadFile(filepath.Join(e.dir, filepath.FromSlash(rel)))
+	if err != nil {
+		return prompt.File{}, err
+	}
+	if bytes.IndexByte(b, 0) >= 0 || !utf8.Valid(b) {
+		return prompt.File{Path: rel, Text: fmt.Sprintf("⟨%s: binary file, %d bytes, not shown⟩", rel, len(b))}, nil
+	}
+	text := strings.TrimPrefix(string(b), "\uFEFF")
+	text = strings.ReplaceAll(text, "\r\n", "\n")
+	text = cutLines(rel, text, maxLines, maxSectionFileBytes)
+	text = e.redactFile(rel, text)
+	return prompt.File{Path: rel, Text: text}, nil
+}
+
+// cutLines keeps the head and tail of text when it has more than maxLines
+// lines or more than maxBytes bytes: up to two thirds of each limit for
+// the head, the rest for the tail, whole lines only, around a pointer line
+// naming the omitted lines of the file as it is on disk, so the agent can
+// read them back.
+func cutLines(rel, text string, maxLines, maxBytes int) string {
+	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	if len(lines) <= maxLines && len(text) <= maxBytes {
+		return text
+	}
+	headLines, headBytes := maxLines*2/3, maxBytes*2/3
+	h, size := 0, 0
+	for h < len(lines) && h < headLines && size+len(lines[h])+1 <= headBytes {
+		size += len(lines[h]) + 1
+		h++
+	}
+	tailLines, tailBytes := maxLines-1-h, maxBytes-size
+	t := 0
+	size = 0
+	for t < len(lines)-h && t < tailLines && size+len(lines[len(lines)-1-t])+1 <= tailBytes {
+		size += len(lines[len(lines)-1-t]) + 1
+		t++
+	}
+	if h+t >= len(lines) {
+		return text
+	}
+	var b strings.Builder
+	for _, l := range lines[:h] {
+		b.WriteString(l + "\n")
+	}
+	fmt.Fprintf(&b, "⟨%s: lines %d–%d omitted⟩", rel, h+1, len(lines)-t)
+	for _, l := range lines[len(lines)-t:] {
+		b.WriteString("\n" + l)
+	}
+	return b.String()
+}
