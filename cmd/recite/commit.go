@@ -1,0 +1,86 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/recite-dev/recite/engine"
+)
+
+// exitError is an error with its own exit code.
+type exitError struct {
+	err  error
+	code int
+}
+
+func (e exitError) Error() string { return e.err.Error() }
+func (e exitError) Unwrap() error { return e.err }
+func (e exitError) ExitCode() int { return e.code }
+
+func newCommitCmd(g *globalOptions, streams IOStreams) *cobra.Command {
+	var msg string
+	var lockWait time.Duration
+	cmd := &cobra.Command{
+		Use:   "commit [-m MSG]",
+		Short: "Commit the conversation history (and nothing else) to git",
+		Long: `Commit the current content of ` + strings.Join(engine.HistoryPaths, " and ") + `
+on the current branch, and nothing else. The commit is built from HEAD's
+tree plus those paths, so your staged and unstaged changes stay exactly as
+they were; ignored files are never staged. When the history did not
+change, nothing is committed ("nothing to commit", exit 0).
+
+The author is $GIT_AUTHOR_NAME/$GIT_AUTHOR_EMAIL, else git's user.name and
+user.email. While another git process holds .git/index.lock, recite waits
+(up to --lock-wait) and retries; it never writes the index under that lock.
+
+Exit status: 0 committed or nothing to commit; 1 the index stayed locked
+(try again); 2 no git repository, a repository without commits (recite
+does not make your first commit), a detached HEAD, or no author.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if lockWait <= 0 {
+				return usageError{fmt.Errorf("--lock-wait %v: want a positive duration", lockWait)}
+			}
+			hash, err := engine.New(g.dir).Commit(cmd.Context(), engine.CommitOptions{Message: msg, LockWait: lockWait})
+			if err != nil {
+				return commitError(err)
+			}
+			if hash == "" {
+				fmt.Fprintln(streams.Out, "nothing to commit (the conversation history is unchanged)")
+				return nil
+			}
+			fmt.Fprintf(streams.Out, "committed %s: %s\n", hash[:min(12, len(hash))], firstLine(msg))
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&msg, "message", "m", engine.DefaultCommitMessage, "commit `message`")
+	cmd.Flags().DurationVar(&lockWait, "lock-wait", 5*time.Second, "how long to wait for another git process's .git/index.lock")
+	return cmd
+}
+
+// commitError adds what to do to a commit failure and picks its exit code:
+// 1 for a held index lock (transient), 2 for a setup the user must fix.
+func commitError(err error) error {
+	switch {
+	case errors.Is(err, engine.ErrNoRepository):
+		return usageError{fmt.Errorf("%w; run `git init` and make a first commit to keep the conversation history in git", err)}
+	case errors.Is(err, engine.ErrNoCommits):
+		return usageError{fmt.Errorf("%w; make a first commit yourself, then run `recite commit` again", err)}
+	case errors.Is(err, engine.ErrDetachedHead):
+		return usageError{fmt.Errorf("%w; switch to a branch (`git switch BRANCH`), then run `recite commit` again", err)}
+	case errors.Is(err, engine.ErrNoAuthor):
+		return usageError{err}
+	case errors.Is(err, engine.ErrIndexLocked):
+		return exitError{err, 1}
+	}
+	return engineError(err)
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}

@@ -1,0 +1,513 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/recite-dev/recite/engine/budget"
+	"github.com/recite-dev/recite/engine/config"
+	"github.com/recite-dev/recite/engine/internal/ignore"
+	"github.com/recite-dev/recite/engine/internal/watch"
+)
+
+// WatchOptions configures Engine.Watch. Zero durations take the values of
+// recite.yaml's `watch` block (engine/config/watch.go), whose defaults are
+// 50 ms, 250 ms and 1 minute.
+type WatchOptions struct {
+	// Quiet is the trailing quiet period after the last file event before a
+	// render.
+	Quiet time.Duration
+	// MaxWait caps the delay between the first event of a batch and its
+	// render; values below Quiet are raised to Quiet.
+	MaxWait time.Duration
+	// Commit turns on history commits: every CommitInterval, when
+	// HistoryPaths changed, Engine.Commit runs, and once more when Watch
+	// ends.
+	Commit bool
+	// CommitInterval is the period of history commits.
+	CommitInterval time.Duration
+	// CommitMessage is the message of history commits (default
+	// DefaultCommitMessage).
+	CommitMessage string
+	// Logger receives watcher notices (queue overflow, directories that
+	// cannot be watched); nil discards them.
+	Logger *slog.Logger
+}
+
+// Kinds of WatchEvent.
+const (
+	// EventRender is a build after file changes (or the initial build).
+	EventRender = "render"
+	// EventCommit is a history commit, or a failed attempt (Error set).
+	EventCommit = "commit"
+)
+
+// WatchEvent is one thing Engine.Watch did: a render, or a history commit.
+type WatchEvent struct {
+	// Kind is EventRender or EventCommit.
+	Kind string `json:"kind"`
+	// Time is when the render or commit finished.
+	Time time.Time `json:"time"`
+	// Trigger says why a render ran: "start" (the initial build), "change"
+	// (file events), "rescan" (event queue overflow or a burst: everything
+	// was re-read) or "reconfigure" (recite.yaml changed the watched files).
+	Trigger string `json:"trigger,omitempty"`
+	// Changed lists the project-relative paths the file events named, at
+	// most maxChangedPaths of them; nil for a rescan.
+	Changed []string `json:"changed,omitempty"`
+	// Duration is how long the build or commit took.
+	Duration time.Duration `json:"duration_ns"`
+	// Written lists the prompt files the render changed on disk
+	// (project-relative); empty when every file already held these bytes.
+	Written []string `json:"written"`
+	// Targets is one summary per target.
+	Targets []WatchTarget `json:"targets,omitempty"`
+	// ContextWindow is the configured context window, in tokens.
+	ContextWindow int `json:"context_window,omitempty"`
+	// Tokens, Percent, Status and StablePercent summarise the target
+	// closest to its budget: its prompt total in tokens, that total as a
+	// percentage of the context window, the worst status of all targets,
+	// and its stable tier (the cacheable prefix) as a percentage of its
+	// total.
+	Tokens        int           `json:"tokens"`
+	Percent       float64       `json:"percent"`
+	Status        budget.Status `json:"status,omitempty"`
+	StablePercent float64       `json:"stable_prefix_percent"`
+	// Kept lists why targets kept their last good render (a state or plan
+	// file failed to parse; DESIGN.md invariant 11).
+	Kept []string `json:"kept,omitempty"`
+	// Diagnostics are the problems found in input files by this render.
+	Diagnostics []Diagnostic `json:"diagnostics,omitempty"`
+	// Error is a failed render (no .planning folder, a bad recite.yaml, a
+	// write failure) or commit; the prompt files on disk stay as they were.
+	Error string `json:"error,omitempty"`
+	// Commit is the hash of the history commit made; "" when the history
+	// had not changed since the last commit.
+	Commit string `json:"commit,omitempty"`
+	// Report is the full build report of a successful render.
+	Report *Report `json:"-"`
+}
+
+// WatchTarget summarises one target's prompt after a render.
+type WatchTarget struct {
+	// Name is the target's name from recite.yaml.
+	Name string `json:"name"`
+	// Tokens is the prompt's total (markdown shape) after cuts; Percent is
+	// Tokens as a percentage of the context window.
+	Tokens  int           `json:"tokens"`
+	Percent float64       `json:"percent"`
+	Status  budget.Status `json:"status"`
+	// StablePercent is the stable tier's share of Tokens, in percent.
+	StablePercent float64 `json:"stable_prefix_percent"`
+	// Written lists this target's prompt files changed on disk.
+	Written []string `json:"written"`
+	// Kept says why the target kept its last good render ("" when it
+	// did not).
+	Kept string `json:"kept_last_good,omitempty"`
+}
+
+// maxChangedPaths bounds WatchEvent.Changed.
+const maxChangedPaths = 50
+
+// errReconfigure ends one watcher's Run when recite.yaml changed what must
+// be watched.
+var errReconfigure = errors.New("watch: reconfigure")
+
+// watchSpec is what one watcher instance watches beside `.planning/` and
+// how it debounces.
+type watchSpec struct {
+	// extra are project files whose content feeds a prompt; dirs are the
+	// directories the file-tree section lists (their entries feed it).
+	extra, dirs []string
+	// treeKey identifies the file-tree settings dirs were computed for.
+	treeKey        string
+	quiet, maxWait time.Duration
+}
+
+func (s watchSpec) equal(o watchSpec) bool {
+	return slices.Equal(s.extra, o.extra) && slices.Equal(s.dirs, o.dirs) && s.quiet == o.quiet && s.maxWait == o.maxWait
+}
+
+// Watch builds the prompt files once, then keeps them current: it watches
+// `.planning/` recursively, the project root (so a deleted and re-created
+// `.planning/` is picked up), the root `.powerignore`, `.gitignore` and
+// `.git/info/exclude`, the project files the prompts carry (the targets'
+// system, tools, skill and include files, the files section's task and
+// error-named files) and the directories the file-tree section lists (see
+// watchSpec), and re-runs Build after each debounced batch of file events
+// (engine/internal/watch; TRAPS.md §A). It never reacts to its own outputs:
+// `.planning/prompts/`, `.planning/.recite/` and temp files are ignored.
+//
+// fn receives one WatchEvent per render and per history commit, never
+// concurrently; it must not block for long, since events are not queued.
+// A render whose build fails is reported in WatchEvent.Error and watching
+// continues; a state or plan file that fails to parse keeps the last good
+// prompt (Build's rule). When a render changes what must be watched (a new
+// current task, a new folder in the tree, an edited recite.yaml), the
+// watcher is replaced and the project rendered once more ("reconfigure").
+//
+// Watch returns nil when ctx is done. Errors: the project has no
+// `.planning/` folder at start (*InputError wrapping ErrNoPlanning);
+// opts.Commit without a git repository (ErrNoRepository); the file watcher
+// cannot start (inotify limits, with the sysctl to raise).
+func (e *Engine) Watch(ctx context.Context, opts WatchOptions, fn func(WatchEvent)) error {
+	if _, err := e.planningDir(); err != nil {
+		return err
+	}
+	if opts.Commit {
+		err := gitstoreCheck(e.dir)
+		if errors.Is(err, ErrNoRepository) {
+			return fmt.Errorf("--commit: %w", err)
+		}
+	}
+	var mu sync.Mutex
+	emit := func(ev WatchEvent) {
+		mu.Lock()
+		defer mu.Unlock()
+		fn(ev)
+	}
+
+	var dirty atomic.Bool // history changed since the last commit
+	dirty.Store(true)
+	var commits sync.WaitGroup
+	commitCtx, stopCommits := context.WithCancel(ctx)
+	defer func() {
+		stopCommits()
+		commits.Wait()
+	}()
+
+	// The files to watch come from a report: compute one without writing
+	// before the watches exist; the "start" render follows them.
+	var first *Report
+	if rep, err := e.Status(ctx); err == nil {
+		first = rep
+	}
+	spec := e.watchSpec(ctx, opts, watchSpec{}, first, nil, true)
+	if opts.Commit {
+		interval := opts.CommitInterval
+		if interval <= 0 {
+			interval = e.commitInterval()
+		}
+		commits.Go(func() { e.commitLoop(commitCtx, opts, interval, &dirty, emit) })
+	}
+
+	trigger := "start"
+	project, err := filepath.Abs(e.dir)
+	if err != nil {
+		return err
+	}
+	planning := filepath.Join(project, PlanningDir)
+	for {
+		w, err := watch.New(watch.Options{
+			Project:  project,
+			Root:     planning,
+			Extra:    spec.extra,
+			Dirs:     spec.dirs,
+			Ignore:   watch.IgnoreReciteOutputs(planning),
+			Debounce: watch.DebounceOptions{Quiet: spec.quiet, MaxWait: spec.maxWait},
+			Logger:   opts.Logger,
+		})
+		if err != nil {
+			return err
+		}
+		// Render after the watches exist, so no change falls between the
+		// two.
+		ev, ok := e.watchRender(ctx, trigger, nil)
+		if ok {
+			emit(ev)
+		}
+		if next := e.watchSpec(ctx, opts, spec, ev.Report, nil, true); ok && !next.equal(spec) {
+			// The project changed what to watch since the spec was
+			// computed: watch that first.
+			spec = next
+			_ = w.Close()
+			trigger = "reconfigure"
+			continue
+		}
+		err = w.Run(ctx, func(b watch.Batch) error {
+			trig, changed := "change", e.relPaths(b.Paths)
+			if b.Rescan {
+				trig = "rescan"
+			}
+			if b.Rescan || touchesHistory(changed) {
+				dirty.Store(true)
+			}
+			ev, ok := e.watchRender(ctx, trig, changed)
+			if !ok {
+				return nil
+			}
+			emit(ev)
+			next := e.watchSpec(ctx, opts, spec, ev.Report, changed, b.Rescan)
+			same := next.equal(spec)
+			spec = next // the tree key may change while the watched set does not
+			if !same {
+				return errReconfigure
+			}
+			return nil
+		})
+		_ = w.Close()
+		if ctx.Err() != nil {
+			return nil
+		}
+		if !errors.Is(err, errReconfigure) {
+			return err
+		}
+		trigger = "reconfigure"
+	}
+}
+
+// watchRender runs Build and summarises it; ok is false when ctx ended the
+// build (nothing to report).
+func (e *Engine) watchRender(ctx context.Context, trigger string, changed []string) (WatchEvent, bool) {
+	start := time.Now()
+	rep, err := e.Build(ctx)
+	if ctx.Err() != nil {
+		return WatchEvent{}, false
+	}
+	ev := WatchEvent{Kind: EventRender, Trigger: trigger, Changed: changed, Written: []string{}}
+	ev.Time = time.Now()
+	ev.Duration = ev.Time.Sub(start)
+	if err != nil {
+		ev.Error = err.Error()
+		return ev, true
+	}
+	ev.Report = rep
+	ev.ContextWindow = rep.ContextWindow
+	ev.Diagnostics = rep.Diagnostics
+	lead, leadShare := -1, -1.0
+	for _, t := range rep.Targets {
+		wt := WatchTarget{Name: t.Name, Tokens: t.Tokens, Status: t.Status, Kept: t.Kept, Written: []string{}}
+		if rep.ContextWindow > 0 {
+			wt.Percent = float64(t.Tokens) * 100 / float64(rep.ContextWindow)
+		}
+		if t.Tokens > 0 {
+			wt.StablePercent = float64(t.StableTokens) * 100 / float64(t.Tokens)
+		}
+		for _, f := range t.Files {
+			if f.Written {
+				wt.Written = append(wt.Written, f.Path)
+			}
+		}
+		ev.Written = append(ev.Written, wt.Written...)
+		if t.Kept != "" {
+			ev.Kept = append(ev.Kept, t.Name+": "+t.Kept)
+		}
+		if statusRank(t.Status) > statusRank(ev.Status) {
+			ev.Status = t.Status
+		}
+		// The summarised target is the one that fills its budget most.
+		sh := 0.0
+		if t.Budget > 0 {
+			sh = float64(t.Tokens) / float64(t.Budget)
+		}
+		if sh > leadShare {
+			lead, leadShare = len(ev.Targets), sh
+		}
+		ev.Targets = append(ev.Targets, wt)
+	}
+	if lead >= 0 {
+		l := ev.Targets[lead]
+		ev.Tokens, ev.Percent, ev.StablePercent = l.Tokens, l.Percent, l.StablePercent
+	}
+	return ev, true
+}
+
+func statusRank(s budget.Status) int {
+	switch s {
+	case budget.OK:
+		return 1
+	case budget.Warning:
+		return 2
+	case budget.Critical:
+		return 3
+	}
+	return 0
+}
+
+// relPaths turns a batch's absolute paths into sorted project-relative
+// slash paths, at most maxChangedPaths.
+func (e *Engine) relPaths(paths []string) []string {
+	root, err := filepath.Abs(e.dir)
+	if err != nil {
+		root = e.dir
+	}
+	var out []string
+	for _, p := range paths {
+		if rel, err := filepath.Rel(root, p); err == nil {
+			p = filepath.ToSlash(rel)
+		}
+		out = append(out, p)
+		if len(out) == maxChangedPaths {
+			break
+		}
+	}
+	return out
+}
+
+// touchesHistory reports whether a changed path is at, under or above one
+// of HistoryPaths (a re-created .planning/ contains them).
+func touchesHistory(changed []string) bool {
+	for _, p := range changed {
+		for _, h := range HistoryPaths {
+			h = strings.TrimSuffix(h, "/")
+			if p == h || strings.HasPrefix(p, h+"/") || strings.HasPrefix(h, p+"/") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// watchSpec computes what to watch beside `.planning/` from a build
+// report: the root `.powerignore`, `.gitignore` and `.git/info/exclude`,
+// every target's system, tools, skill and include files, the files of its
+// files section (the current task's files, files named by errors), and the
+// directories its file-tree section lists; and the debounce timing, from
+// options or recite.yaml. The tree's directories are recomputed only when
+// a path outside `.planning/` changed, on a rescan, or when the tree's
+// settings changed. Without a report (the build failed), prev is kept, or
+// at start recite.yaml (or the defaults) gives the timing and the targets'
+// own files.
+func (e *Engine) watchSpec(ctx context.Context, opts WatchOptions, prev watchSpec, rep *Report, changed []string, rescan bool) watchSpec {
+	var cfg *config.Config
+	if rep != nil && len(rep.Targets) > 0 {
+		cfg = rep.Targets[0].cfg
+	}
+	if cfg == nil {
+		if prev.quiet != 0 {
+			return prev
+		}
+		var err error
+		if cfg, _, err = config.Load(e.dir); err != nil {
+			cfg = config.Default()
+		}
+		rep = nil
+	}
+	s := watchSpec{quiet: opts.Quiet, maxWait: opts.MaxWait}
+	if s.quiet <= 0 {
+		s.quiet = time.Duration(cfg.Watch.Quiet)
+	}
+	if s.maxWait <= 0 {
+		s.maxWait = time.Duration(cfg.Watch.MaxWait)
+	}
+	extra := []string{ignore.PowerignoreFile, ignore.GitignoreFile, ignore.ExcludeFile}
+	for _, t := range cfg.Targets {
+		sys := t.System
+		if len(sys) == 0 {
+			sys = defaultSystemFiles
+		}
+		extra = append(extra, sys...)
+		extra = append(extra, t.Skills...)
+		extra = append(extra, t.Include...)
+		if t.Tools != "" {
+			extra = append(extra, t.Tools)
+		}
+	}
+	type treeArgs struct {
+		extra []ignore.ExtraPattern
+		depth int
+		max   int
+	}
+	var trees []treeArgs
+	if rep != nil {
+		for _, tr := range rep.Targets {
+			if tr.target == nil || tr.proj == nil {
+				continue
+			}
+			var convs []string
+			if tr.target.Conversation != "" {
+				convs = []string{tr.target.Conversation}
+			}
+			sc := e.scope(ctx, cfg, tr.proj, convs, []config.Target{*tr.target}, nil)
+			for _, inc := range sc.taskFiles {
+				extra = append(extra, inc.Path)
+			}
+			if cfg.Files.TreeDepth > 0 {
+				trees = append(trees, treeArgs{sc.extra, cfg.Files.TreeDepth, cfg.Files.TreeMaxEntries})
+				s.treeKey += fmt.Sprintf("%d %d %#v;", cfg.Files.TreeDepth, cfg.Files.TreeMaxEntries, sc.extra)
+			}
+		}
+	}
+	for i, p := range extra {
+		extra[i] = filepath.Clean(filepath.FromSlash(p))
+	}
+	slices.Sort(extra)
+	s.extra = slices.Compact(extra)
+
+	outside := false
+	for _, p := range changed {
+		if p != PlanningDir && !strings.HasPrefix(p, PlanningDir+"/") {
+			outside = true
+		}
+	}
+	if rep == nil || !(rescan || outside || s.treeKey != prev.treeKey) {
+		s.dirs = prev.dirs
+		return s
+	}
+	var dirs []string
+	for _, ta := range trees {
+		m, err := ignore.Load(e.dir)
+		if err != nil {
+			continue // the build reports it
+		}
+		m.SetExtra(ta.extra)
+		_, _ = fileTree(ctx, m, ta.depth, ta.max, func(rel string) {
+			dirs = append(dirs, filepath.Clean(filepath.FromSlash(rel)))
+		})
+	}
+	slices.Sort(dirs)
+	s.dirs = slices.Compact(dirs)
+	return s
+}
+
+// commitInterval is recite.yaml's watch.commit_interval, or the default.
+func (e *Engine) commitInterval() time.Duration {
+	if cfg, _, err := config.Load(e.dir); err == nil {
+		return time.Duration(cfg.Watch.CommitInterval)
+	}
+	return config.DefaultCommitInterval
+}
+
+// commitLoop commits the history every interval while it is dirty, and
+// once more when ctx ends.
+func (e *Engine) commitLoop(ctx context.Context, opts WatchOptions, interval time.Duration, dirty *atomic.Bool, emit func(WatchEvent)) {
+	commit := func(ctx context.Context) {
+		if !dirty.Swap(false) {
+			return
+		}
+		start := time.Now()
+		hash, err := e.Commit(ctx, CommitOptions{Message: opts.CommitMessage})
+		ev := WatchEvent{Kind: EventCommit, Time: time.Now(), Commit: hash, Written: []string{}}
+		ev.Duration = ev.Time.Sub(start)
+		if err != nil {
+			dirty.Store(true) // try again at the next tick
+			ev.Error = err.Error()
+		}
+		if err != nil || hash != "" {
+			emit(ev)
+		}
+	}
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			// The history written since the last tick: commit it before
+			// leaving, bounded by the index-lock wait.
+			final, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+			commit(final)
+			cancel()
+			return
+		case <-t.C:
+			commit(ctx)
+		}
+	}
+}
