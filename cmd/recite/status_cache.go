@@ -1,0 +1,56 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/recite-dev/recite/engine"
+)
+
+// recentRenders is how many records of the render history status prints.
+const recentRenders = 5
+
+// printCacheStatus prints, for each target, its difficulty routing and
+// compression pass, and for each provider file the prompt-caching outlook
+// against the previous render (engine/economics.go); then the last renders
+// of .planning/.recite/renders.jsonl (TargetReport.Renders).
+func printCacheStatus(w io.Writer, rep *engine.Report) {
+	for _, t := range rep.Targets {
+		fmt.Fprintf(w, "\ntarget %s: cache and compression\n", t.Name)
+		if c := t.Compression; c != nil {
+			fmt.Fprintf(w, "  difficulty: %s\n", c.Difficulty)
+			if len(c.Omitted) > 0 || c.DoubleCheck {
+				fmt.Fprintf(w, "  difficulty policy: omitted %v, double-check %v\n", c.Omitted, c.DoubleCheck)
+			}
+			fmt.Fprintf(w, "  compression: %s\n", c.Summary())
+			if c.Level.Level.String() != "GREEN" {
+				fmt.Fprintf(w, "  budget level %s: %d → %d tokens, %d actions\n", c.Level.Level, c.Level.Before, c.Level.After, len(c.Level.Actions))
+				if c.Level.Handoff {
+					fmt.Fprintln(w, "  recommend a handoff to a fresh session (RED)")
+				}
+			}
+		}
+		for _, f := range t.Files {
+			ce := f.Cache
+			if ce == nil {
+				continue
+			}
+			fmt.Fprintf(w, "  %-10s caching %-11s stable prefix %d bytes ≈ %d tokens; predicted cached %d tokens (minimum %d)",
+				f.Provider, ce.Caching, ce.PrefixBytes, ce.PrefixTokens, ce.CachedTokens, ce.MinCacheable)
+			if ce.Breakpoints > 0 {
+				fmt.Fprintf(w, "; %d breakpoints", ce.Breakpoints)
+			}
+			fmt.Fprintln(w)
+		}
+		recs := t.Renders
+		if len(recs) > recentRenders {
+			recs = recs[len(recs)-recentRenders:]
+		}
+		if len(recs) > 0 {
+			fmt.Fprintf(w, "  recent renders (%s):\n", engine.RendersFile)
+		}
+		for _, r := range recs {
+			fmt.Fprintf(w, "    %s %-10s %6d tokens, prefix %d bytes ≈ %d tokens, cached %d\n", r.Time, r.Provider, r.Tokens, r.PrefixBytes, r.PrefixTokens, r.CachedTokens)
+		}
+	}
+}

@@ -1,0 +1,785 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/google/renameio/v2"
+
+	"github.com/recite-dev/recite/engine/compress"
+	"github.com/recite-dev/recite/engine/config"
+	"github.com/recite-dev/recite/engine/prompt"
+	"github.com/recite-dev/recite/planning"
+	"github.com/recite-dev/recite/planning/conversation"
+)
+
+// IDDoubleCheck is the id of the section COMPLEX tasks get (seeds/002 §5
+// "COMPLEX … adds double-check"). It sits at the end of the semi tier.
+const IDDoubleCheck = "double-check"
+
+// compressCacheDir holds the outputs of the compression.summarizer
+// command, keyed by a hash of the command, the keep share and the text.
+const compressCacheDir = ".planning/.recite/compress"
+
+// compressSummarizerTimeout bounds one run of the summarizer command.
+const compressSummarizerTimeout = 2 * time.Minute
+
+// CompressReport is a target's difficulty routing and context compression
+// (seeds/002 §5–§6).
+type CompressReport struct {
+	// Difficulty is the routing decision and its signals.
+	Difficulty compress.Routing `json:"difficulty"`
+	// Omitted are the sections the difficulty policy left out.
+	Omitted []string `json:"omitted,omitempty"`
+	// DoubleCheck is true when a double-check section was added.
+	DoubleCheck bool `json:"double_check,omitempty"`
+	// Enabled reports compression.enabled.
+	Enabled bool `json:"enabled"`
+	// Iteration is the current loop iteration (0 when unknown) and Pass the
+	// iteration of the compression pass in effect (Iteration rounded down
+	// to compression.every; 0 before the first pass).
+	Iteration int `json:"iteration"`
+	Pass      int `json:"pass"`
+	// Before and After are the tokens of the scored segments before and
+	// after the pass; Saved = Before − After.
+	Before int `json:"before"`
+	After  int `json:"after"`
+	Saved  int `json:"saved"`
+	// Kept lists plan-aware keeps ("msg:ID: kept for upcoming task 2"),
+	// Forgotten the segments collapsed to one line, Deduplicated the file
+	// reads replaced by a pointer (one copy of a file per prompt).
+	Kept         []string `json:"kept,omitempty"`
+	Forgotten    []string `json:"forgotten,omitempty"`
+	Deduplicated []string `json:"deduplicated,omitempty"`
+	// Level is the budget level and what it did.
+	Level compress.Applied `json:"level"`
+}
+
+// Summary is one line for `recite status`.
+func (c *CompressReport) Summary() string {
+	if !c.Enabled {
+		return "compression off"
+	}
+	if c.Pass == 0 {
+		return fmt.Sprintf("iteration %d: no compression pass yet", c.Iteration)
+	}
+	pct := 0.0
+	if c.Before > 0 {
+		pct = float64(c.Saved) * 100 / float64(c.Before)
+	}
+	return fmt.Sprintf("iteration %d, pass at %d: %d → %d tokens (%d saved, %.1f%%); %d kept for upcoming tasks, %d forgotten, %d duplicate reads",
+		c.Iteration, c.Pass, c.Before, c.After, c.Saved, pct, len(c.Kept), len(c.Forgotten), len(c.Deduplicated))
+}
+
+// routeDifficulty classifies the current task (seeds/002 §5) and puts the
+// level in the recitation input.
+func routeDifficulty(tg *config.Target, proj *planning.Project, in *prompt.Input) compress.Routing {
+	t := compress.Task{Skills: tg.Skills}
+	if nt := proj.NextTask; nt != nil {
+		t.Text = strings.Join([]string{nt.Text, nt.Action, nt.Done}, " ")
+		t.Files = nt.Files
+	}
+	if pl := proj.CurrentPlan; pl != nil {
+		if len(t.Files) == 0 {
+			t.Files = pl.FilesModified
+		}
+		if t.Text == "" {
+			t.Text = pl.Title + " " + pl.Objective
+		}
+	}
+	r := compress.Route(t)
+	in.Difficulty = r.Level.String()
+	return r
+}
+
+// compressPrompt applies the difficulty policy, a compression pass and the
+// budget level to a freshly assembled prompt, before redaction and Fit.
+//
+// The pass is computed at the current iteration rounded down to
+// compression.every, and depends only on the prompt's inputs, so every
+// build between two passes yields the same bytes for the compressed part
+// and only appends; that keeps the provider's prompt cache warm. The
+// current iteration is the highest iteration of the target's conversation
+// (messages and iteration records), else the last row of the active loop.
+func (e *Engine) compressPrompt(ctx context.Context, cfg *config.Config, tg *config.Target, proj *planning.Project, in *prompt.Input, p *prompt.Prompt, route compress.Routing) *CompressReport {
+	cr := &CompressReport{Difficulty: route, Enabled: cfg.Compression.CompressionOn()}
+	pol := cfg.Compression.Difficulty.Moderate
+	switch route.Level {
+	case compress.Simple:
+		pol = cfg.Compression.Difficulty.Simple
+	case compress.Complex:
+		pol = cfg.Compression.Difficulty.Complex
+	}
+	for _, id := range pol.Omit {
+		for i := range p.Sections {
+			if p.Sections[i].ID == id {
+				p.Sections = append(p.Sections[:i], p.Sections[i+1:]...)
+				cr.Omitted = append(cr.Omitted, id)
+				break
+			}
+		}
+	}
+	if pol.DoubleCheck != nil && *pol.DoubleCheck {
+		if s, ok := doubleCheckSection(proj); ok {
+			insertSemiLast(p, s)
+			cr.DoubleCheck = true
+		}
+	}
+	if !cr.Enabled {
+		return cr
+	}
+	counter, err := e.Counter(cfg.Tokenizer)
+	if err != nil {
+		return cr
+	}
+	count := compress.Counter(counter.Count)
+
+	iters := map[string]int{}
+	times := map[string]time.Time{}
+	if tg.Conversation != "" {
+		if store, err := e.OpenConversations(); err == nil {
+			if c, _, err := store.Read(tg.Conversation); err == nil {
+				cr.Iteration = conversationIterations(c, iters)
+				for _, r := range c.Messages {
+					times[r.ID] = r.Time
+				}
+			}
+		}
+	}
+	if cr.Iteration == 0 {
+		cr.Iteration = loopIteration(proj)
+	}
+	every := cfg.Compression.Every
+	cr.Pass = cr.Iteration - cr.Iteration%every
+
+	var errs []gitError
+	for _, m := range p.Messages {
+		if it := iters[m.ID]; m.IsError && it > 0 && it <= cr.Pass && !times[m.ID].IsZero() {
+			errs = append(errs, gitError{id: m.ID, text: m.Content, at: times[m.ID]})
+		}
+	}
+	fixed := e.fixedByCommit(errs)
+	segs, apply, deduped := e.segments(p, in, proj, iters, fixed, cr, count)
+	opt := compress.Options{Pass: cr.Pass, Upcoming: upcomingTasks(proj), Count: count}
+	if cfg.Compression.Summarizer != "" && cr.Pass > 0 {
+		opt.Summarize = e.summarizer(ctx, cfg.Compression.Summarizer)
+	}
+	res := compress.Compress(segs, opt)
+	if cr.Pass == 0 {
+		// Before the first pass nothing is compressed; budget levels still
+		// apply.
+		for i := range res.Outcomes {
+			res.Outcomes[i].Text, res.Outcomes[i].After, res.Outcomes[i].Action = segs[i].Text, res.Outcomes[i].Before, "kept"
+		}
+		res.After = res.Before
+	}
+	// Before counts the deduplicated reads in full.
+	cr.Before, cr.After = res.Before+deduped, res.After
+	cr.Saved = cr.Before - cr.After
+	for _, o := range res.Outcomes {
+		if o.Tag != "" {
+			cr.Kept = append(cr.Kept, o.Key+": "+o.Tag)
+		}
+		if strings.HasPrefix(o.Action, "forgotten") {
+			cr.Forgotten = append(cr.Forgotten, o.Key+": "+strings.TrimPrefix(o.Action, "forgotten: "))
+		}
+	}
+	apply(res.Outcomes)
+
+	b := tg.Budget
+	if b == 0 {
+		b = cfg.ContextWindow
+	}
+	total := p.Count(counter.Count)
+	cr.Level = compress.ApplyLevel(segs, res.Outcomes, total, b, count)
+	if len(cr.Level.Actions) > 0 {
+		apply(res.Outcomes)
+	}
+	if cr.Level.Handoff {
+		p.Cuts = append(p.Cuts, fmt.Sprintf("budget level RED (%d of %d tokens): kept HOT segments only; hand off to a fresh session", cr.Level.After, b))
+	}
+	return cr
+}
+
+// conversationIterations fills iters (record id → iteration) and returns
+// the highest iteration of the conversation's messages and iteration
+// records.
+func conversationIterations(c *conversation.Conversation, iters map[string]int) int {
+	cur := 0
+	for _, r := range c.Messages {
+		if r.Iteration > 0 {
+			iters[r.ID] = r.Iteration
+		}
+		cur = max(cur, r.Iteration)
+	}
+	for _, r := range c.Iterations {
+		cur = max(cur, r.Iteration)
+	}
+	return cur
+}
+
+// loopIteration is the last iteration number of the active loop, 0 when
+// there is none.
+func loopIteration(proj *planning.Project) int {
+	if len(proj.Loops) == 0 {
+		return 0
+	}
+	l := proj.Loops[len(proj.Loops)-1]
+	for _, cand := range proj.Loops {
+		if cand.ID == proj.ActiveLoop {
+			l = cand
+		}
+	}
+	if n := len(l.Iterations); n > 0 {
+		return l.Iterations[n-1].N
+	}
+	return 0
+}
+
+// upcomingTasks are the texts of the (at most 3) tasks after the next one:
+// the rest of the current plan, then the following plans of the phase.
+func upcomingTasks(proj *planning.Project) []string {
+	var out []string
+	pl := proj.CurrentPlan
+	if pl == nil {
+		return nil
+	}
+	seen := proj.NextTask == nil
+	for _, t := range pl.Tasks {
+		if !seen {
+			seen = t.Line == proj.NextTask.Line
+			continue
+		}
+		if t.State != "done" {
+			out = append(out, strings.Join([]string{t.Text, t.Action, strings.Join(t.Files, " ")}, " "))
+		}
+	}
+	if ph := proj.CurrentPhase; ph != nil {
+		after := false
+		for _, other := range ph.Plans {
+			if other == pl {
+				after = true
+				continue
+			}
+			if after && !other.Done {
+				for _, t := range other.Tasks {
+					out = append(out, strings.Join([]string{t.Text, t.Action, strings.Join(t.Files, " ")}, " "))
+				}
+			}
+		}
+	}
+	if len(out) > 3 {
+		out = out[:3]
+	}
+	return out
+}
+
+// readTools are tool names (lower case, substrings) whose results are file
+// contents.
+var readTools = []string{"read", "view", "cat", "open_file", "get_file"}
+
+// segments turns p into scorable segments and returns a function that
+// writes outcomes back into p. Sections are one segment each, except the
+// skills section (one per skill file) and the conversation (one per
+// message). File reads are deduplicated first (one copy of a file per
+// prompt): a read of a file shown in the Files section, a read superseded
+// by a newer read (at or before the pass) with other content, and a later
+// read with the same content as an earlier one become one-line pointers.
+func (e *Engine) segments(p *prompt.Prompt, in *prompt.Input, proj *planning.Project, iters map[string]int, fixed map[string]bool, cr *CompressReport, count compress.Counter) ([]compress.Segment, func([]compress.Outcome), int) {
+	deduped := 0 // tokens the pointers saved
+	var segs []compress.Segment
+	type target struct {
+		section int // index in p.Sections, or -1
+		skill   int // index in in.Skills, or -1
+		msg     int // index in p.Messages, or -1
+	}
+	var targets []target
+	taskWords := compress.Keywords(taskText(proj))
+	editing := map[string]bool{}
+	if nt := proj.NextTask; nt != nil {
+		for _, f := range nt.Files {
+			editing[f] = true
+		}
+	}
+	inFiles := map[string]bool{}
+	for _, f := range in.Files {
+		inFiles[f.Path] = true
+		editing[f.Path] = true
+	}
+	skillSection := -1
+	for i := range p.Sections {
+		s := &p.Sections[i]
+		if s.ID == prompt.IDConversation {
+			continue
+		}
+		if s.ID == prompt.IDSkills && len(in.Skills) > 0 {
+			skillSection = i
+			for k, f := range in.Skills {
+				segs = append(segs, compress.Segment{
+					Key: "skill:" + f.Path, Kind: compress.KindSkill, Path: f.Path, Tier: int(s.Tier),
+					Text:    "### " + f.Path + "\n\n" + strings.TrimSpace(f.Text),
+					ForTask: skillUsed(f.Path, taskWords, proj, p.Messages),
+				})
+				targets = append(targets, target{section: -1, skill: k, msg: -1})
+			}
+			continue
+		}
+		kind := compress.KindOther
+		switch s.ID {
+		case prompt.IDPlan:
+			kind = compress.KindTask
+		case prompt.IDRecitation:
+			kind = compress.KindRecitation
+		case prompt.IDPreserved, prompt.IDErrors, prompt.IDHealth, prompt.IDLoop:
+			kind = compress.KindSignal
+		case prompt.IDFiles:
+			kind = compress.KindEditing
+		}
+		segs = append(segs, compress.Segment{Key: "section:" + s.ID, Kind: kind, Text: s.Body, Tier: int(s.Tier)})
+		targets = append(targets, target{section: i, skill: -1, msg: -1})
+	}
+
+	// Conversation: which call each tool result answers, the text of each
+	// iteration (to find references to a file) and its errors' first lines.
+	calls := map[string]prompt.ToolCall{}
+	for _, m := range p.Messages {
+		for _, c := range m.ToolCalls {
+			calls[c.ID] = c
+		}
+	}
+	readPath := make([]string, len(p.Messages))
+	for i, m := range p.Messages {
+		if m.Role == "tool" && isReadTool(m.ToolName, calls[m.ToolCallID].Name) {
+			readPath[i] = argPath(calls[m.ToolCallID].Arguments)
+		}
+	}
+	iterText := map[int]*strings.Builder{}
+	errFirst := map[int]map[string]bool{} // iteration → first lines of its errors
+	for i, m := range p.Messages {
+		it := iters[m.ID]
+		if iterText[it] == nil {
+			iterText[it] = &strings.Builder{}
+		}
+		if readPath[i] == "" {
+			iterText[it].WriteString(m.Content + "\n")
+		}
+		for _, c := range m.ToolCalls {
+			iterText[it].WriteString(c.Arguments + "\n")
+		}
+		if m.IsError {
+			if errFirst[it] == nil {
+				errFirst[it] = map[string]bool{}
+			}
+			errFirst[it][compress.OneLine("", m.Content)] = true
+		}
+	}
+	texts := make(map[int]string, len(iterText))
+	for it, b := range iterText {
+		texts[it] = b.String()
+	}
+	// unreferenced: no message of the 3 iterations after the read mentions
+	// its path (file contents read do not count).
+	unreferenced := func(rp string, it int) bool {
+		for j := it + 1; j <= it+3; j++ {
+			if strings.Contains(texts[j], rp) {
+				return false
+			}
+		}
+		return true
+	}
+	// superseded: a newer read of the same path with other content, made at
+	// or before the pass and within 5 iterations of this one (so the read
+	// changes form only while young; between passes a changed file may be
+	// carried twice, so the prefix stays put).
+	superseded := func(i int) bool {
+		it := iters[p.Messages[i].ID]
+		for j := i + 1; j < len(p.Messages); j++ {
+			n := iters[p.Messages[j].ID]
+			if n > cr.Pass || n > it+5 {
+				break
+			}
+			if readPath[j] == readPath[i] && p.Messages[j].Content != p.Messages[i].Content {
+				return true
+			}
+		}
+		return false
+	}
+	firstRead := map[string]int{} // path → index of its first kept read
+	contentOf := map[string]string{}
+	convTier := int(prompt.Dynamic)
+	for i, m := range p.Messages {
+		it := iters[m.ID]
+		key := "msg:" + m.ID
+		if m.ID == "" {
+			key = fmt.Sprintf("msg#%d", i)
+		}
+		seg := compress.Segment{Key: key, Text: m.Content, Iteration: it, Kind: compress.KindHistory, Tier: convTier}
+		switch {
+		case m.IsError:
+			seg.Kind = compress.KindError
+			// Resolved by a fix commit, or by the next iteration (at or
+			// before the pass) running without this error.
+			_, next := texts[it+1]
+			seg.Resolved = fixed[m.ID] || it > 0 && it+1 <= cr.Pass && next && !errFirst[it+1][compress.OneLine("", m.Content)]
+		case readPath[i] != "":
+			rp := readPath[i]
+			seg.Kind, seg.Path, seg.Unreferenced = compress.KindFileRead, rp, unreferenced(rp, it)
+			seg.Code = langCode(rp)
+			if editing[rp] {
+				seg.Kind = compress.KindEditing
+			}
+			switch j, seen := firstRead[rp]; {
+			case inFiles[rp]:
+				seg.Text = "[" + rp + ": see Files of the current task]"
+				seg.Kind = compress.KindOther
+				cr.Deduplicated = append(cr.Deduplicated, key+": "+rp+" is in the Files section")
+			case it > 0 && superseded(i):
+				seg.Text = "[" + rp + ": superseded by a later read below]"
+				seg.Kind = compress.KindOther
+				cr.Deduplicated = append(cr.Deduplicated, key+": superseded by a later read")
+			case seen && contentOf[rp] == m.Content:
+				seg.Text = fmt.Sprintf("[%s: unchanged since the read in iteration %d above]", rp, iters[p.Messages[j].ID])
+				seg.Kind = compress.KindOther
+				cr.Deduplicated = append(cr.Deduplicated, key+": same content as "+p.Messages[j].ID)
+			default:
+				firstRead[rp], contentOf[rp] = i, m.Content
+			}
+		}
+		if seg.Text != m.Content {
+			deduped += count(m.Content) - count(seg.Text)
+		}
+		segs = append(segs, seg)
+		targets = append(targets, target{section: -1, skill: -1, msg: i})
+	}
+
+	apply := func(outs []compress.Outcome) {
+		var skills []string
+		for k, t := range targets {
+			text := outs[k].Text
+			switch {
+			case t.section >= 0:
+				p.Sections[t.section].Body = text
+			case t.skill >= 0:
+				skills = append(skills, text)
+			case t.msg >= 0:
+				p.Messages[t.msg].Content = text
+			}
+		}
+		if skillSection >= 0 {
+			p.Sections[skillSection].Body = strings.Join(skills, "\n\n")
+		}
+	}
+	return segs, apply, deduped
+}
+
+// gitError is an error message of the conversation: its record id, text
+// and time.
+type gitError struct {
+	id   string
+	text string
+	at   time.Time
+}
+
+// maxFixCommits bounds the commits fixedByCommit walks back from HEAD.
+const maxFixCommits = 500
+
+// fixedByCommit returns the ids of the errors a later commit fixed (seeds/002
+// §6 "an error was resolved (committed fix exists)"): a commit of the
+// project's git repository, made after the error, that changed a file the
+// error names. The files an error names are the words of its text that,
+// without a ":line:col" suffix and quotes or brackets, are files of HEAD's
+// tree (relative to the project). Commits are walked from HEAD back to the
+// oldest error, at most maxFixCommits; no repository, or any git failure,
+// fixes nothing.
+func (e *Engine) fixedByCommit(errs []gitError) map[string]bool {
+	fixed := map[string]bool{}
+	if len(errs) == 0 {
+		return fixed
+	}
+	repo, err := git.PlainOpenWithOptions(e.dir, &git.PlainOpenOptions{DetectDotGit: true})
+	if err != nil {
+		return fixed
+	}
+	wt, err := repo.Worktree()
+	if err != nil {
+		return fixed
+	}
+	prefix := ""
+	if absDir, err := filepath.Abs(e.dir); err == nil {
+		if rel, err := filepath.Rel(wt.Filesystem.Root(), absDir); err == nil && rel != "." && filepath.IsLocal(rel) {
+			prefix = filepath.ToSlash(rel) + "/"
+		}
+	}
+	head, err := repo.Head()
+	if err != nil {
+		return fixed
+	}
+	hc, err := repo.CommitObject(head.Hash())
+	if err != nil {
+		return fixed
+	}
+	htree, err := hc.Tree()
+	if err != nil {
+		return fixed
+	}
+	oldest := errs[0].at
+	paths := make([][]string, len(errs))
+	for i, er := range errs {
+		if er.at.Before(oldest) {
+			oldest = er.at
+		}
+		paths[i] = namedFiles(er.text, prefix, htree)
+	}
+	iter, err := repo.Log(&git.LogOptions{From: head.Hash(), Order: git.LogOrderCommitterTime})
+	if err != nil {
+		return fixed
+	}
+	defer iter.Close()
+	for n := 0; n < maxFixCommits; n++ {
+		c, err := iter.Next()
+		if err != nil || c.Committer.When.Before(oldest) {
+			break
+		}
+		tree, err := c.Tree()
+		if err != nil {
+			break
+		}
+		var ptree *object.Tree
+		if c.NumParents() > 0 {
+			if pc, err := c.Parent(0); err == nil {
+				ptree, _ = pc.Tree()
+			}
+		}
+		for i, er := range errs {
+			if fixed[er.id] || !c.Committer.When.After(er.at) {
+				continue
+			}
+			for _, f := range paths[i] {
+				if entryHash(tree, f) != entryHash(ptree, f) {
+					fixed[er.id] = true
+					break
+				}
+			}
+		}
+	}
+	return fixed
+}
+
+// namedFiles are the words of an error text that name files of tree, with
+// prefix (the project's folder in the repository) prepended.
+func namedFiles(text, prefix string, tree *object.Tree) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, w := range strings.FieldsFunc(text, func(r rune) bool {
+		return r == ' ' || r == '\t' || r == '\n' || r == '(' || r == ')' || r == '[' || r == ']' || r == '"' || r == '\'' || r == '`' || r == ','
+	}) {
+		w = strings.TrimPrefix(strings.TrimSuffix(w, ":"), "./")
+		for {
+			i := strings.LastIndexByte(w, ':')
+			if i < 0 || strings.Trim(w[i+1:], "0123456789") != "" {
+				break
+			}
+			w = w[:i]
+		}
+		if w == "" || !strings.Contains(w, ".") || seen[w] {
+			continue
+		}
+		seen[w] = true
+		if _, err := tree.FindEntry(prefix + w); err == nil {
+			out = append(out, prefix+w)
+		}
+	}
+	return out
+}
+
+// entryHash is the blob hash of path in tree, zero when absent or tree is
+// nil.
+func entryHash(tree *object.Tree, path string) plumbing.Hash {
+	if tree == nil {
+		return plumbing.ZeroHash
+	}
+	e, err := tree.FindEntry(path)
+	if err != nil {
+		return plumbing.ZeroHash
+	}
+	return e.Hash
+}
+
+func isReadTool(names ...string) bool {
+	for _, n := range names {
+		n = strings.ToLower(n)
+		for _, r := range readTools {
+			if n != "" && strings.Contains(n, r) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// argPath is the file a read call names: its file_path, path or filename
+// argument ("" when the arguments are not a JSON object or name none).
+func argPath(args string) string {
+	var m map[string]any
+	if json.Unmarshal([]byte(args), &m) != nil {
+		return ""
+	}
+	for _, k := range []string{"file_path", "path", "filename", "file"} {
+		if s, ok := m[k].(string); ok && s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+func langCode(p string) bool {
+	switch strings.ToLower(path.Ext(p)) {
+	case ".md", ".markdown", ".txt", "":
+		return false
+	}
+	return true
+}
+
+func taskText(proj *planning.Project) string {
+	if nt := proj.NextTask; nt != nil {
+		return nt.Text + " " + nt.Action + " " + strings.Join(nt.Files, " ")
+	}
+	if pl := proj.CurrentPlan; pl != nil {
+		return pl.Title + " " + pl.Objective
+	}
+	return ""
+}
+
+// skillUsed reports whether a skill file serves the current task (seeds/002
+// §6 "a skill was loaded but not applied"): its name shares a keyword with
+// the task, the plan's skills_to_apply names it, or a conversation message
+// cites its name.
+func skillUsed(skill string, taskWords []string, proj *planning.Project, msgs []prompt.Message) bool {
+	words := compress.SkillWords(skill)
+	if sharesWord(taskWords, words) {
+		return true
+	}
+	name := strings.TrimSuffix(path.Base(skill), path.Ext(skill))
+	if strings.EqualFold(name, "SKILL") {
+		name = path.Base(path.Dir(skill))
+	}
+	if pl := proj.CurrentPlan; pl != nil && pl.Markdown != nil {
+		if raw, ok := pl.Markdown.Meta("skills_to_apply"); ok && strings.Contains(raw, name) {
+			return true
+		}
+	}
+	for _, m := range msgs {
+		if strings.Contains(m.Content, name) {
+			return true
+		}
+	}
+	return false
+}
+
+func sharesWord(a, b []string) bool {
+	for _, w := range b {
+		for _, v := range a {
+			if v == w {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// doubleCheckSection is the COMPLEX tier's extra step: verify the change
+// against the task's done criteria and verify step, the plan's must-haves
+// and the changed files before reporting done.
+func doubleCheckSection(proj *planning.Project) (prompt.Section, bool) {
+	nt := proj.NextTask
+	if nt == nil {
+		return prompt.Section{}, false
+	}
+	var b strings.Builder
+	b.WriteString("This task is COMPLEX. Before reporting it done:\n")
+	if nt.Done != "" {
+		b.WriteString("- Check the done criteria: " + strings.Join(strings.Fields(nt.Done), " ") + "\n")
+	}
+	if nt.Verify != "" {
+		b.WriteString("- Run the verify step: " + strings.Join(strings.Fields(nt.Verify), " ") + "\n")
+	}
+	if pl := proj.CurrentPlan; pl != nil {
+		for _, mh := range mustHaves(pl) {
+			b.WriteString("- Check the must-have: " + mh + "\n")
+		}
+	}
+	files := nt.Files
+	if len(files) == 0 && proj.CurrentPlan != nil {
+		files = proj.CurrentPlan.FilesModified
+	}
+	if len(files) > 0 {
+		b.WriteString("- Re-read every changed file: " + strings.Join(files, ", ") + "\n")
+	}
+	b.WriteString("- Look for security and cross-module effects, then re-run the tests.")
+	src := ""
+	if proj.CurrentPlan != nil {
+		src = PlanningDir + "/" + proj.CurrentPlan.Path
+	}
+	return prompt.Section{ID: IDDoubleCheck, Heading: "Double-check", Tier: prompt.Semi, Sources: []string{src}, Body: b.String()}, true
+}
+
+// insertSemiLast puts s after the last semi-stable section (before the
+// dynamic tier), keeping tier order.
+func insertSemiLast(p *prompt.Prompt, s prompt.Section) {
+	i := 0
+	for i < len(p.Sections) && p.Sections[i].Tier <= prompt.Semi {
+		i++
+	}
+	p.Sections = append(p.Sections, prompt.Section{})
+	copy(p.Sections[i+1:], p.Sections[i:])
+	p.Sections[i] = s
+}
+
+// summarizer returns the Options.Summarize callback running the configured
+// command through `sh -c` (text on stdin, summary on stdout, the share to
+// keep in $RECITE_KEEP), cached under
+// .planning/.recite/compress by a hash of the command, the share and the
+// text so a text is summarized once and renders to the same bytes. A
+// failure falls back to the extractive rules.
+func (e *Engine) summarizer(ctx context.Context, command string) func(string, float64) (string, bool) {
+	return func(text string, keep float64) (string, bool) {
+		sum := sha256.Sum256([]byte(fmt.Sprintf("%s\x00%.2f\x00%s", command, keep, text)))
+		cache := filepath.Join(e.dir, filepath.FromSlash(compressCacheDir), hex.EncodeToString(sum[:16])+".txt")
+		if b, err := os.ReadFile(cache); err == nil {
+			return string(b), true
+		}
+		cctx, cancel := context.WithTimeout(ctx, compressSummarizerTimeout)
+		defer cancel()
+		cmd := exec.CommandContext(cctx, "sh", "-c", command)
+		cmd.Dir = e.dir
+		cmd.Env = append(os.Environ(), fmt.Sprintf("RECITE_KEEP=%.2f", keep))
+		cmd.Stdin = strings.NewReader(text)
+		var out bytes.Buffer
+		cmd.Stdout = &out
+		cmd.WaitDelay = time.Second
+		if cmd.Run() != nil {
+			return "", false
+		}
+		res := strings.TrimSpace(out.String())
+		if res == "" {
+			return "", false
+		}
+		if err := os.MkdirAll(filepath.Dir(cache), 0o755); err == nil {
+			_ = renameio.WriteFile(cache, []byte(res), 0o644)
+		}
+		return res, true
+	}
+}

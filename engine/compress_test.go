@@ -1,0 +1,337 @@
+package engine
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/recite-dev/recite/engine/compress"
+	"github.com/recite-dev/recite/engine/prompt"
+)
+
+// TestDifficultyRouting edits the fire-flow example's current plan into a
+// SIMPLE, a MODERATE and a COMPLEX task and checks the level, its policy
+// (sections omitted, the double-check section added at the end of the
+// semi tier) and the recitation's task heading.
+func TestDifficultyRouting(t *testing.T) {
+	const plan = ".planning/phases/2-stripe-sync/2-01-BLUEPRINT.md"
+	oneFile := func(dir string) error {
+		return replaceIn(dir, plan, "files_to_create:\n  - src/stripe.ts\n  - src/sync.ts\n  - test/sync.test.ts\nfiles_to_modify:\n  - src/db.ts\n", "files_to_modify:\n  - src/stripe.ts\n")
+	}
+	security := func(dir string) error {
+		return replaceIn(dir, plan, "Page through paid invoices with the Stripe auto-pager", "Verify the webhook signature before paging with the Stripe auto-pager")
+	}
+	tests := []struct {
+		name        string
+		edit        func(dir string) error
+		config      string
+		level       compress.Difficulty
+		reason      string
+		omitted     []string
+		doubleCheck bool
+	}{
+		{"moderate", nil, "", compress.Moderate, "4 files", nil, false},
+		{"simple", oneFile, "compression:\n  difficulty:\n    simple:\n      omit: [file-tree, learnings]\n", compress.Simple, "1 file", []string{prompt.IDFileTree}, false},
+		{"complex", security, "", compress.Complex, "security: signature", nil, true},
+		{"complex without double-check", security, "compression:\n  difficulty:\n    complex:\n      double_check: false\n", compress.Complex, "security: signature", nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := copyTree(t, filepath.Join(moduleRoot(t), "examples", "fire"))
+			if tt.edit != nil {
+				if err := tt.edit(dir); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tt.config != "" {
+				os.WriteFile(filepath.Join(dir, ".planning", "recite.yaml"), []byte(tt.config), 0o644)
+			}
+			rep, err := New(dir).Status(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr := rep.Targets[0]
+			c := tr.Compression
+			if c.Difficulty.Level != tt.level || !strings.Contains(c.Difficulty.String(), tt.reason) {
+				t.Errorf("difficulty %s, want %s with %q", c.Difficulty, tt.level, tt.reason)
+			}
+			if strings.Join(c.Omitted, ",") != strings.Join(tt.omitted, ",") {
+				t.Errorf("omitted %q, want %q", c.Omitted, tt.omitted)
+			}
+			for _, id := range tt.omitted {
+				if tr.prompt.Section(id) != nil {
+					t.Errorf("section %s still present", id)
+				}
+			}
+			dc := tr.prompt.Section(IDDoubleCheck)
+			if c.DoubleCheck != tt.doubleCheck || (dc != nil) != tt.doubleCheck {
+				t.Fatalf("double-check %v (section %v), want %v", c.DoubleCheck, dc != nil, tt.doubleCheck)
+			}
+			if dc != nil {
+				i := indexOf(tr.prompt, IDDoubleCheck)
+				if dc.Tier != prompt.Semi || tr.prompt.Sections[i+1].Tier != prompt.Dynamic {
+					t.Errorf("double-check at %d is not the last semi section: %v", i, sectionIDs(tr.prompt))
+				}
+				if !strings.Contains(dc.Body, "- Check the must-have: Running syncOnce twice upserts no duplicate rows") || !strings.Contains(dc.Body, "src/stripe.ts") {
+					t.Errorf("double-check body lacks the must-haves and files:\n%s", dc.Body)
+				}
+			}
+			rec := tr.prompt.Section(prompt.IDRecitation).Body
+			if !strings.HasPrefix(rec, "### Task (difficulty: "+tt.level.String()+")") {
+				t.Errorf("recitation starts %q", firstLine(rec))
+			}
+			if n := strings.Count(rec, "\n") + 1; n > prompt.RecitationMaxLines {
+				t.Errorf("recitation has %d lines", n)
+			}
+		})
+	}
+}
+
+func indexOf(p *prompt.Prompt, id string) int {
+	for i, s := range p.Sections {
+		if s.ID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+func sectionIDs(p *prompt.Prompt) []string {
+	var ids []string
+	for _, s := range p.Sections {
+		ids = append(ids, s.ID)
+	}
+	return ids
+}
+
+// TestBudgetLevels replays the 30-iteration session on the fire-flow
+// example with budgets that put the compressed prompt at each level, and
+// checks the level, that the HOT sections are unchanged, that the actions
+// bring the prompt under the level's lower bound when the non-HOT part
+// allows it, and that RED recommends a handoff.
+func TestBudgetLevels(t *testing.T) {
+	src := filepath.Join(moduleRoot(t), "examples", "fire")
+	dir, files := newSession(t, src, 3, true, "markdown")
+	for i := 1; i <= 30; i++ {
+		appendIteration(t, dir, i, files, true)
+	}
+	cfgPath := filepath.Join(dir, ".planning", "recite.yaml")
+	base, _ := os.ReadFile(cfgPath)
+	rep, err := New(dir).Status(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	green := rep.Targets[0]
+	if green.Compression.Level.Level != compress.Green {
+		t.Fatalf("default budget: level %s", green.Compression.Level.Level)
+	}
+	full := green.Compression.Level.Before
+	tests := []struct {
+		pct   int
+		level compress.Level
+	}{{60, compress.Yellow}, {78, compress.Orange}, {90, compress.Red}, {300, compress.Red}}
+	for _, tt := range tests {
+		t.Run(tt.level.String(), func(t *testing.T) {
+			budget := full * 100 / tt.pct
+			os.WriteFile(cfgPath, []byte(strings.Replace(string(base), "    conversation: main\n", "    conversation: main\n    budget: "+strconv.Itoa(budget)+"\n", 1)), 0o644)
+			rep, err := New(dir).Status(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr := rep.Targets[0]
+			lv := tr.Compression.Level
+			if lv.Level != tt.level || lv.Handoff != (tt.level == compress.Red) || len(lv.Actions) == 0 {
+				t.Fatalf("level %+v, want %s with actions", lv, tt.level)
+			}
+			for _, id := range []string{prompt.IDPlan, prompt.IDRecitation, prompt.IDHealth, prompt.IDLoop} {
+				if a, b := green.prompt.Section(id), tr.prompt.Section(id); a == nil || b == nil || a.Body != b.Body {
+					t.Errorf("HOT section %s changed at %s", id, tt.level)
+				}
+			}
+			if lv.After >= lv.Before {
+				t.Errorf("%s saved nothing: %d → %d", tt.level, lv.Before, lv.After)
+			}
+			// YELLOW only halves WARM segments, which need not be enough;
+			// ORANGE and RED evict until under their lower bound.
+			if tt.level != compress.Yellow && tt.pct < 100 && lv.After*100 >= budget*[]int{0, 50, 70, 85}[tt.level] {
+				t.Errorf("%s: %d tokens left of %d, want under the level's lower bound", tt.level, lv.After, budget)
+			}
+			if tt.level == compress.Red && !strings.Contains(strings.Join(tr.Cuts, "\n"), "hand off to a fresh session") {
+				t.Errorf("RED without a handoff cut: %q", tr.Cuts)
+			}
+		})
+	}
+}
+
+// TestContextHygiene checks, after the 30-iteration session, that no file
+// is carried in full twice: a read of a file shown in the Files section is
+// a pointer, and a file read several times is in full at most once.
+func TestContextHygiene(t *testing.T) {
+	src := filepath.Join(moduleRoot(t), "examples", "fire")
+	dir, files := newSession(t, src, 3, true, "markdown")
+	for i := 1; i <= 30; i++ {
+		appendIteration(t, dir, i, files, true)
+	}
+	rep, err := New(dir).Status(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := rep.Targets[0]
+	inFiles := map[string]bool{}
+	if s := tr.prompt.Section(prompt.IDFiles); s != nil {
+		for _, p := range s.Sources {
+			inFiles[p] = true
+		}
+	}
+	full := map[string]int{}
+	for _, m := range tr.prompt.Messages {
+		if m.Role != "tool" || m.ToolName != "Read" {
+			continue
+		}
+		for _, f := range files {
+			if strings.HasPrefix(m.Content, f.text[:min(len(f.text), 200)]) && strings.Contains(m.Content, "// change made in iteration") {
+				full[f.path]++
+				if inFiles[f.path] {
+					t.Errorf("%s is in the Files section and read in full in %s", f.path, m.ID)
+				}
+			}
+		}
+	}
+	for p, n := range full {
+		if n > 1 {
+			t.Errorf("%s is carried in full %d times", p, n)
+		}
+	}
+	if len(tr.Compression.Deduplicated) == 0 {
+		t.Error("no read was deduplicated")
+	}
+	// Iteration history older than 5 iterations is one line per message.
+	for i, m := range tr.prompt.Messages {
+		if m.Role == "assistant" && strings.HasPrefix(m.Content, "[old iteration]") && strings.Contains(m.Content, "\n") {
+			t.Errorf("message %d: old history is not one line: %q", i, m.Content)
+		}
+	}
+}
+
+// TestFixedByCommit builds a real git repository: an error naming
+// src/x.go:12:3 is fixed by a later commit changing src/x.go, not by a
+// commit made before it nor by a later commit changing another file.
+func TestFixedByCommit(t *testing.T) {
+	dir := t.TempDir()
+	repo, err := git.PlainInit(dir, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wt, _ := repo.Worktree()
+	when := time.Date(2026, 1, 10, 12, 0, 0, 0, time.UTC)
+	commit := func(path, text string, at time.Time) {
+		full := filepath.Join(dir, filepath.FromSlash(path))
+		os.MkdirAll(filepath.Dir(full), 0o755)
+		if err := os.WriteFile(full, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := wt.Add(path); err != nil {
+			t.Fatal(err)
+		}
+		sig := &object.Signature{Name: "t", Email: "t@example.com", When: at}
+		if _, err := wt.Commit("change "+path, &git.CommitOptions{Author: sig, Committer: sig}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	commit("src/x.go", "package x\n", when)
+	commit("src/y.go", "package y\n", when.Add(time.Hour))
+	commit("src/x.go", "package x // fixed\n", when.Add(3*time.Hour))
+	errs := []gitError{
+		{id: "fixed", text: "panic: nil map\n\tat src/x.go:12:3 (Foo)", at: when.Add(2 * time.Hour)},
+		{id: "other file", text: "Error: bad value in `src/y.go`", at: when.Add(2 * time.Hour)},
+		{id: "after the fix", text: "panic again at src/x.go:14", at: when.Add(4 * time.Hour)},
+		{id: "no file", text: "Error: connect ECONNREFUSED 127.0.0.1:5432", at: when.Add(2 * time.Hour)},
+	}
+	got := New(dir).fixedByCommit(errs)
+	want := map[string]bool{"fixed": true}
+	for _, e := range errs {
+		if got[e.id] != want[e.id] {
+			t.Errorf("%s: fixed = %v, want %v", e.id, got[e.id], want[e.id])
+		}
+	}
+	// No repository: nothing is fixed.
+	if got := New(t.TempDir()).fixedByCommit(errs); len(got) != 0 {
+		t.Errorf("without a repository: %v", got)
+	}
+}
+
+// TestSummarizerCommand runs a real summarizer command: its output is used
+// and cached under .planning/.recite/compress, a second call reads the
+// cache, and a failing or silent command falls back (ok false).
+func TestSummarizerCommand(t *testing.T) {
+	dir := t.TempDir()
+	e := New(dir)
+	sum := e.summarizer(context.Background(), `tr a-z A-Z; echo; echo "keep=$RECITE_KEEP"`)
+	got, ok := sum("old read of src/db.ts", 0.15)
+	if !ok || got != "OLD READ OF SRC/DB.TS\nkeep=0.15" {
+		t.Fatalf("summarizer = %q, %v", got, ok)
+	}
+	cached, _ := filepath.Glob(filepath.Join(dir, ".planning", ".recite", "compress", "*.txt"))
+	if len(cached) != 1 {
+		t.Fatalf("cache files %v, want 1", cached)
+	}
+	os.WriteFile(cached[0], []byte("FROM CACHE"), 0o644)
+	if got, ok := sum("old read of src/db.ts", 0.15); !ok || got != "FROM CACHE" {
+		t.Errorf("second call = %q, %v; want the cached text", got, ok)
+	}
+	for _, cmd := range []string{"exit 3", "true"} {
+		if got, ok := e.summarizer(context.Background(), cmd)("text", 0.15); ok {
+			t.Errorf("%q: ok with %q, want a fallback", cmd, got)
+		}
+	}
+}
+
+// TestSkillsForgettingAndPlanAwareKeep loads three skills into the fire-flow
+// example (loop iteration 8, so the pass at 6 is in effect): the skill the
+// task uses is compressed to its key points, the one an upcoming task needs
+// is kept for it, and the unused one collapses to one line.
+func TestSkillsForgettingAndPlanAwareKeep(t *testing.T) {
+	dir := copyTree(t, filepath.Join(moduleRoot(t), "examples", "fire"))
+	os.MkdirAll(filepath.Join(dir, "skills"), 0o755)
+	long := strings.Repeat("Explanation that goes on for a while. It has details.\n\n", 30)
+	skills := map[string]string{
+		"skills/stripe-pagination.md": "# Stripe pagination\n\nUse the auto-pager.\n\n" + long,
+		"skills/upsert-rows.md":       "# Upsert rows\n\nUse ON CONFLICT.\n\n" + long,
+		"skills/react-forms.md":       "# React forms\n\nUse controlled inputs.\n\n" + long,
+	}
+	for p, text := range skills {
+		os.WriteFile(filepath.Join(dir, p), []byte(text), 0o644)
+	}
+	os.WriteFile(filepath.Join(dir, ".planning", "recite.yaml"), []byte("targets:\n  - name: agent\n    skills: [skills/stripe-pagination.md, skills/upsert-rows.md, skills/react-forms.md]\n"), 0o644)
+	rep, err := New(dir).Status(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := rep.Targets[0]
+	c := tr.Compression
+	if c.Pass != 6 {
+		t.Fatalf("pass %d, want 6 (loop iteration 8)", c.Pass)
+	}
+	body := tr.prompt.Section(prompt.IDSkills).Body
+	if !strings.Contains(body, "[unused skill]: skills/react-forms.md") || strings.Contains(body, "controlled inputs") {
+		t.Errorf("react-forms not forgotten:\n%s", body)
+	}
+	if !strings.Contains(strings.Join(c.Kept, "\n"), "skill:skills/upsert-rows.md: kept for upcoming task 1") {
+		t.Errorf("kept %q, want upsert-rows kept for upcoming task 1", c.Kept)
+	}
+	for _, want := range []string{"# Stripe pagination", "Use the auto-pager.", "# Upsert rows", "(compressed:"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("skills section lacks %q:\n%s", want, body)
+		}
+	}
+	if c.Saved <= 0 || !strings.Contains(strings.Join(c.Forgotten, "\n"), "skill:skills/react-forms.md: unused skill") {
+		t.Errorf("report %+v", c)
+	}
+}

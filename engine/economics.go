@@ -1,0 +1,269 @@
+package engine
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/google/renameio/v2"
+
+	"github.com/recite-dev/recite/engine/prompt"
+)
+
+// RendersFile is the ring of recent renders, one JSON object a line,
+// relative to the project root.
+const RendersFile = CacheDir + "/renders.jsonl"
+
+// MaxRenders bounds RendersFile: older lines are dropped.
+const MaxRenders = 50
+
+// anthropicMaxBreakpoints is the number of cache_control markers Anthropic
+// honours (PROVIDERS.md §4); markers past it earn nothing.
+const anthropicMaxBreakpoints = 4
+
+// CacheEconomics is the prompt-caching outlook of one rendered file: how
+// much of it equals the previous render, and how many tokens the provider
+// would read from its cache.
+type CacheEconomics struct {
+	// Caching is how the provider caches: "breakpoints" (Anthropic),
+	// "automatic" (OpenAI), "implicit" (Gemini) or "none".
+	Caching string `json:"caching"`
+	// MinCacheable is the provider's minimum cacheable prefix for the
+	// target's model, in tokens (PROVIDERS.md §4); 0 when not caching.
+	MinCacheable int `json:"min_cacheable"`
+	// PrefixBytes and PrefixTokens are the part equal to the previous
+	// render. PrefixTokens is estimated from the section counts: exact at
+	// tier boundaries, proportional to bytes inside a tier.
+	PrefixBytes  int `json:"prefix_bytes"`
+	PrefixTokens int `json:"prefix_tokens"`
+	// Breakpoints is the number of cache_control markers in the body
+	// (Anthropic), of which at most 4 count.
+	Breakpoints int `json:"breakpoints,omitempty"`
+	// CachedTokens is the predicted cache read on the next request: for
+	// Anthropic the longest breakpoint prefix inside the unchanged prefix
+	// and at least MinCacheable long; for automatic and implicit caching
+	// the unchanged prefix when it reaches MinCacheable; otherwise 0.
+	CachedTokens int `json:"cached_tokens"`
+
+	// record is this render's history line, set when a build changed the
+	// file; recordRenders writes the records of a build together.
+	record *RenderRecord
+}
+
+// RenderRecord is one line of RendersFile.
+type RenderRecord struct {
+	Time         string `json:"time"`
+	Target       string `json:"target"`
+	Provider     string `json:"provider"`
+	Bytes        int    `json:"bytes"`
+	Tokens       int    `json:"tokens"`
+	PrefixBytes  int    `json:"prefix_bytes"`
+	PrefixTokens int    `json:"prefix_tokens"`
+	CachedTokens int    `json:"cached_tokens"`
+}
+
+// MinCacheable returns a provider's minimum cacheable prefix in tokens for
+// a model name ("" for the default model), from PROVIDERS.md §4: Anthropic
+// 512 (Opus 5), 1024 (Sonnet, Opus 4/4.1/4.8; the default), 2048 (Opus
+// 4.7, Haiku 3.5 and other Haiku), 4096 (Opus 4.5/4.6, Haiku 4.5); OpenAI
+// 1024; Gemini 2048 (2.5 Flash and Pro; the default), 4096 (3.x). Other
+// providers do not cache: 0.
+func MinCacheable(provider, model string) int {
+	m := strings.ToLower(strings.ReplaceAll(model, ".", "-"))
+	switch provider {
+	case prompt.Anthropic:
+		switch {
+		case strings.Contains(m, "haiku-4-5"), strings.Contains(m, "opus-4-5"), strings.Contains(m, "opus-4-6"):
+			return 4096
+		case strings.Contains(m, "haiku"), strings.Contains(m, "opus-4-7"):
+			return 2048
+		case strings.Contains(m, "opus-5"), strings.Contains(m, "fable"), strings.Contains(m, "mythos"):
+			return 512
+		}
+		return 1024
+	case prompt.OpenAI:
+		return 1024
+	case prompt.Gemini:
+		if strings.Contains(m, "gemini-3") {
+			return 4096
+		}
+		return 2048
+	}
+	return 0
+}
+
+// cacheEconomics computes a rendered file's cache outlook against the
+// previous render old, and on a build that changed the file appends a
+// record to RendersFile. A failure to record is ignored: the history is a
+// convenience, never a reason to fail a build.
+func (e *Engine) cacheEconomics(tr *TargetReport, fr *FileReport, old, body []byte, write bool) *CacheEconomics {
+	ce := &CacheEconomics{PrefixBytes: fr.PrefixBytes, MinCacheable: MinCacheable(fr.Provider, tr.target.Model)}
+	stable, semi := 0, 0
+	for _, s := range tr.prompt.Sections {
+		switch s.Tier {
+		case prompt.Stable:
+			stable += s.Tokens
+		case prompt.Semi:
+			semi += s.Tokens
+		}
+	}
+	ce.PrefixTokens = prefixTokens(fr.PrefixBytes, len(body), fr.Tokens)
+	switch fr.Provider {
+	case prompt.Anthropic:
+		ce.Caching = "breakpoints"
+		marks := markerOffsets(body)
+		ce.Breakpoints = len(marks)
+		// Breakpoints follow the render: end of the stable tier, end of the
+		// semi tier, then the final block when there is a conversation.
+		var at []int
+		if stable > 0 {
+			at = append(at, stable)
+		}
+		if semi > 0 {
+			at = append(at, stable+semi)
+		}
+		for len(at) < len(marks) {
+			at = append(at, fr.Tokens)
+		}
+		for i, off := range marks {
+			if i == anthropicMaxBreakpoints {
+				break
+			}
+			if off <= fr.PrefixBytes && at[i] >= ce.MinCacheable {
+				ce.CachedTokens = at[i]
+			}
+		}
+		if ce.CachedTokens > 0 && ce.PrefixTokens < ce.CachedTokens {
+			ce.PrefixTokens = ce.CachedTokens
+		}
+	case prompt.OpenAI:
+		ce.Caching = "automatic"
+	case prompt.Gemini:
+		ce.Caching = "implicit"
+	default:
+		ce.Caching = "none"
+	}
+	if ce.Caching == "automatic" || ce.Caching == "implicit" {
+		if ce.PrefixTokens >= ce.MinCacheable {
+			ce.CachedTokens = ce.PrefixTokens
+		}
+	}
+	if !write && tr.Renders == nil {
+		tr.Renders = []RenderRecord{}
+		all, _ := e.RenderHistory()
+		for _, r := range all {
+			if r.Target == tr.Name {
+				tr.Renders = append(tr.Renders, r)
+			}
+		}
+	}
+	if write && !bytes.Equal(old, body) {
+		ce.record = &RenderRecord{
+			Time: time.Now().UTC().Format(time.RFC3339), Target: tr.Name, Provider: fr.Provider,
+			Bytes: len(body), Tokens: fr.Tokens, PrefixBytes: fr.PrefixBytes, PrefixTokens: ce.PrefixTokens, CachedTokens: ce.CachedTokens,
+		}
+	}
+	return ce
+}
+
+// prefixTokens estimates the tokens of the first prefix bytes of a body of
+// n bytes and tokens tokens.
+func prefixTokens(prefix, n, tokens int) int {
+	if n == 0 || prefix >= n {
+		return tokens
+	}
+	return int(int64(tokens) * int64(prefix) / int64(n))
+}
+
+// markerOffsets returns the byte offsets of the `"cache_control"` keys in
+// an Anthropic body. Inside JSON strings a quote is escaped, so the quoted
+// key only occurs as a key.
+func markerOffsets(body []byte) []int {
+	var out []int
+	key := []byte(`"cache_control"`)
+	for off := 0; ; {
+		i := bytes.Index(body[off:], key)
+		if i < 0 {
+			return out
+		}
+		out = append(out, off+i)
+		off += i + len(key)
+	}
+}
+
+// recordRenders appends the render records prepared in rep to
+// RendersFile in one write, keeping the last MaxRenders lines, written
+// atomically (temp file and rename). A failure to record is ignored: the
+// history is a convenience, never a reason to fail a build.
+func (e *Engine) recordRenders(rep *Report) {
+	var add []RenderRecord
+	for _, tr := range rep.Targets {
+		for _, fr := range tr.Files {
+			if fr.Cache != nil && fr.Cache.record != nil {
+				add = append(add, *fr.Cache.record)
+			}
+		}
+	}
+	if len(add) > 0 {
+		_ = e.appendRenders(add)
+	}
+}
+
+// appendRenders adds rs to RendersFile, keeping the last MaxRenders lines,
+// written atomically (temp file and rename).
+func (e *Engine) appendRenders(rs []RenderRecord) error {
+	recs, err := e.RenderHistory()
+	if err != nil {
+		recs = nil
+	}
+	recs = append(recs, rs...)
+	if len(recs) > MaxRenders {
+		recs = recs[len(recs)-MaxRenders:]
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	for _, x := range recs {
+		if err := enc.Encode(x); err != nil {
+			return err
+		}
+	}
+	p := filepath.Join(e.dir, filepath.FromSlash(RendersFile))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	return renameio.WriteFile(p, buf.Bytes(), 0o644, renameio.WithTempDir(filepath.Dir(p))) // no $TMPDIR probe
+}
+
+// RenderHistory reads RendersFile, oldest first; a missing file is an empty
+// history. Lines that are not valid records are skipped.
+func (e *Engine) RenderHistory() ([]RenderRecord, error) {
+	b, err := os.ReadFile(filepath.Join(e.dir, filepath.FromSlash(RendersFile)))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return parseRenders(b)
+}
+
+// parseRenders reads RendersFile lines; lines that are not valid records
+// (no target) are skipped, so a torn or hand-edited line costs one record.
+func parseRenders(b []byte) ([]RenderRecord, error) {
+	var out []RenderRecord
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		var r RenderRecord
+		if json.Unmarshal(sc.Bytes(), &r) == nil && r.Target != "" {
+			out = append(out, r)
+		}
+	}
+	return out, sc.Err()
+}

@@ -1,0 +1,138 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestMinCacheable(t *testing.T) {
+	tests := []struct {
+		provider, model string
+		want            int
+	}{
+		{"anthropic", "", 1024},
+		{"anthropic", "claude-sonnet-4-5", 1024},
+		{"anthropic", "claude-opus-4-1", 1024},
+		{"anthropic", "claude-3-5-haiku-latest", 2048},
+		{"anthropic", "claude-haiku-4-5", 4096},
+		{"anthropic", "claude-haiku-4.5", 4096},
+		{"anthropic", "claude-opus-4-6", 4096},
+		{"anthropic", "claude-opus-4-7", 2048},
+		{"anthropic", "claude-opus-5", 512},
+		{"openai", "gpt-4o", 1024},
+		{"gemini", "", 2048},
+		{"gemini", "gemini-2.5-flash", 2048},
+		{"gemini", "gemini-3-pro", 4096},
+		{"ollama", "llama3", 0},
+		{"markdown", "", 0},
+	}
+	for _, tt := range tests {
+		if got := MinCacheable(tt.provider, tt.model); got != tt.want {
+			t.Errorf("MinCacheable(%s, %q) = %d, want %d", tt.provider, tt.model, got, tt.want)
+		}
+	}
+}
+
+// TestCacheEconomics builds the fire-flow example twice around one edit of
+// the state file (semi tier) and checks the predicted cached tokens: for
+// Anthropic the stable tier only (the edit moved the semi block), for
+// OpenAI the unchanged prefix; and that each build that changed a file
+// appended one record to the bounded render history.
+func TestCacheEconomics(t *testing.T) {
+	dir := copyTree(t, filepath.Join(moduleRoot(t), "examples", "fire"))
+	os.WriteFile(filepath.Join(dir, ".planning", "recite.yaml"), []byte("targets:\n  - name: agent\n    providers: [markdown, anthropic, openai, gemini]\n"), 0o644)
+	e := New(dir)
+	ctx := context.Background()
+	if _, err := e.Build(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := replaceIn(dir, ".planning/CONSCIENCE.md", "**Last activity:** ", "**Last activity:** edited; "); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := e.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := rep.Targets[0]
+	got := map[string]*CacheEconomics{}
+	for _, f := range tr.Files {
+		got[f.Provider] = f.Cache
+	}
+	a := got["anthropic"]
+	if a == nil || a.Caching != "breakpoints" || a.Breakpoints != 2 || a.MinCacheable != 1024 {
+		t.Fatalf("anthropic economics %+v", a)
+	}
+	if a.CachedTokens != tr.StableTokens {
+		t.Errorf("anthropic cached %d tokens, want the stable tier's %d", a.CachedTokens, tr.StableTokens)
+	}
+	if a.PrefixBytes <= 0 || a.PrefixBytes >= tr.Files[1].Bytes {
+		t.Errorf("anthropic prefix %d of %d bytes, want a partial prefix", a.PrefixBytes, tr.Files[1].Bytes)
+	}
+	if o := got["openai"]; o.Caching != "automatic" || o.CachedTokens != o.PrefixTokens || o.CachedTokens < 1024 {
+		t.Errorf("openai economics %+v", o)
+	}
+	if g := got["gemini"]; g.Caching != "implicit" || g.MinCacheable != 2048 {
+		t.Errorf("gemini economics %+v", g)
+	}
+	if m := got["markdown"]; m.Caching != "none" || m.CachedTokens != 0 {
+		t.Errorf("markdown economics %+v", m)
+	}
+	if len(tr.Renders) != 4 {
+		t.Errorf("status shows %d renders, want the 4 of the first build", len(tr.Renders))
+	}
+	// A second build records 4 more; an unchanged build records none.
+	if _, err := e.Build(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Build(ctx); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := e.RenderHistory()
+	if err != nil || len(recs) != 8 {
+		t.Fatalf("history has %d records (%v), want 8", len(recs), err)
+	}
+	if r := recs[5]; r.Provider != "anthropic" || r.PrefixBytes != a.PrefixBytes || r.CachedTokens != a.CachedTokens || r.Time == "" {
+		t.Errorf("record %+v does not match the status %+v", r, a)
+	}
+}
+
+func TestRenderHistoryBounded(t *testing.T) {
+	e := New(t.TempDir())
+	for i := 0; i < MaxRenders+7; i++ {
+		if err := e.appendRenders([]RenderRecord{{Time: "t", Target: fmt.Sprintf("t%d", i), Provider: "anthropic"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	recs, err := e.RenderHistory()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != MaxRenders || recs[0].Target != "t7" || recs[len(recs)-1].Target != fmt.Sprintf("t%d", MaxRenders+6) {
+		t.Errorf("history %d records from %s, want the last %d", len(recs), recs[0].Target, MaxRenders)
+	}
+	// A torn line costs one record, not the history.
+	p := filepath.Join(e.dir, filepath.FromSlash(RendersFile))
+	b, _ := os.ReadFile(p)
+	os.WriteFile(p, append(b, []byte(`{"time":"x","target":"torn`)...), 0o644)
+	if recs, err := e.RenderHistory(); err != nil || len(recs) != MaxRenders {
+		t.Errorf("after a torn line: %d records, %v", len(recs), err)
+	}
+}
+
+func FuzzParseRenders(f *testing.F) {
+	f.Add([]byte(`{"time":"2026-01-01T00:00:00Z","target":"agent","provider":"anthropic","bytes":10,"tokens":3}` + "\n"))
+	f.Add([]byte("{}\n\n{\"target\":1}\nnot json\n"))
+	f.Add([]byte(strings.Repeat("x", 70000)))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		recs, _ := parseRenders(b)
+		for _, r := range recs {
+			if r.Target == "" {
+				t.Fatal("record without a target")
+			}
+		}
+	})
+}
