@@ -96,7 +96,7 @@ func (e *Engine) conversationInput(ctx context.Context, cfg *config.Config, tg *
 		in.ErrorSources = append(in.ErrorSources, srcs[i])
 	}
 
-	layers, ldiags := e.contextLayers(c, tg, proj)
+	layers, ldiags := e.contextLayers(c, cfg, tg, proj)
 	diags = append(diags, ldiags...)
 	in.Extra = append(in.Extra, layers...)
 	return diags

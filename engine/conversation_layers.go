@@ -222,19 +222,21 @@ func (e *Engine) learningsSection(c *conversation.Conversation, proj *planning.P
 }
 
 // loopSection is the loop and role layer: the role and agent, which
-// iteration this is (the conversation's iteration records, of the active
-// loop's maximum), and what failed in the last recorded iteration. It reads
-// iteration records and the messages of recorded iterations only, so a new
-// plain message does not change it (DESIGN.md invariant 8).
-func loopSection(c *conversation.Conversation, tg *config.Target, proj *planning.Project) prompt.Section {
+// iteration this is (the conversation's iteration records, of maxIter —
+// recite.yaml's agent.max_iterations — else of the active loop's maximum),
+// and what failed in the last recorded iteration. It reads iteration
+// records and the messages of recorded iterations only, so a new plain
+// message does not change it (DESIGN.md invariant 8).
+func loopSection(c *conversation.Conversation, tg *config.Target, proj *planning.Project, maxIter int) prompt.Section {
 	s := prompt.Section{ID: prompt.IDLoop, Heading: "Loop and role", Sources: []string{ConversationLog(c.ID)}}
 	var b strings.Builder
 	role := "Role: " + tg.Role
 	if c.Meta.AgentType != "" {
 		role += "; agent: " + c.Meta.AgentType
 	}
-	maxIter := 0
-	if len(proj.Loops) > 0 {
+	if maxIter > 0 {
+		s.Sources = append(s.Sources, config.FileName)
+	} else if len(proj.Loops) > 0 {
 		l := proj.Loops[len(proj.Loops)-1]
 		for _, cand := range proj.Loops {
 			if cand.ID == proj.ActiveLoop {
@@ -265,6 +267,12 @@ func loopSection(c *conversation.Conversation, tg *config.Target, proj *planning
 	}
 	b.WriteString(line + "\n")
 	var facts []string
+	if last.ExitCode != nil {
+		facts = append(facts, fmt.Sprintf("agent exit %d", *last.ExitCode))
+	}
+	if last.OutputLines != nil {
+		facts = append(facts, fmt.Sprintf("%d output lines", *last.OutputLines))
+	}
 	if last.Confidence != nil {
 		facts = append(facts, "confidence "+strconv.FormatFloat(*last.Confidence, 'f', -1, 64))
 	}
@@ -486,13 +494,13 @@ func epicSection(c *conversation.Conversation, proj *planning.Project) prompt.Se
 // contextLayers builds the coordinator's three context layers for a
 // conversation target (seeds/000): learnings (stable), epic and phase
 // (semi), loop and role (semi). Empty layers are left out by prompt.Add.
-func (e *Engine) contextLayers(c *conversation.Conversation, tg *config.Target, proj *planning.Project) ([]prompt.Section, []Diagnostic) {
+func (e *Engine) contextLayers(c *conversation.Conversation, cfg *config.Config, tg *config.Target, proj *planning.Project) ([]prompt.Section, []Diagnostic) {
 	var diags []Diagnostic
 	learn, d := e.learningsSection(c, proj)
 	if d != nil {
 		diags = append(diags, *d)
 	}
-	return []prompt.Section{learn, epicSection(c, proj), loopSection(c, tg, proj)}, diags
+	return []prompt.Section{learn, epicSection(c, proj), loopSection(c, tg, proj, cfg.Agent.MaxIterations)}, diags
 }
 
 // relPath turns a path under the project into a project-relative,

@@ -53,6 +53,12 @@ type RunResult struct {
 	Reply string `json:"reply"`
 	// ExitCode is the agent command's exit code (-1 when it did not exit).
 	ExitCode int `json:"exit_code"`
+	// Iteration is the iteration this run recorded (1 for the first run of
+	// a conversation).
+	Iteration int `json:"iteration"`
+	// FilesModified are the project files the run changed, as git status
+	// saw them before and after it (none outside a git repository).
+	FilesModified []string `json:"files_modified,omitempty"`
 	// Diagnostics are the build's diagnostics.
 	Diagnostics []Diagnostic `json:"diagnostics,omitempty"`
 }
@@ -88,6 +94,15 @@ func (e *AgentError) Error() string { return e.Message }
 // the last lines of stderr, and any stdout) and returned as *AgentError.
 // A missing agent.command, conversation or invalid id is an *InputError, and
 // nothing is appended.
+//
+// Each run is one iteration of the conversation (numbered after its last
+// iteration record): the user message and the reply carry its number, and
+// with the reply the run appends an iteration record (KindIteration) with
+// the files the run modified (git status before and after, when the project
+// is in a git repository), the lines the agent printed, its exit code and,
+// for a failed run, the error and its hash. The loop and role layer of the
+// next prompt reads it ("iteration N of M", what failed), and so does the
+// circuit breaker.
 func (e *Engine) RunConversation(ctx context.Context, opts RunOptions) (*RunResult, error) {
 	cfg, _, proj, err := e.load()
 	if err != nil {
@@ -104,11 +119,12 @@ func (e *Engine) RunConversation(ctx context.Context, opts RunOptions) (*RunResu
 	if err != nil {
 		return nil, &InputError{err}
 	}
-	if err := store.Append(ctx, opts.ID, conversation.Record{Role: conversation.RoleUser, Content: opts.Text}); err != nil {
+	iter := nextIteration(c)
+	if err := store.Append(ctx, opts.ID, conversation.Record{Role: conversation.RoleUser, Content: opts.Text, Iteration: iter}); err != nil {
 		return nil, err
 	}
+	res := &RunResult{ExitCode: -1, Iteration: iter}
 
-	res := &RunResult{ExitCode: -1}
 	var body []byte
 	var tg *config.Target
 	for i := range cfg.Targets {
@@ -154,21 +170,37 @@ func (e *Engine) RunConversation(ctx context.Context, opts RunOptions) (*RunResu
 		}
 	}
 
+	before, inGit := e.snapshotRun(ctx)
 	reply, code, runErr := e.runAgent(ctx, cfg, res, opts, body)
 	res.ExitCode = code
 	// Record the outcome even when ctx was cancelled mid-run.
 	rctx := context.WithoutCancel(ctx)
+	var files []string
+	if inGit {
+		if after, ok := e.snapshotRun(rctx); ok {
+			files = runChangedFiles(before, after)
+		}
+	}
+	res.FilesModified = files
+	msg := conversation.Record{Role: conversation.RoleAssistant, Agent: c.Meta.AgentType, Content: reply, Iteration: iter}
 	if runErr != nil {
-		rec := conversation.Record{Role: conversation.RoleAssistant, Agent: c.Meta.AgentType, IsError: true, Content: runErr.Error()}
-		if err := store.Append(rctx, opts.ID, rec); err != nil {
-			return res, err
+		msg.IsError, msg.Content = true, runErr.Error()
+	}
+	// The reply (or the error) and the iteration record go in one append,
+	// so a reader never sees one without the other.
+	if err := store.Append(rctx, opts.ID, msg, iterationRecord(iter, c.Meta.AgentType, reply, code, runErr, files)); err != nil {
+		return res, err
+	}
+	if runErr != nil {
+		if tg != nil {
+			// The next prompt says what failed in this iteration.
+			if _, err := e.Build(rctx); err != nil {
+				return res, err
+			}
 		}
 		return res, &AgentError{Conversation: opts.ID, Message: firstLine(runErr.Error())}
 	}
 	res.Reply = reply
-	if err := store.Append(rctx, opts.ID, conversation.Record{Role: conversation.RoleAssistant, Agent: c.Meta.AgentType, Content: reply}); err != nil {
-		return res, err
-	}
 	if tg != nil {
 		// Leave the prompt files current with the reply.
 		if _, err := e.Build(rctx); err != nil {

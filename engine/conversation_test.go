@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -396,5 +398,155 @@ func TestShellQuote(t *testing.T) {
 		if got := shellQuote(in); got != want {
 			t.Errorf("shellQuote(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// gitInit makes dir a git repository with one commit of its files, or
+// skips the test when git is not installed.
+func gitInit(t *testing.T, dir string) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"commit", "-q", "-m", "first"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+}
+
+// TestRunConversationIterations: each run appends one iteration record
+// after its reply (number, files the agent changed in the git work tree,
+// output lines, exit code; for a failure the error and its hash), the
+// messages carry the iteration number, and the next prompt's loop and role
+// layer says "iteration N of M" and what failed.
+func TestRunConversationIterations(t *testing.T) {
+	state := t.TempDir() // the agent's own files, outside the project
+	agent := filepath.Join(state, "agent.sh")
+	script := `n=$(cat "$STATE/count" 2>/dev/null || echo 0); n=$((n+1)); echo $n > "$STATE/count"
+cat > "$STATE/seen-$n.txt"
+case $n in
+1) echo 'package x' > handler.go; printf 'one\ntwo\nthree\n' ;;
+2) echo 'FAIL TestLogin' >&2; rm old.go; exit 4 ;;
+*) echo fine ;;
+esac
+`
+	if err := os.WriteFile(agent, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("STATE", state)
+	dir := convProject(t, "targets:\n  - name: dev\n    conversation: c1\nagent:\n  command: sh "+agent+"\n  max_iterations: 7\n",
+		map[string]string{"old.go": "package x\n", "dirty.go": "package x\n"})
+	gitInit(t, dir)
+	if err := os.WriteFile(filepath.Join(dir, "dirty.go"), []byte("package y\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, _ := New(dir).OpenConversations()
+	if err := s.Create(context.Background(), "c1", conversation.Meta{AgentType: "dev"}); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	type want struct {
+		files []string
+		lines int
+		code  int
+		fails bool
+	}
+	wants := []want{{[]string{"handler.go"}, 3, 0, false}, {[]string{"old.go"}, 0, 4, true}, {nil, 1, 0, false}}
+	for i, w := range wants {
+		res, err := New(dir).RunConversation(ctx, RunOptions{ID: "c1", Text: fmt.Sprintf("turn %d", i+1)})
+		var ae *AgentError
+		if w.fails != errors.As(err, &ae) {
+			t.Fatalf("run %d: err = %v", i+1, err)
+		}
+		if res.Iteration != i+1 || res.ExitCode != w.code || !slices.Equal(res.FilesModified, w.files) {
+			t.Fatalf("run %d: result %+v, want iteration %d exit %d files %v", i+1, res, i+1, w.code, w.files)
+		}
+	}
+	c, _, err := s.Read("c1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Iterations) != len(wants) {
+		t.Fatalf("%d iteration records, want %d", len(c.Iterations), len(wants))
+	}
+	for i, it := range c.Iterations {
+		w := wants[i]
+		if it.Iteration != i+1 || *it.ExitCode != w.code || *it.OutputLines != w.lines || !slices.Equal(it.FilesModified, w.files) || it.IsError != w.fails {
+			t.Errorf("iteration record %d = %+v, want %+v", i+1, it, w)
+		}
+		if w.fails != (it.ErrorHash != "") || (w.fails && !strings.Contains(it.Content, "FAIL TestLogin")) {
+			t.Errorf("iteration record %d: error hash %q content %q", i+1, it.ErrorHash, it.Content)
+		}
+	}
+	for _, m := range c.Messages {
+		if m.Role == "user" || m.Role == "assistant" {
+			if m.Iteration == 0 {
+				t.Errorf("message %q carries no iteration", m.Content)
+			}
+		}
+	}
+	seen3, _ := os.ReadFile(filepath.Join(state, "seen-3.txt"))
+	for _, line := range []string{"This iteration: 3 of 7", "Iteration 2: agent exit 4; 0 output lines; files old.go", "What failed in iteration 2:"} {
+		if !strings.Contains(string(seen3), line) {
+			t.Errorf("prompt of run 3 lacks %q:\n%s", line, seen3)
+		}
+	}
+	// The breaker sees the runs: three iterations, the recorded output lines.
+	recs := IterationRecords(c.Iterations)
+	if len(recs) != 3 || recs[0].OutputLines != 3 || recs[1].ErrorHash == "" || recs[0].FilesChanged != 1 {
+		t.Errorf("breaker records = %+v", recs)
+	}
+}
+
+// TestRunChangedFiles: the files a run changed are those git lists after
+// and not before, before and not after, or in both with another stat.
+func TestRunChangedFiles(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	sig := func(size int64, at time.Time) *runFileSig { return &runFileSig{size: size, mode: 0o644, mtime: at} }
+	before := runSnapshot{"same.go": sig(1, t0), "edited.go": sig(1, t0), "reverted.go": sig(1, t0), "deleted.go": sig(1, t0), "gone.go": nil}
+	after := runSnapshot{"same.go": sig(1, t0), "edited.go": sig(1, t0.Add(time.Second)), "deleted.go": nil, "gone.go": nil, "new.go": sig(2, t0)}
+	want := []string{"deleted.go", "edited.go", "new.go", "reverted.go"}
+	if got := runChangedFiles(before, after); !slices.Equal(got, want) {
+		t.Errorf("runChangedFiles = %v, want %v", got, want)
+	}
+	for _, tc := range []struct {
+		its  []conversation.Record
+		want int
+	}{
+		{nil, 1},
+		{[]conversation.Record{{Iteration: 1}, {Iteration: 2}}, 3},
+		{[]conversation.Record{{}, {}}, 3},
+		{[]conversation.Record{{Iteration: 7}}, 8},
+	} {
+		if got := nextIteration(&conversation.Conversation{Iterations: tc.its}); got != tc.want {
+			t.Errorf("nextIteration(%d records) = %d, want %d", len(tc.its), got, tc.want)
+		}
+	}
+}
+
+// TestBuildConversation: only the targets bound to the conversation are
+// rebuilt, and none when no target names it.
+func TestBuildConversation(t *testing.T) {
+	dir := convProject(t, "targets:\n  - name: dev\n    conversation: c1\n  - name: other\n", nil)
+	toolConversation(t, dir, "c1")
+	rep, err := New(dir).BuildConversation(context.Background(), "c1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Targets) != 1 || rep.Targets[0].Name != "dev" {
+		t.Fatalf("targets = %+v", rep.Targets)
+	}
+	if _, err := os.Stat(filepath.Join(dir, PromptsDir, "dev.md")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, PromptsDir, "other.md")); err == nil {
+		t.Fatal("other target built")
+	}
+	if rep, err := New(dir).BuildConversation(context.Background(), "nobody"); err != nil || len(rep.Targets) != 0 {
+		t.Fatalf("unbound conversation: %v %+v", err, rep)
 	}
 }

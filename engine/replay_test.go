@@ -9,7 +9,12 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 )
+
+// planningRacyWindow is planning's racyWindow: a file modified within it
+// of being read is read again on the next build.
+const planningRacyWindow = 100 * time.Millisecond
 
 // edit is one typical change a user or an agent makes to a planning tree.
 type edit struct {
@@ -134,24 +139,36 @@ func BenchmarkCacheStability(b *testing.B) {
 }
 
 // BenchmarkBuildCold is a first build of the largest real tree (norish,
-// 3.2 MB, 42 phases) in a fresh process: codec, parse, assemble, render,
-// write.
+// 3.2 MB, 42 phases) by a fresh Engine (no planning cache, no token counts,
+// no redactions kept): parse, assemble, count, render, write. The tokenizer
+// codec is loaded once per process and is not part of the figure.
 func BenchmarkBuildCold(b *testing.B) {
 	src := filepath.Join(sharedDir(b), "realdata", "23492__norish")
+	var cpu time.Duration
 	for b.Loop() {
 		b.StopTimer()
 		dir := copyTree(b, src)
 		b.StartTimer()
+		c0 := cpuTime()
 		if _, err := New(dir).Build(context.Background()); err != nil {
 			b.Fatal(err)
 		}
+		cpu += cpuTime() - c0
 	}
+	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
 }
 
 // BenchmarkBuildWarm rebuilds norish after one line of STATE.md changed,
-// with the engine (and its token cache) kept, as `recite watch` does.
+// with the engine (its planning cache, token counts and redactions) kept,
+// as `recite watch` does. The figure of the issue is its ns/op over
+// BenchmarkBuildCold's (target ≤ 0.10); a fresh process pays the tokenizer
+// codec on top of the cold figure (see the report of issue "recite build").
 func BenchmarkBuildWarm(b *testing.B) {
 	dir := copyTree(b, filepath.Join(sharedDir(b), "realdata", "23492__norish"))
+	// The copy's files were all written just now; in a real tree they are
+	// older than the planning cache's racy window, past which an unchanged
+	// stat is trusted without reading the file.
+	time.Sleep(3 * planningRacyWindow)
 	e := New(dir)
 	if _, err := e.Build(context.Background()); err != nil {
 		b.Fatal(err)
@@ -159,11 +176,18 @@ func BenchmarkBuildWarm(b *testing.B) {
 	state := filepath.Join(dir, ".planning", "STATE.md")
 	orig, _ := os.ReadFile(state)
 	i := 0
+	var cpu time.Duration
 	for b.Loop() {
 		i++
+		// The edit is not the rebuild: write it off the clock.
+		b.StopTimer()
 		os.WriteFile(state, []byte(strings.Replace(string(orig), "Last activity:", fmt.Sprintf("Last activity: (%d)", i), 1)), 0o644)
+		b.StartTimer()
+		c0 := cpuTime()
 		if _, err := e.Build(context.Background()); err != nil {
 			b.Fatal(err)
 		}
+		cpu += cpuTime() - c0
 	}
+	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
 }

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/google/renameio/v2"
 
@@ -28,7 +29,7 @@ func (e *Engine) ensureDirs() error {
 	for _, d := range []string{PromptsDir, CacheDir} {
 		p := filepath.Join(e.dir, d, ".gitignore")
 		if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
-			if err := renameio.WriteFile(p, []byte(gi), 0o644); err != nil {
+			if err := writeAtomic(p, []byte(gi)); err != nil {
 				return err
 			}
 		}
@@ -39,24 +40,58 @@ func (e *Engine) ensureDirs() error {
 // writeIfChanged writes body to rel (project-relative) atomically unless the
 // file already holds exactly these bytes, and keeps a copy as the last good
 // render. It reports whether the file was written.
+//
+// The copy in LastGoodDir is a hard link to the prompt file when the
+// filesystem allows it: prompt files are only ever replaced by rename,
+// never written in place, so the link keeps the bytes of the render it was
+// made from, without writing them a second time.
 func (e *Engine) writeIfChanged(rel string, body, old []byte) (bool, error) {
+	path := filepath.Join(e.dir, rel)
 	last := filepath.Join(e.dir, LastGoodDir, filepath.Base(rel))
 	if old != nil && bytes.Equal(old, body) {
 		// Keep the last-good copy in step without touching the prompt file.
+		if sameFile(path, last) {
+			return false, nil
+		}
 		if cur, err := os.ReadFile(last); err != nil || !bytes.Equal(cur, body) {
-			if err := renameio.WriteFile(last, body, 0o644); err != nil {
+			if err := linkOrWrite(path, last, body); err != nil {
 				return false, fmt.Errorf("write %s: %w", last, err)
 			}
 		}
 		return false, nil
 	}
-	if err := renameio.WriteFile(filepath.Join(e.dir, rel), body, 0o644); err != nil {
+	if err := writeAtomic(path, body); err != nil {
 		return false, fmt.Errorf("write %s: %w", rel, err)
 	}
-	if err := renameio.WriteFile(last, body, 0o644); err != nil {
+	if err := linkOrWrite(path, last, body); err != nil {
 		return true, fmt.Errorf("write %s: %w", last, err)
 	}
 	return true, nil
+}
+
+// sameFile reports whether a and b are links to one file.
+func sameFile(a, b string) bool {
+	fa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	fb, err := os.Stat(b)
+	return err == nil && os.SameFile(fa, fb)
+}
+
+// linkOrWrite makes dst a hard link to src (which holds body), replacing
+// dst atomically: a link under a temporary name, renamed over dst. Where
+// links are not possible it writes body to dst with writeAtomic.
+func linkOrWrite(src, dst string, body []byte) error {
+	tmp := fmt.Sprintf("%s.%d-%d.tmp", dst, os.Getpid(), time.Now().UnixNano())
+	if err := os.Link(src, tmp); err != nil {
+		return writeAtomic(dst, body)
+	}
+	if err := os.Rename(tmp, dst); err != nil {
+		os.Remove(tmp)
+		return writeAtomic(dst, body)
+	}
+	return nil
 }
 
 // restoreLastGood puts the last good copy of rel back when the prompt file
@@ -69,7 +104,15 @@ func (e *Engine) restoreLastGood(rel string) error {
 	if err != nil {
 		return err
 	}
-	return renameio.WriteFile(filepath.Join(e.dir, rel), b, 0o644)
+	return writeAtomic(filepath.Join(e.dir, rel), b)
+}
+
+// writeAtomic writes data to path through a temp file in the same folder,
+// synced and renamed over path (DESIGN.md invariant 3). Naming the folder
+// spares renameio's probe of whether $TMPDIR shares path's filesystem (two
+// temp files and a rename per write).
+func writeAtomic(path string, data []byte) error {
+	return renameio.WriteFile(path, data, 0o644, renameio.WithTempDir(filepath.Dir(path)))
 }
 
 // hasLastGood reports whether a previous render of rel exists: the prompt

@@ -122,7 +122,7 @@ func newConvNewCmd(g *globalOptions, streams IOStreams) *cobra.Command {
 // convSayOptions are the flags of `conversation say`.
 type convSayOptions struct {
 	role, agent, toolCallID, toolName string
-	internal, isError                 bool
+	internal, isError, noBuild        bool
 	iteration                         int
 }
 
@@ -131,7 +131,10 @@ func newConvSayCmd(g *globalOptions, streams IOStreams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "say ID (TEXT | -)",
 		Short: "Append a message (- reads it from stdin)",
-		Args:  cobra.MinimumNArgs(2),
+		Long: `Append a message to conversation ID, then regenerate the prompt files of
+the targets whose conversation is ID (as recite build does for them), so each
+carries the new message. --no-build only appends.`,
+		Args: cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch o.role {
 			case conversation.RoleUser, conversation.RoleAssistant, conversation.RoleTool, conversation.RoleSystem:
@@ -154,7 +157,18 @@ func newConvSayCmd(g *globalOptions, streams IOStreams) *cobra.Command {
 			}
 			rec := conversation.Record{Role: o.role, Agent: o.agent, Content: text, Internal: o.internal,
 				ToolCallID: o.toolCallID, ToolName: o.toolName, IsError: o.isError, Iteration: o.iteration}
-			return convError(s.Append(cmd.Context(), args[0], rec))
+			if err := s.Append(cmd.Context(), args[0], rec); err != nil {
+				return convError(err)
+			}
+			if o.noBuild {
+				return nil
+			}
+			rep, err := engine.New(g.dir).BuildConversation(cmd.Context(), args[0])
+			if err != nil {
+				return engineError(fmt.Errorf("message recorded; prompt files not rebuilt: %w", err))
+			}
+			printDiagnostics(streams.ErrOut, rep.Diagnostics)
+			return nil
 		},
 	}
 	f := cmd.Flags()
@@ -165,6 +179,7 @@ func newConvSayCmd(g *globalOptions, streams IOStreams) *cobra.Command {
 	f.StringVar(&o.toolName, "tool-name", "", "name of the tool that ran")
 	f.BoolVar(&o.isError, "error", false, "mark a failed tool result or error")
 	f.IntVar(&o.iteration, "iteration", 0, "loop iteration the message belongs to")
+	f.BoolVar(&o.noBuild, "no-build", false, "only append; leave the prompt files of targets bound to ID as they are")
 	return cmd
 }
 
@@ -178,7 +193,11 @@ conversation is ID (or, when no target names it, render the first target with
 this conversation into .planning/.recite/conversations/ID.md), run
 agent.command from recite.yaml through sh -c (the prompt on stdin, or its path
 in place of {prompt_file}) under agent.timeout, and record its stdout as the
-assistant message. A failing agent is recorded as an error message and exits 1.`,
+assistant message. A failing agent is recorded as an error message and exits 1.
+Each run is one iteration: with the reply it records an iteration record (the
+files the run modified per git status, output lines, exit code, the error's
+hash), which the next prompt's loop and role layer reads ("iteration N of M",
+M from agent.max_iterations).`,
 		Args: cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			text, err := messageText(args[1:], streams.In)

@@ -1,0 +1,111 @@
+package engine
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/recite-dev/recite/engine/signals"
+	"github.com/recite-dev/recite/planning/conversation"
+)
+
+// nextIteration is the number of the iteration a new run of c starts: one
+// more than the last iteration record's number (or than the count of
+// iteration records, for records without one).
+func nextIteration(c *conversation.Conversation) int {
+	n := len(c.Iterations)
+	if n > 0 && c.Iterations[n-1].Iteration > n {
+		n = c.Iterations[n-1].Iteration
+	}
+	return n + 1
+}
+
+// runSnapshot is what `git status` shows of the project at one moment:
+// each modified, staged or untracked path (project-relative, recite's own
+// outputs left out; see gitModified) with the size, mode and mtime of the
+// file, or nil when it is deleted.
+type runSnapshot map[string]*runFileSig
+
+type runFileSig struct {
+	size  int64
+	mode  os.FileMode
+	mtime time.Time
+}
+
+// snapshotRun records the project's modified files when it is inside a git
+// repository; ok is false otherwise, or when git status fails.
+func (e *Engine) snapshotRun(ctx context.Context) (runSnapshot, bool) {
+	files, err := e.gitModified(ctx)
+	if err != nil {
+		return nil, false
+	}
+	st := runSnapshot{}
+	for _, f := range files {
+		if strings.HasPrefix(f, "… and ") {
+			continue // past gitModified's cut
+		}
+		if fi, err := os.Lstat(filepath.Join(e.dir, filepath.FromSlash(f))); err == nil {
+			st[f] = &runFileSig{size: fi.Size(), mode: fi.Mode(), mtime: fi.ModTime()}
+		} else {
+			st[f] = nil
+		}
+	}
+	return st, true
+}
+
+// runChangedFiles lists the paths whose state differs between two snapshots:
+// modified after but not before, modified before but not after (reverted
+// or committed), or modified in both with a different size, mode or mtime.
+// Sorted.
+func runChangedFiles(before, after runSnapshot) []string {
+	var out []string
+	same := func(a, b *runFileSig) bool {
+		if a == nil || b == nil {
+			return a == b
+		}
+		return a.size == b.size && a.mode == b.mode && a.mtime.Equal(b.mtime)
+	}
+	for p, a := range after {
+		if b, ok := before[p]; !ok || !same(a, b) {
+			out = append(out, p)
+		}
+	}
+	for p := range before {
+		if _, ok := after[p]; !ok {
+			out = append(out, p)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// iterationRecord is the record `recite conversation run` appends after the
+// agent ran: iteration n, the files it modified (nil when unknown: not a
+// git repository), how many lines it printed, its exit code, and for a
+// failed run the error (its text, cut to maxIterationError bytes, and the
+// hash of the whole normalized text).
+func iterationRecord(n int, agent string, reply string, code int, runErr error, files []string) conversation.Record {
+	lines := 0
+	if t := strings.TrimRight(reply, "\n"); t != "" {
+		lines = strings.Count(t, "\n") + 1
+	}
+	rec := conversation.Record{Kind: conversation.KindIteration, Agent: agent, Iteration: n,
+		FilesModified: files, ExitCode: &code, OutputLines: &lines}
+	if runErr != nil {
+		text := runErr.Error()
+		rec.IsError = true
+		rec.ErrorHash = signals.Hash(text)
+		if len(text) > maxIterationError {
+			text = text[:maxIterationError] + "\n… (cut; the error message holds it all)"
+		}
+		rec.Content = text
+	}
+	return rec
+}
+
+// maxIterationError bounds the error text an iteration record repeats from
+// the run's error message, in bytes.
+const maxIterationError = 2 << 10
