@@ -67,15 +67,20 @@ func (e *Engine) assemble(ctx context.Context, cfg *config.Config, tg *config.Ta
 		}
 		in.Skills = append(in.Skills, f)
 	}
-	in.Health, in.Approach = loopHealth(proj)
-	if f, ok := e.latestPreserved(); ok {
+	in.Health, in.Approach = promptHealth(cfg, proj)
+	f, ok, pdiags := e.latestPreserved()
+	diags = append(diags, pdiags...)
+	if ok {
 		in.Preserved = &f
 	}
 	if tg.Conversation != "" {
 		diags = append(diags, e.conversationInput(ctx, cfg, tg, proj, &in)...)
 	}
+	diags = append(diags, e.fileSections(ctx, cfg, tg, proj, &in)...)
 
+	route := routeDifficulty(tg, proj, &in)
 	p := prompt.Assemble(in)
+	comp := e.compressPrompt(ctx, cfg, tg, proj, &in, p, route)
 	redactions, err := e.redactPrompt(p)
 	if err != nil {
 		diags = append(diags, Diagnostic{Path: config.FileName, Message: fmt.Sprintf("redaction: %v", err)})
@@ -93,6 +98,7 @@ func (e *Engine) assemble(ctx context.Context, cfg *config.Config, tg *config.Ta
 		Cuts:       append([]string{}, p.Cuts...),
 		Redactions: append([]string{}, redactions...),
 		prompt:     p, target: tg, cfg: cfg, proj: proj,
+		Compression: comp,
 	}
 	for _, s := range p.Sections {
 		tr.Sections = append(tr.Sections, SectionReport{ID: s.ID, Heading: s.Heading, Tier: s.Tier.String(), Tokens: s.Tokens, Sources: s.Sources})
@@ -121,80 +127,4 @@ func (e *Engine) readProjectFile(rel string) (prompt.File, error) {
 		b = append(b[:maxIncludedFile:maxIncludedFile], []byte("\n… (cut at 256 KiB)")...)
 	}
 	return prompt.File{Path: clean, Text: strings.TrimPrefix(string(b), "\uFEFF")}, nil
-}
-
-// loopHealth summarises the most recent loop for the health section and the
-// recitation's approach part.
-func loopHealth(proj *planning.Project) (health, approach []string) {
-	if len(proj.Loops) == 0 {
-		return nil, nil
-	}
-	l := proj.Loops[len(proj.Loops)-1]
-	for _, cand := range proj.Loops {
-		if cand.ID == proj.ActiveLoop {
-			l = cand
-		}
-	}
-	line := "Loop " + l.ID
-	if l.Status != "" {
-		line += ": " + l.Status
-	}
-	if n := len(l.Iterations); n > 0 {
-		line += fmt.Sprintf(", iteration %d", l.Iterations[n-1].N)
-		if l.MaxIterations > 0 {
-			line += fmt.Sprintf(" of %d", l.MaxIterations)
-		}
-	}
-	health = append(health, line)
-	state := l.HealthState
-	if n := len(l.Iterations); n > 0 && l.Iterations[n-1].Health != "" {
-		state = l.Iterations[n-1].Health
-	}
-	if state != "" {
-		health = append(health, "State: "+state)
-	}
-	if n := len(l.Breaker); n > 0 {
-		r := l.Breaker[n-1]
-		health = append(health, fmt.Sprintf("Circuit breaker: %s (stall %d, spin %d, output %s)", r.State, r.StallCount, r.SpinCount, r.OutputPct))
-	} else if l.CircuitBreaker != nil && l.CircuitBreaker.State != "" {
-		health = append(health, fmt.Sprintf("Circuit breaker: %s (stall %d)", l.CircuitBreaker.State, l.CircuitBreaker.StallCounter))
-	}
-	if n := len(l.Iterations); n > 0 && l.Iterations[n-1].Action != "" {
-		approach = append(approach, "Last action: "+l.Iterations[n-1].Action)
-	}
-	for i := len(l.Approaches) - 1; i >= 0 && len(approach) < 4; i-- {
-		a := l.Approaches[i]
-		t := "Tried: " + a.Text
-		if a.Result != "" {
-			t += " — " + a.Result
-		}
-		approach = append(approach, t)
-	}
-	return health, approach
-}
-
-// PreservedFile is where preservation blocks are appended (DESIGN.md §2).
-const PreservedFile = ".planning/context-preserved.md"
-
-// latestPreserved returns the newest block of context-preserved.md: the
-// text from its last "## Context Preservation Block" or "## Preserved Stop
-// Signals" heading to the end (FORMATS.md §2.8).
-func (e *Engine) latestPreserved() (prompt.File, bool) {
-	b, err := os.ReadFile(filepath.Join(e.dir, PreservedFile))
-	if err != nil {
-		return prompt.File{}, false
-	}
-	text := strings.ReplaceAll(string(b), "\r\n", "\n")
-	start := -1
-	for _, h := range []string{"## Context Preservation Block", "## Preserved Stop Signals"} {
-		if i := strings.LastIndex(text, "\n"+h); i >= 0 && i+1 > start {
-			start = i + 1
-		} else if strings.HasPrefix(text, h) && start < 0 {
-			start = 0
-		}
-	}
-	if start < 0 {
-		return prompt.File{}, false
-	}
-	return prompt.File{Path: PreservedFile, Text: text[start:]}, true
 }

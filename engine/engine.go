@@ -27,6 +27,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -63,11 +64,18 @@ type Engine struct {
 	counter  *budget.Counter
 	parsed   *planning.Cache
 	redactor *redactCache
+	// fileRedactions are the redactions of the files section of the
+	// target being assembled (filesections.go), reported by redactPrompt.
+	fileRedactions []string
+	// tree caches the file-tree section between builds (filesections.go).
+	tree *treeCache
 }
 
 // New returns an Engine for the project rooted at dir. The engine keeps
-// parsed planning files between builds, so a rebuild re-parses only the
-// files whose bytes changed.
+// what it read between builds (planning.Cache): a rebuild does not read
+// files whose stat is unchanged, and re-parses only the changed section of
+// a changed file; token counts and redactions of unchanged text are kept
+// too (the warm path of `recite watch`).
 func New(dir string) *Engine {
 	return &Engine{dir: dir, parsed: planning.NewCache()}
 }
@@ -97,6 +105,9 @@ type Report struct {
 	ConfigFound   bool            `json:"config_found"`
 	Targets       []*TargetReport `json:"targets"`
 	Diagnostics   []Diagnostic    `json:"diagnostics"`
+	// Signals are the loop health, circuit breaker and stop signals (set by
+	// Status only; see health.go).
+	Signals *SignalsReport `json:"signals,omitempty"`
 }
 
 // Diagnostic is a problem found in an input file (path relative to the
@@ -127,6 +138,13 @@ type TargetReport struct {
 	target     *config.Target    `json:"-"`
 	cfg        *config.Config    `json:"-"`
 	proj       *planning.Project `json:"-"`
+
+	// Compression is the difficulty routing and compression pass
+	// (engine/compress.go).
+	Compression *CompressReport `json:"compression,omitempty"`
+	// Renders are this target's recent renders from RendersFile, oldest
+	// first (status only; engine/economics.go).
+	Renders []RenderRecord `json:"renders,omitempty"`
 }
 
 // SectionReport is one section's place and size.
@@ -152,6 +170,9 @@ type FileReport struct {
 	PrefixBytes int `json:"prefix_bytes"`
 	// Cuts are the budget cuts specific to this provider's budget.
 	Cuts []string `json:"cuts,omitempty"`
+	// Cache is the prompt-caching outlook against the previous render
+	// (engine/economics.go).
+	Cache *CacheEconomics `json:"cache,omitempty"`
 }
 
 // planningDir finds the planning tree: DIR/.planning.
@@ -197,7 +218,12 @@ func (e *Engine) Build(ctx context.Context) (*Report, error) {
 // Status computes the same report as Build without writing anything; each
 // file's PrefixBytes compares the fresh render with the file on disk.
 func (e *Engine) Status(ctx context.Context) (*Report, error) {
-	return e.run(ctx, false)
+	rep, err := e.run(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	e.addSignals(ctx, rep)
+	return rep, nil
 }
 
 // Render returns one provider body of one target, as Build would write it.
@@ -232,7 +258,29 @@ func (e *Engine) Render(ctx context.Context, target, provider string) ([]byte, e
 	return body, err
 }
 
+// BuildConversation regenerates the prompt files of the targets whose
+// `conversation:` is id, as Build does for every target, so that their
+// prompts carry a message just appended. The report lists only those
+// targets (none when no target names the conversation, and then nothing is
+// written).
+func (e *Engine) BuildConversation(ctx context.Context, id string) (*Report, error) {
+	cfg, found, err := config.Load(e.dir)
+	if err != nil {
+		return nil, &InputError{err}
+	}
+	if !slices.ContainsFunc(cfg.Targets, func(tg config.Target) bool { return tg.Conversation == id }) {
+		return &Report{Tokenizer: cfg.Tokenizer, ContextWindow: cfg.ContextWindow, ConfigFound: found, Targets: []*TargetReport{}, Diagnostics: []Diagnostic{}}, nil
+	}
+	return e.runTargets(ctx, true, func(tg *config.Target) bool { return tg.Conversation == id })
+}
+
 func (e *Engine) run(ctx context.Context, write bool) (*Report, error) {
+	return e.runTargets(ctx, write, nil)
+}
+
+// runTargets builds (write) or checks the targets that only accepts (all
+// when only is nil).
+func (e *Engine) runTargets(ctx context.Context, write bool, only func(*config.Target) bool) (*Report, error) {
 	cfg, found, proj, err := e.load()
 	if err != nil {
 		return nil, err
@@ -256,13 +304,33 @@ func (e *Engine) run(ctx context.Context, write bool) (*Report, error) {
 			return nil, err
 		}
 		tg := &cfg.Targets[i]
+		if only != nil && !only(tg) {
+			continue
+		}
 		tr, diags := e.assemble(ctx, cfg, tg, proj)
 		rep.Diagnostics = append(rep.Diagnostics, diags...)
 		tr.Kept = parseFailure(proj)
 		keptAny := false
+		// The provider files are written concurrently: each write ends
+		// with an fsync, and the filesystem commits concurrent syncs
+		// together.
+		var writes []pendingWrite
+		wait := func() error {
+			var first error
+			for _, w := range writes {
+				r := <-w.done
+				tr.Files[w.file].Written = r.written
+				if r.err != nil && first == nil {
+					first = r.err
+				}
+			}
+			writes = nil
+			return first
+		}
 		for _, prov := range tg.Providers {
 			body, tokens, cuts, err := e.renderProvider(tr, prov, counter)
 			if err != nil {
+				_ = wait()
 				return nil, err
 			}
 			caps, _ := prompt.CapabilitiesOf(prov)
@@ -274,6 +342,7 @@ func (e *Engine) run(ctx context.Context, write bool) (*Report, error) {
 				// Leave the last good render in place.
 				if write && old == nil {
 					if err := e.restoreLastGood(rel); err != nil {
+						_ = wait()
 						return nil, err
 					}
 				}
@@ -285,19 +354,27 @@ func (e *Engine) run(ctx context.Context, write bool) (*Report, error) {
 				continue
 			}
 			if write {
-				written, err := e.writeIfChanged(rel, body, old)
-				if err != nil {
-					return nil, err
-				}
-				fr.Written = written
+				w := pendingWrite{file: len(tr.Files), done: make(chan writeResult, 1)}
+				go func() {
+					written, err := e.writeIfChanged(rel, body, old)
+					w.done <- writeResult{written, err}
+				}()
+				writes = append(writes, w)
 			}
+			fr.Cache = e.cacheEconomics(tr, &fr, old, body, write)
 			tr.Files = append(tr.Files, fr)
+		}
+		if err := wait(); err != nil {
+			return nil, err
 		}
 		if !keptAny {
 			// Nothing to keep on a first build: the fresh render was written.
 			tr.Kept = ""
 		}
 		rep.Targets = append(rep.Targets, tr)
+	}
+	if write {
+		e.recordRenders(rep)
 	}
 	sort.SliceStable(rep.Diagnostics, func(i, j int) bool {
 		a, b := rep.Diagnostics[i], rep.Diagnostics[j]
@@ -307,6 +384,18 @@ func (e *Engine) run(ctx context.Context, write bool) (*Report, error) {
 		return a.Line < b.Line
 	})
 	return rep, nil
+}
+
+// pendingWrite is a prompt file being written: its index in
+// TargetReport.Files and where the outcome arrives.
+type pendingWrite struct {
+	file int
+	done chan writeResult
+}
+
+type writeResult struct {
+	written bool
+	err     error
 }
 
 // parseFailure names the first file feeding the prompt whose front matter

@@ -4,7 +4,8 @@
 # Compares, as the median wall time of 5 interleaved runs each:
 #   git ls-files --others --exclude-standard --exclude-from=.powerignore
 #   rg --files --no-require-git --hidden --ignore-file .powerignore
-#   recite's walker (engine/internal/ignore.List, run from its test binary)
+#   recite files -C DIR (the CLI, built here; process start, config and
+#   planning load included)
 # and checks that recite's list equals git's.
 #
 # DIR is created with ../shared/bench/mktree.go (90,716 files) when it does
@@ -30,7 +31,7 @@ dir=$(cd "$dir" && pwd)
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-(cd "$here" && go test -c -o "$tmp/ignore.test" ./engine/internal/ignore)
+(cd "$here" && go build -o "$tmp/recite" ./cmd/recite)
 
 ns() { date +%s%N; }
 # time_ms CMD... : run CMD once with stdout to /dev/null, print wall ms.
@@ -46,15 +47,14 @@ median() { sort -n | sed -n 3p | awk '{printf "%.1f", $1/1000}'; }
 
 git_cmd() { git -C "$dir" ls-files --others --exclude-standard --exclude-from=.powerignore; }
 rg_cmd() { (cd "$dir" && rg --files --no-require-git --hidden --ignore-file .powerignore); }
-recite_cmd() { RECITE_LIST_DIR=$dir "$tmp/ignore.test" -test.run '^TestListMain$' -test.count=1; }
+recite_cmd() { "$tmp/recite" -C "$dir" files; }
 
 # Warm the page cache once.
 git_cmd >/dev/null
 recite_cmd >/dev/null
 
 git -C "$dir" ls-files -z --others --exclude-standard --exclude-from=.powerignore | sort -z >"$tmp/git.list"
-RECITE_LIST_DIR=$dir RECITE_LIST_OUT=$tmp/recite.raw "$tmp/ignore.test" -test.run '^TestListMain$' >/dev/null
-sort -z "$tmp/recite.raw" >"$tmp/recite.list"
+recite_cmd | tr '\n' '\0' | sort -z >"$tmp/recite.list"
 ngit=$(tr -cd '\0' <"$tmp/git.list" | wc -c)
 nrec=$(tr -cd '\0' <"$tmp/recite.list" | wc -c)
 files=$(find "$dir" -path "$dir/.git" -prune -o -type f -print | wc -l)
@@ -85,7 +85,7 @@ if [[ $have_rg == 1 ]]; then
 else
 	echo "rg       not installed (apt-get install ripgrep)"
 fi
-printf '%-8s %8s ms  (%s)\n' recite "$trec" "engine/internal/ignore.List, 4×GOMAXPROCS readers, process start included"
+printf '%-8s %8s ms  (%s)\n' recite "$trec" "recite files -C DIR (4×GOMAXPROCS readers, process start included)"
 awk -v g="$tgit" -v r="$trec" -v rg="${trg:-}" 'BEGIN {
 	printf "ratio recite/git = %.2f×", r / g
 	if (rg != "") printf ", recite/rg = %.2f×, rg/git = %.2f×", r / rg, rg / g

@@ -151,6 +151,8 @@ func printStatus(w io.Writer, rep *engine.Report) {
 			fmt.Fprintf(w, "  %-40s %7d bytes, %6d tokens, unchanged prefix %d bytes (%.1f%%)\n", f.Path, f.Bytes, f.Tokens, f.PrefixBytes, pct)
 		}
 	}
+	printCacheStatus(w, rep)
+	printSignals(w, rep)
 	if len(rep.Diagnostics) > 0 {
 		fmt.Fprintln(w)
 	}

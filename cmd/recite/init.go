@@ -10,18 +10,28 @@ import (
 
 func newInitCmd(g *globalOptions, streams IOStreams) *cobra.Command {
 	var flavor string
-	var asJSON bool
+	var asJSON, claude bool
 	cmd := &cobra.Command{
-		Use:   "init [--flavor gsd|fire]",
+		Use:   "init [--flavor gsd|fire] [--claude]",
 		Short: "Scaffold .planning/recite.yaml, prompts/.gitignore, .gitattributes and .powerignore",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			var cres *engine.ClaudeResult
+			if claude {
+				var err error
+				if cres, err = engine.InitClaude(g.dir); err != nil {
+					return engineError(err)
+				}
+			}
 			res, err := engine.Init(g.dir, flavor)
 			if err != nil {
 				return engineError(err)
 			}
 			if asJSON {
-				return writeJSON(streams.Out, res)
+				return writeJSON(streams.Out, struct {
+					*engine.InitResult
+					Claude *engine.ClaudeResult `json:"claude,omitempty"`
+				}{res, cres})
 			}
 			for _, p := range res.Created {
 				fmt.Fprintf(streams.Out, "created %s\n", p)
@@ -32,10 +42,14 @@ func newInitCmd(g *globalOptions, streams IOStreams) *cobra.Command {
 			for _, p := range res.Kept {
 				fmt.Fprintf(streams.Out, "kept    %s\n", p)
 			}
+			if cres != nil {
+				printClaude(streams.Out, cres)
+			}
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&flavor, "flavor", "gsd", "planning layout: gsd or fire")
+	cmd.Flags().BoolVar(&claude, "claude", false, "also merge recite's Claude Code hooks into .claude/settings.json")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
 }

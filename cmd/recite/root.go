@@ -86,6 +86,8 @@ func newRootCmd(streams IOStreams) *cobra.Command {
 		newStatusCmd(g, streams),
 		newConversationCmd(g, streams), newImportCmd(g, streams),
 		newFilesCmd(g, streams),
+		newWatchCmd(g, streams), newCommitCmd(g, streams),
+		newPreserveCmd(g, streams), newVerifyCmd(g, streams), newHookCmd(g, streams),
 	)
 	return root
 }

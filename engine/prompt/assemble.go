@@ -53,6 +53,9 @@ type Input struct {
 	// Extra are additional sections (the conversation coordinator's
 	// learnings, epic/phase and loop/role layers); each is placed by its ID.
 	Extra []Section
+	// Difficulty is the current task's routing tier, recited in the
+	// recitation's task heading ("" for none).
+	Difficulty string
 }
 
 // Assemble builds the sections of one target's prompt in cache order.
@@ -377,6 +380,7 @@ func recitationInput(proj *planning.Project, in Input) RecitationInput {
 		}
 	}
 	r.Health = in.Health
+	r.Difficulty = in.Difficulty
 	return r
 }
 

@@ -51,21 +51,27 @@ const (
 	IDFileTree     = "file-tree"
 	IDPlan         = "plan"
 	IDEpic         = "epic"
-	IDLoop         = "loop"
-	IDState        = "state"
 	IDFiles        = "files"
+	IDState        = "state"
 	IDHealth       = "health"
 	IDConversation = "conversation"
+	IDLoop         = "loop"
 	IDPreserved    = "preserved"
 	IDErrors       = "errors"
 	IDRecitation   = "recitation"
 )
 
-// order gives each section id its fixed rank.
+// order gives each section id its fixed rank. Inside the semi tier the
+// sections go from the slowest-changing to the fastest (epic per phase, files
+// per task, state per edit, health per iteration), so an edit to STATE.md
+// leaves the task's file contents in the cached prefix. The loop and role
+// layer ("This iteration: N of M", what failed last) changes with every
+// iteration, so it sits in the dynamic tier after the conversation: placed
+// before it, each iteration would re-send the whole conversation uncached.
 var order = map[string]int{
 	IDSystem: 0, IDTools: 1, IDBrief: 2, IDSkills: 3, IDLearnings: 4, IDFileTree: 5, IDPlan: 6,
-	IDEpic: 10, IDState: 11, IDFiles: 12, IDHealth: 13, IDLoop: 14,
-	IDConversation: 20, IDPreserved: 21, IDErrors: 22, IDRecitation: 23,
+	IDEpic: 10, IDFiles: 11, IDState: 12, IDHealth: 13,
+	IDConversation: 20, IDLoop: 21, IDPreserved: 22, IDErrors: 23, IDRecitation: 24,
 }
 
 // TierOf returns the tier of a section id.

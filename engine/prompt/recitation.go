@@ -39,6 +39,9 @@ type RecitationInput struct {
 	Blockers []string
 	// Health lines (state, circuit breaker, counters), at most 3 are shown.
 	Health []string
+	// Difficulty is the task's routing tier (SIMPLE, MODERATE, COMPLEX;
+	// seeds/002 §5), shown in the task part's heading; "" leaves it out.
+	Difficulty string
 }
 
 // TaskLine is one task of the current plan.
@@ -56,6 +59,9 @@ type TaskLine struct {
 // the 2 most recent decisions are kept.
 func Recite(in RecitationInput) string {
 	task := []string{"### Task"}
+	if in.Difficulty != "" {
+		task[0] += " (difficulty: " + in.Difficulty + ")"
+	}
 	for _, l := range []string{in.Phase, in.Plan} {
 		if l != "" {
 			task = append(task, "- "+l)
