@@ -43,12 +43,12 @@ func (r *Reader) Reparse(prev *Document, src []byte) (doc *Document) {
 
 // maxSpliceGenerations bounds the chain of splices between whole parses.
 // Strings copied from prev (section titles, fields, table cells) still
-// point into the text they were parsed from, so a chain of n splices keeps
-// up to n+1 versions of the file alive: without a bound a day of
-// `recite watch` edits grew the heap by one STATE.md (340 KB) per render.
-// With 8, a file costs at most 9 copies of itself, and one save in 9 pays
-// for a whole parse (about 6 ms on norish's STATE.md instead of 0.35 ms).
-const maxSpliceGenerations = 8
+// point into the text they were parsed from, so a chain of n splices can
+// keep up to n+1 versions of the file alive; unbounded, a day of `recite
+// watch` edits could keep every version. With 16, a file costs at most 17
+// copies of itself (6 MB for norish's 340 KB STATE.md), and one save in 17
+// pays for a whole parse (about 6 ms there, against 0.35 ms for a splice).
+const maxSpliceGenerations = 16
 
 // splice is Reparse's incremental path; it returns nil when the whole file
 // must be parsed.
