@@ -12,6 +12,7 @@ import (
 
 	"github.com/recite-dev/recite/engine/prompt"
 	"github.com/recite-dev/recite/engine/signals"
+	"github.com/recite-dev/recite/internal/sharedtest"
 	"github.com/recite-dev/recite/planning/conversation"
 )
 
@@ -232,7 +233,7 @@ func TestCompressionCacheStability(t *testing.T) {
 	if testing.Short() {
 		t.Skip("replays 30-iteration sessions")
 	}
-	src := filepath.Join(moduleRoot(t), "examples", "fire")
+	src := filepath.Join(sharedtest.ModuleRoot(), "examples", "fire")
 	cadence := replayCompression(t, src, 3, 30, false, true, false)
 	scratch := replayCompression(t, src, 1, 30, false, true, false)
 	ceiling := replayCompression(t, src, 3, 30, false, false, false)
@@ -288,13 +289,13 @@ func TestCompressionSavings(t *testing.T) {
 	if testing.Short() {
 		t.Skip("replays 30-iteration sessions")
 	}
-	lines, last := passFigures(t, filepath.Join(moduleRoot(t), "examples", "fire"))
+	lines, last := passFigures(t, filepath.Join(sharedtest.ModuleRoot(), "examples", "fire"))
 	t.Logf("examples/fire:\n%s", strings.Join(lines, "\n"))
 	if pct := float64(last.Saved) * 100 / float64(last.Before); pct < 26 {
 		t.Errorf("examples/fire: last pass saved %.1f%%, want >= 26%% (the low end the design cites)", pct)
 	}
 	t.Run("realdata", func(t *testing.T) {
-		root := filepath.Join(sharedDir(t), "realdata")
+		root := filepath.Join(sharedtest.Dir(t), "realdata")
 		ents, err := os.ReadDir(root)
 		if err != nil {
 			t.Fatal(err)
@@ -322,7 +323,7 @@ func TestCompressionSavings(t *testing.T) {
 // of the last 2 iterations' messages is present verbatim in the rendered
 // prompt.
 func TestCompressionKeepsSignals(t *testing.T) {
-	src := filepath.Join(moduleRoot(t), "examples", "fire")
+	src := filepath.Join(sharedtest.ModuleRoot(), "examples", "fire")
 	build := func(enabled bool) (*TargetReport, string) {
 		dir, files := newSession(t, src, 3, enabled, "markdown")
 		for i := 1; i <= 30; i++ {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/recite-dev/recite/engine/compress"
 	"github.com/recite-dev/recite/engine/prompt"
+	"github.com/recite-dev/recite/internal/sharedtest"
 )
 
 // TestDifficultyRouting edits the fire-flow example's current plan into a
@@ -44,7 +45,7 @@ func TestDifficultyRouting(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			dir := copyTree(t, filepath.Join(moduleRoot(t), "examples", "fire"))
+			dir := copyTree(t, filepath.Join(sharedtest.ModuleRoot(), "examples", "fire"))
 			if tt.edit != nil {
 				if err := tt.edit(dir); err != nil {
 					t.Fatal(err)
@@ -117,7 +118,7 @@ func sectionIDs(p *prompt.Prompt) []string {
 // bring the prompt under the level's lower bound when the non-HOT part
 // allows it, and that RED recommends a handoff.
 func TestBudgetLevels(t *testing.T) {
-	src := filepath.Join(moduleRoot(t), "examples", "fire")
+	src := filepath.Join(sharedtest.ModuleRoot(), "examples", "fire")
 	dir, files := newSession(t, src, 3, true, "markdown")
 	for i := 1; i <= 30; i++ {
 		appendIteration(t, dir, i, files, true)
@@ -174,7 +175,7 @@ func TestBudgetLevels(t *testing.T) {
 // is carried in full twice: a read of a file shown in the Files section is
 // a pointer, and a file read several times is in full at most once.
 func TestContextHygiene(t *testing.T) {
-	src := filepath.Join(moduleRoot(t), "examples", "fire")
+	src := filepath.Join(sharedtest.ModuleRoot(), "examples", "fire")
 	dir, files := newSession(t, src, 3, true, "markdown")
 	for i := 1; i <= 30; i++ {
 		appendIteration(t, dir, i, files, true)
@@ -298,7 +299,7 @@ func TestSummarizerCommand(t *testing.T) {
 // task uses is compressed to its key points, the one an upcoming task needs
 // is kept for it, and the unused one collapses to one line.
 func TestSkillsForgettingAndPlanAwareKeep(t *testing.T) {
-	dir := copyTree(t, filepath.Join(moduleRoot(t), "examples", "fire"))
+	dir := copyTree(t, filepath.Join(sharedtest.ModuleRoot(), "examples", "fire"))
 	os.MkdirAll(filepath.Join(dir, "skills"), 0o755)
 	long := strings.Repeat("Explanation that goes on for a while. It has details.\n\n", 30)
 	skills := map[string]string{

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/recite-dev/recite/internal/sharedtest"
 )
 
 func TestMinCacheable(t *testing.T) {
@@ -43,7 +45,7 @@ func TestMinCacheable(t *testing.T) {
 // OpenAI the unchanged prefix; and that each build that changed a file
 // appended one record to the bounded render history.
 func TestCacheEconomics(t *testing.T) {
-	dir := copyTree(t, filepath.Join(moduleRoot(t), "examples", "fire"))
+	dir := copyTree(t, filepath.Join(sharedtest.ModuleRoot(), "examples", "fire"))
 	os.WriteFile(filepath.Join(dir, ".planning", "recite.yaml"), []byte("targets:\n  - name: agent\n    providers: [markdown, anthropic, openai, gemini]\n"), 0o644)
 	e := New(dir)
 	ctx := context.Background()

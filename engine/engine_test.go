@@ -8,27 +8,14 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/recite-dev/recite/internal/sharedtest"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
-
-func moduleRoot(t testing.TB) string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Dir(filepath.Dir(file))
-}
-
-// sharedDir returns ../shared beside the module, or skips.
-func sharedDir(t testing.TB) string {
-	d := filepath.Join(moduleRoot(t), "..", "shared")
-	if _, err := os.Stat(filepath.Join(d, "realdata")); err != nil {
-		t.Skipf("../shared/realdata is absent (it ships beside the repository in CI): %v", err)
-	}
-	return d
-}
 
 // copyTree copies src into a new temp dir and returns it. Generated prompt
 // files and caches are left out.
@@ -80,7 +67,7 @@ func snapshot(t *testing.T, dir string) map[string]fileState {
 func TestBuildExamplesGolden(t *testing.T) {
 	for _, ex := range []string{"gsd", "fire"} {
 		t.Run(ex, func(t *testing.T) {
-			dir := copyTree(t, filepath.Join(moduleRoot(t), "examples", ex))
+			dir := copyTree(t, filepath.Join(sharedtest.ModuleRoot(), "examples", ex))
 			if _, err := Init(dir, ex); err != nil {
 				t.Fatal(err)
 			}
@@ -153,7 +140,7 @@ func golden(t *testing.T, name string, got []byte) {
 }
 
 func TestBuildRealdata(t *testing.T) {
-	shared := sharedDir(t)
+	shared := sharedtest.Dir(t)
 	trees, _ := filepath.Glob(filepath.Join(shared, "realdata", "*", ".planning"))
 	if len(trees) == 0 {
 		t.Fatal("no realdata trees")
@@ -205,7 +192,7 @@ func reuse(e *Engine, dir string) *Engine {
 }
 
 func TestMalformedStateKeepsLastGood(t *testing.T) {
-	dir := copyTree(t, filepath.Join(moduleRoot(t), "examples", "gsd"))
+	dir := copyTree(t, filepath.Join(sharedtest.ModuleRoot(), "examples", "gsd"))
 	if _, err := New(dir).Build(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -262,7 +249,7 @@ func TestInputErrors(t *testing.T) {
 }
 
 func TestMissingSystemFileIsDiagnostic(t *testing.T) {
-	dir := copyTree(t, filepath.Join(moduleRoot(t), "examples", "gsd"))
+	dir := copyTree(t, filepath.Join(sharedtest.ModuleRoot(), "examples", "gsd"))
 	os.WriteFile(filepath.Join(dir, ".planning", "recite.yaml"), []byte("targets:\n  - name: dev\n    system: [NOPE.md]\n"), 0o644)
 	rep, err := New(dir).Build(context.Background())
 	if err != nil {
@@ -315,7 +302,7 @@ func TestInitIdempotentAndConfigValid(t *testing.T) {
 // TestSecretsNeverReachPrompts plants secrets in every input that feeds a
 // prompt and checks that no prompt file holds one.
 func TestSecretsNeverReachPrompts(t *testing.T) {
-	dir := copyTree(t, filepath.Join(moduleRoot(t), "examples", "gsd"))
+	dir := copyTree(t, filepath.Join(sharedtest.ModuleRoot(), "examples", "gsd"))
 	secrets := []string{
 		"AKIAIOSFODNN7EXAMPLQ",
 		"ghp_0123456789abcdefghijABCDEFGHIJklmnop",

@@ -14,6 +14,7 @@ import (
 	"github.com/recite-dev/recite/engine/config"
 	"github.com/recite-dev/recite/engine/internal/ignore"
 	"github.com/recite-dev/recite/engine/prompt"
+	"github.com/recite-dev/recite/internal/sharedtest"
 	"github.com/recite-dev/recite/planning"
 	"github.com/recite-dev/recite/planning/conversation"
 )
@@ -290,7 +291,7 @@ func TestCutLines(t *testing.T) {
 // that the tree is byte-identical between builds and when only planning
 // files change.
 func TestFileSectionsGolden(t *testing.T) {
-	dir := copyTree(t, filepath.Join(moduleRoot(t), "examples", "gsd"))
+	dir := copyTree(t, filepath.Join(sharedtest.ModuleRoot(), "examples", "gsd"))
 	if _, err := Init(dir, "gsd"); err != nil {
 		t.Fatal(err)
 	}
@@ -528,7 +529,7 @@ func TestTreeCache(t *testing.T) {
 
 // TestErrorPathsFromLoop: the active loop's preserved ERRORS name a file.
 func TestErrorPathsFromLoop(t *testing.T) {
-	dir := copyTree(t, filepath.Join(moduleRoot(t), "examples", "fire"))
+	dir := copyTree(t, filepath.Join(sharedtest.ModuleRoot(), "examples", "fire"))
 	snap := filepath.Join(dir, ".planning", "loops", "sabbath-20260123-143052-iter6.md")
 	b, err := os.ReadFile(snap)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recite-dev/recite/internal/sharedtest"
 	"github.com/recite-dev/recite/planning/conversation"
 )
 
@@ -26,7 +27,7 @@ func TestPromptHealthThresholds(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			dir := copyTree(t, filepath.Join(moduleRoot(t), "examples", "fire"))
+			dir := copyTree(t, filepath.Join(sharedtest.ModuleRoot(), "examples", "fire"))
 			if tt.yaml != "" {
 				if err := os.WriteFile(filepath.Join(dir, ".planning", "recite.yaml"), []byte(tt.yaml), 0o644); err != nil {
 					t.Fatal(err)
@@ -65,7 +66,7 @@ func TestIterationRecords(t *testing.T) {
 // context-preserved.md, whatever its layout, re-rendered canonically, and
 // the parser's diagnostics surface.
 func TestLatestPreservedCanonical(t *testing.T) {
-	dir := copyTree(t, filepath.Join(moduleRoot(t), "examples", "gsd"))
+	dir := copyTree(t, filepath.Join(sharedtest.ModuleRoot(), "examples", "gsd"))
 	src := "# notes\n\n## Context Preservation Block (auto-generated)\n\ntimestamp: 2026-02-01T00:00:00Z\ntrigger: manual\n\n### Errors (verbatim, do NOT paraphrase)\n\n```\nError: old\n```\n\n" +
 		"## Context Preservation Block (auto-generated)\n\ntimestamp: 2026-02-02T00:00:00Z\ntrigger: compaction\n\n### Errors (verbatim, do NOT paraphrase)\n\n```\nError: new one\n```\n\n### Working State\n\n- Confidence: lots\n"
 	if err := os.WriteFile(filepath.Join(dir, ".planning", "context-preserved.md"), []byte(src), 0o644); err != nil {
@@ -97,7 +98,7 @@ func TestLatestPreservedCanonical(t *testing.T) {
 // TestStatusSignalsJSON: status reports health, the breaker and the signals
 // (and their JSON keys).
 func TestStatusSignalsJSON(t *testing.T) {
-	dir := copyTree(t, filepath.Join(moduleRoot(t), "examples", "fire"))
+	dir := copyTree(t, filepath.Join(sharedtest.ModuleRoot(), "examples", "fire"))
 	rep, err := New(dir).Status(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -128,7 +129,7 @@ func TestStatusSignalsJSON(t *testing.T) {
 // TestConversationIterationsHealth: without a loop, health comes from the
 // conversations' iteration records, and an iteration's error is a signal.
 func TestConversationIterationsHealth(t *testing.T) {
-	dir := copyTree(t, filepath.Join(moduleRoot(t), "examples", "gsd"))
+	dir := copyTree(t, filepath.Join(sharedtest.ModuleRoot(), "examples", "gsd"))
 	s, err := New(dir).OpenConversations()
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/recite-dev/recite/engine/signals"
+	"github.com/recite-dev/recite/internal/sharedtest"
 	"github.com/recite-dev/recite/planning/conversation"
 )
 
@@ -42,7 +43,7 @@ const (
 // repository with everything committed.
 func hookProject(t testing.TB) string {
 	t.Helper()
-	dir := copyTree(t, filepath.Join(moduleRoot(t), "examples", "fire"))
+	dir := copyTree(t, filepath.Join(sharedtest.ModuleRoot(), "examples", "fire"))
 	repo, err := git.PlainInit(dir, false)
 	if err != nil {
 		t.Fatal(err)
@@ -435,7 +436,7 @@ func BenchmarkClaudeHook(b *testing.B) {
 // transcript (no PostCompact): the errors the README says the real summary
 // dropped must come back verbatim.
 func TestClaudeHookRealTranscripts(t *testing.T) {
-	dir := filepath.Join(moduleRoot(t), "..", "shared", "transcripts")
+	dir := filepath.Join(sharedtest.ModuleRoot(), "..", "shared", "transcripts")
 	if _, err := os.Stat(dir); err != nil {
 		t.Skipf("../shared/transcripts is absent (it ships beside the repository in CI): %v", err)
 	}

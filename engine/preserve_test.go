@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/recite-dev/recite/engine/signals"
+	"github.com/recite-dev/recite/internal/sharedtest"
 	"github.com/recite-dev/recite/planning/conversation"
 )
 
@@ -92,7 +93,7 @@ func (e *Engine) signalsFor(t testing.TB, convs []string) (*SignalsReport, []Dia
 }
 
 func TestPreserveAppendsAndDiagnoses(t *testing.T) {
-	dir := copyTree(t, filepath.Join(moduleRoot(t), "examples", "gsd")) // no git repository
+	dir := copyTree(t, filepath.Join(sharedtest.ModuleRoot(), "examples", "gsd")) // no git repository
 	e := New(dir)
 	for i := range 2 {
 		res, err := e.Preserve(context.Background(), PreserveOptions{Now: func() time.Time { return fixedNow().Add(time.Duration(i) * time.Minute) }})

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/recite-dev/recite/internal/sharedtest"
 )
 
 // planningRacyWindow is planning's racyWindow: a file modified within it
@@ -91,7 +93,7 @@ func naiveConcat(t testing.TB, dir string) []byte {
 // mean fraction of the anthropic body (and of the naive concatenation) that
 // is an unchanged byte prefix of the previous one.
 func replay(t testing.TB, n int) (recite, naive float64) {
-	dir := copyTree(t, filepath.Join(moduleRoot(t), "examples", "gsd"))
+	dir := copyTree(t, filepath.Join(sharedtest.ModuleRoot(), "examples", "gsd"))
 	os.WriteFile(filepath.Join(dir, ".planning", "todos.md"), []byte("# Todos\n\n"), 0o644)
 	e := New(dir)
 	if _, err := e.Build(context.Background()); err != nil {
@@ -143,7 +145,7 @@ func BenchmarkCacheStability(b *testing.B) {
 // no redactions kept): parse, assemble, count, render, write. The tokenizer
 // codec is loaded once per process and is not part of the figure.
 func BenchmarkBuildCold(b *testing.B) {
-	src := filepath.Join(sharedDir(b), "realdata", "23492__norish")
+	src := filepath.Join(sharedtest.Dir(b), "realdata", "23492__norish")
 	var cpu time.Duration
 	for b.Loop() {
 		b.StopTimer()
@@ -164,7 +166,7 @@ func BenchmarkBuildCold(b *testing.B) {
 // BenchmarkBuildCold's (target ≤ 0.10); a fresh process pays the tokenizer
 // codec on top of the cold figure (see the report of issue "recite build").
 func BenchmarkBuildWarm(b *testing.B) {
-	dir := copyTree(b, filepath.Join(sharedDir(b), "realdata", "23492__norish"))
+	dir := copyTree(b, filepath.Join(sharedtest.Dir(b), "realdata", "23492__norish"))
 	// The copy's files were all written just now; in a real tree they are
 	// older than the planning cache's racy window, past which an unchanged
 	// stat is trusted without reading the file.

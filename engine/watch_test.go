@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/recite-dev/recite/internal/sharedtest"
 )
 
 var watchSeed = flag.Uint64("watch.seed", 0, "seed of TestWatchRandomEdits (0: from the clock; the seed is logged)")
@@ -261,7 +263,7 @@ func excerpt(b []byte, i int) string {
 // gsdProject copies examples/gsd into dir (a new temp dir when "").
 func gsdProject(t *testing.T, dir string) string {
 	t.Helper()
-	src := filepath.Join(moduleRoot(t), "examples", "gsd")
+	src := filepath.Join(sharedtest.ModuleRoot(), "examples", "gsd")
 	if dir == "" {
 		return copyTree(t, src)
 	}
@@ -887,19 +889,19 @@ func copyDirTB(tb testing.TB, src, dst string) {
 
 // benchNorish copies ../shared/realdata/23492__norish to a temp dir.
 func benchNorish(b *testing.B) string {
-	return copyTree(b, filepath.Join(sharedDir(b), "realdata", "23492__norish"))
+	return copyTree(b, filepath.Join(sharedtest.Dir(b), "realdata", "23492__norish"))
 }
 
 // benchMonorepo writes the synthetic monorepo of ../shared/bench/mktree.go
 // (about 90,000 files) and puts examples/gsd's .planning/ into it.
 func benchMonorepo(b *testing.B) string {
-	shared := sharedDir(b)
+	shared := sharedtest.Dir(b)
 	dir := filepath.Join(b.TempDir(), "mono")
 	cmd := exec.Command("go", "run", filepath.Join(shared, "bench", "mktree.go"), "-o", dir)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		b.Fatalf("mktree: %v\n%s", err, out)
 	}
-	copyDirTB(b, filepath.Join(moduleRoot(b), "examples", "gsd", ".planning"), filepath.Join(dir, ".planning"))
+	copyDirTB(b, filepath.Join(sharedtest.ModuleRoot(), "examples", "gsd", ".planning"), filepath.Join(dir, ".planning"))
 	return dir
 }
 
@@ -1045,7 +1047,7 @@ func BenchmarkWatchMemory(b *testing.B) {
 	dir := benchNorish(b)
 	bin := filepath.Join(b.TempDir(), "recite")
 	build := exec.Command("go", "build", "-o", bin, "./cmd/recite")
-	build.Dir = moduleRoot(b)
+	build.Dir = sharedtest.ModuleRoot()
 	if out, err := build.CombinedOutput(); err != nil {
 		b.Fatalf("go build: %v\n%s", err, out)
 	}

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/recite-dev/recite/internal/sharedtest"
 	"github.com/recite-dev/recite/markdown"
 )
 
@@ -12,7 +13,7 @@ import (
 // plus the inline fixtures.
 func seedFiles(f *testing.F, names ...string) {
 	f.Helper()
-	root := moduleRoot(f)
+	root := sharedtest.ModuleRoot()
 	for _, ex := range []string{"gsd", "fire"} {
 		for _, n := range names {
 			matches, _ := filepath.Glob(filepath.Join(root, "examples", ex, ".planning", n))

@@ -9,6 +9,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/recite-dev/recite/internal/sharedtest"
 	"github.com/recite-dev/recite/markdown"
 )
 
@@ -458,7 +459,7 @@ func TestLoadUnreadableRoot(t *testing.T) {
 }
 
 func TestSummaryJSONDeterministic(t *testing.T) {
-	dir := filepath.Join(moduleRoot(t), "examples", "gsd", ".planning")
+	dir := filepath.Join(sharedtest.ModuleRoot(), "examples", "gsd", ".planning")
 	if _, err := os.Stat(dir); err != nil {
 		t.Skipf("examples/gsd not present: %v", err)
 	}
@@ -525,32 +526,13 @@ func TestRealdataFrontMatter(t *testing.T) {
 	}
 }
 
-// moduleRoot is the directory holding go.mod above the test's directory.
-func moduleRoot(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("go.mod not found above the test directory")
-		}
-		dir = parent
-	}
-}
-
 // TestSummaryExamplesGolden compares the summary JSON of each example project
 // (what `recite inspect --json` prints) with testdata/golden/examples-NAME.json;
 // -update rewrites them.
 func TestSummaryExamplesGolden(t *testing.T) {
 	for _, name := range []string{"gsd", "fire"} {
 		t.Run(name, func(t *testing.T) {
-			dir := filepath.Join(moduleRoot(t), "examples", name, ".planning")
+			dir := filepath.Join(sharedtest.ModuleRoot(), "examples", name, ".planning")
 			if _, err := os.Stat(dir); err != nil {
 				t.Skipf("examples/%s/.planning not present yet: %v", name, err)
 			}

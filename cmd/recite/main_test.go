@@ -7,11 +7,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/recite-dev/recite/internal/sharedtest"
 )
 
 var update = flag.Bool("update", false, "rewrite testscript files' golden sections")
@@ -24,14 +25,8 @@ func TestMain(m *testing.M) {
 	})
 }
 
-// moduleRoot is the directory holding go.mod.
-func moduleRoot(t testing.TB) string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
-}
-
 func TestScripts(t *testing.T) {
-	root := moduleRoot(t)
+	root := sharedtest.ModuleRoot()
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,

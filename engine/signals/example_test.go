@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/recite-dev/recite/internal/sharedtest"
 	"github.com/recite-dev/recite/planning"
 )
 
@@ -13,7 +14,7 @@ import (
 // project (examples/fire/.planning) through planning.Load. It skips while
 // the example or the loop parser is not there yet.
 func TestExampleFireGolden(t *testing.T) {
-	root := filepath.Join(moduleRoot(t), "examples", "fire", ".planning")
+	root := filepath.Join(sharedtest.ModuleRoot(), "examples", "fire", ".planning")
 	if _, err := os.Stat(filepath.Join(root, "loops")); err != nil {
 		t.Skipf("examples/fire/.planning/loops absent: %v", err)
 	}

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/recite-dev/recite/internal/sharedtest"
 )
 
 func TestVerifySmoothedAndFaithful(t *testing.T) {
@@ -101,25 +103,6 @@ func FuzzVerify(f *testing.F) {
 			}
 		}
 	})
-}
-
-// moduleRoot walks up from the test's directory to go.mod.
-func moduleRoot(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found above the test directory")
-		}
-		dir = parent
-	}
 }
 
 // transcript is what readTranscript collects from a Claude Code JSONL
@@ -233,7 +216,7 @@ func readTranscript(t *testing.T, path string) transcript {
 // Code sessions in /work/shared/transcripts. The expected numbers were
 // checked against the files with jq (see the report of this package).
 func TestVerifyRealCompactions(t *testing.T) {
-	dir := filepath.Join(moduleRoot(t), "..", "shared", "transcripts")
+	dir := filepath.Join(sharedtest.ModuleRoot(), "..", "shared", "transcripts")
 	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
 		t.Skipf("shared transcripts not found at %s (../shared next to the module root); skipping", dir)
 	}

@@ -6,32 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-// sharedDir finds /work/shared relative to the module root (the folder
-// holding go.mod, then ../shared), or skips.
-func sharedDir(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("module root not found")
-		}
-		dir = parent
-	}
-	shared := filepath.Join(dir, "..", "shared")
-	if _, err := os.Stat(filepath.Join(shared, "transcripts")); err != nil {
-		t.Skipf("shared reference material absent (%s): %v", shared, err)
-	}
-	return shared
-}
+	"github.com/recite-dev/recite/internal/sharedtest"
+)
 
 // Golden numbers for the real transcripts, each checked against the file
 // with jq (see the report): entries = non-blank lines; imported = user,
@@ -55,7 +32,7 @@ var ccGolden = []struct {
 }
 
 func TestImportClaudeCodeReal(t *testing.T) {
-	shared := sharedDir(t)
+	shared := sharedtest.Dir(t)
 	for _, g := range ccGolden {
 		t.Run(g.file, func(t *testing.T) {
 			f, err := os.Open(filepath.Join(shared, "transcripts", g.file))
@@ -156,7 +133,7 @@ var aiderGolden = []struct {
 }
 
 func TestImportAiderReal(t *testing.T) {
-	shared := sharedDir(t)
+	shared := sharedtest.Dir(t)
 	for _, g := range aiderGolden {
 		t.Run(g.file, func(t *testing.T) {
 			data, err := os.ReadFile(filepath.Join(shared, "transcripts", "aider", g.file))

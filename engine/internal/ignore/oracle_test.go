@@ -10,6 +10,8 @@ import (
 
 	gogit "github.com/go-git/go-git/v5/plumbing/format/gitignore"
 	sabhiram "github.com/sabhiram/go-gitignore"
+
+	"github.com/recite-dev/recite/internal/sharedtest"
 )
 
 // oracleRow is one line of /work/shared/ignore-oracle.tsv: the verdict real
@@ -21,30 +23,6 @@ type oracleRow struct {
 	path     string
 	isDir    bool
 	ignored  bool
-}
-
-// sharedDir finds ../shared next to the module root, or skips the test.
-func sharedDir(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("no go.mod above the test directory; cannot locate ../shared")
-		}
-		dir = parent
-	}
-	shared := filepath.Join(filepath.Dir(dir), "shared")
-	if _, err := os.Stat(shared); err != nil {
-		t.Skipf("shared reference material absent (%s): %v", shared, err)
-	}
-	return shared
 }
 
 // unescapeOracle decodes the oracle's field escapes: \n \r \t \\ \uFEFF.
@@ -84,7 +62,7 @@ func unescapeOracle(t testing.TB, s string) string {
 
 func readOracle(t testing.TB) []oracleRow {
 	t.Helper()
-	f, err := os.Open(filepath.Join(sharedDir(t), "ignore-oracle.tsv"))
+	f, err := os.Open(filepath.Join(sharedtest.Dir(t), "ignore-oracle.tsv"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,10 +6,13 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/recite-dev/recite/internal/sharedtest"
 )
 
 // Pieces of the generated trees: names that stress matching, and patterns
@@ -162,14 +165,25 @@ func TestPowerignoreOutranksGitignore(t *testing.T) {
 }
 
 // TestWalkBenchTree compares Walk with git on the 90,716-file tree of
-// ../shared/bench/mktree.go when RECITE_BENCH_TREE names it (a git
-// repository with nothing tracked; scripts/bench-files.sh prepares one).
+// ../shared/bench/mktree.go (issue "What enters context", measures): the
+// tree RECITE_BENCH_TREE names (a git repository with nothing tracked, as
+// scripts/bench-files.sh prepares), or one written into a temp dir (about
+// 7 s and 480 MB); skipped with -short or without ../shared.
 func TestWalkBenchTree(t *testing.T) {
+	needGit(t)
 	dir := os.Getenv("RECITE_BENCH_TREE")
 	if dir == "" {
-		t.Skip("RECITE_BENCH_TREE not set (see scripts/bench-files.sh)")
+		if testing.Short() {
+			t.Skip("-short: the 90,716-file tree is not written")
+		}
+		mktree := sharedtest.File(t, "bench/mktree.go")
+		dir = filepath.Join(t.TempDir(), "mono")
+		cmd := exec.Command("go", "run", mktree, "-o", dir)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("mktree: %v\n%s", err, out)
+		}
+		runGit(t, dir, nil, "init", "-q", ".")
 	}
-	needGit(t)
 	want := gitOthers(t, dir, "--exclude-from="+PowerignoreFile)
 	got, err := List(context.Background(), dir, WalkOptions{})
 	if err != nil {

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/recite-dev/recite/internal/sharedtest"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/realdata-findings.golden")
@@ -182,7 +184,7 @@ func TestRedactProse(t *testing.T) {
 // testdata/realdata-findings.golden (-update rewrites it). Each entry there
 // was read by hand; see the report for the count.
 func TestRealdataFalsePositives(t *testing.T) {
-	root := filepath.Join(sharedDir(t), "realdata")
+	root := filepath.Join(sharedtest.Dir(t), "realdata")
 	r, err := New()
 	if err != nil {
 		t.Fatal(err)
@@ -234,30 +236,6 @@ func TestRealdataFalsePositives(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
-
-// sharedDir finds ../shared next to the module root, or skips the test.
-func sharedDir(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("no go.mod above the test directory; cannot locate ../shared")
-		}
-		dir = parent
-	}
-	shared := filepath.Join(filepath.Dir(dir), "shared")
-	if _, err := os.Stat(shared); err != nil {
-		t.Skipf("shared reference material absent (%s): %v", shared, err)
-	}
-	return shared
-}
 
 func FuzzRedact(f *testing.F) {
 	for _, pl := range corpus() {
