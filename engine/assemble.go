@@ -11,6 +11,7 @@ import (
 
 	"github.com/recite-dev/recite/engine/config"
 	"github.com/recite-dev/recite/engine/prompt"
+	"github.com/recite-dev/recite/engine/signals"
 	"github.com/recite-dev/recite/planning"
 	"github.com/recite-dev/recite/templates"
 )
@@ -32,7 +33,7 @@ func (e *Engine) assemble(ctx context.Context, cfg *config.Config, tg *config.Ta
 
 	text, _, err := templates.Role(os.DirFS(pdir), tg.Role)
 	if err != nil {
-		diags = append(diags, Diagnostic{Path: config.FileName, Message: fmt.Sprintf("target %q: %v", tg.Name, err)})
+		diags = append(diags, Diagnostic{Path: config.FileName, Line: tg.Line, Message: fmt.Sprintf("target %q: %v", tg.Name, err)})
 	}
 	in.RoleTemplate = text
 
@@ -76,6 +77,7 @@ func (e *Engine) assemble(ctx context.Context, cfg *config.Config, tg *config.Ta
 	if tg.Conversation != "" {
 		diags = append(diags, e.conversationInput(ctx, cfg, tg, proj, &in)...)
 	}
+	addProjectErrors(proj, &in)
 	diags = append(diags, e.fileSections(ctx, cfg, tg, proj, &in)...)
 
 	route := routeDifficulty(tg, proj, &in)
@@ -107,9 +109,52 @@ func (e *Engine) assemble(ctx context.Context, cfg *config.Config, tg *config.Ta
 		}
 	}
 	if total > b {
-		diags = append(diags, Diagnostic{Path: config.FileName, Message: fmt.Sprintf("target %q: the pinned sections alone take %d tokens, over the budget of %d", tg.Name, total, b)})
+		diags = append(diags, Diagnostic{Path: config.FileName, Line: tg.Line, Message: fmt.Sprintf("target %q: the pinned sections alone take %d tokens, over the budget of %d", tg.Name, total, b)})
 	}
 	return tr, diags
+}
+
+// maxProjectErrors bounds the errors recorded in planning files (the
+// active loop's verbatim errors, open debug files) that the prompt carries.
+const maxProjectErrors = 3
+
+// addProjectErrors adds to in.Errors, before the conversation's, the error
+// signals recorded in planning files: the active loop file's verbatim
+// errors and the errors of open debug files (FORMATS.md §2.11, §2.6), at
+// most maxProjectErrors, each once (by normalised hash, also against the
+// conversation's errors). Without them a project with no conversation
+// would carry no recent error at all.
+func addProjectErrors(proj *planning.Project, in *prompt.Input) {
+	seen := map[string]bool{}
+	for _, t := range in.Errors {
+		seen[signals.Hash(t)] = true
+	}
+	var sigs []signals.Signal
+	if l := activeLoop(proj); l != nil {
+		sigs = append(sigs, signals.FromLoop(l)...)
+	}
+	for _, d := range proj.Debug {
+		sigs = append(sigs, signals.FromDebug(d)...)
+	}
+	var errs, srcs []string
+	for _, s := range sigs {
+		if s.Kind != signals.KindError || len(errs) == maxProjectErrors {
+			continue
+		}
+		h := signals.Hash(s.Text)
+		if seen[h] {
+			continue
+		}
+		seen[h] = true
+		src := s.Source
+		if !strings.HasPrefix(src, PlanningDir+"/") {
+			src = PlanningDir + "/" + src
+		}
+		errs = append(errs, strings.TrimSpace(s.Text))
+		srcs = append(srcs, src)
+	}
+	in.Errors = append(errs, in.Errors...)
+	in.ErrorSources = append(srcs, in.ErrorSources...)
 }
 
 // readProjectFile reads a project-relative file that must stay inside the

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/google/renameio/v2"
 )
@@ -63,7 +64,8 @@ type ClaudeResult struct {
 // re-indents with two spaces. A missing or empty file is created. An
 // existing file that is not a JSON object, or whose hooks are not an object
 // of arrays, is an *InputError naming the file, and the file is left
-// untouched. Writes are atomic (renameio).
+// untouched. Writes are atomic (renameio); a settings file that is a
+// symbolic link stays one, and the file it names is written.
 func InitClaude(dir string) (*ClaudeResult, error) {
 	path := filepath.Join(dir, filepath.FromSlash(ClaudeSettingsFile))
 	res := &ClaudeResult{Path: ClaudeSettingsFile, Added: []string{}}
@@ -77,6 +79,9 @@ func InitClaude(dir string) (*ClaudeResult, error) {
 	if len(bytes.TrimSpace(src)) > 0 {
 		top, err = parseJSONObject(src)
 		if err != nil {
+			if line, col, msg, ok := jsonSyntaxError(src); ok {
+				return nil, &InputError{fmt.Errorf("%s:%d:%d: invalid JSON: %s (left unchanged)", ClaudeSettingsFile, line, col, msg)}
+			}
 			return nil, &InputError{fmt.Errorf("%s: %v (left unchanged)", ClaudeSettingsFile, err)}
 		}
 	}
@@ -129,17 +134,44 @@ func InitClaude(dir string) (*ClaudeResult, error) {
 		return nil, err
 	}
 	pretty.WriteByte('\n')
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	// A symlinked settings file (dotfiles) stays a link: its target is
+	// written, atomically in the target's own folder.
+	target, err := resolveLink(path)
+	if err != nil {
+		return nil, fmt.Errorf("write %s: %w", ClaudeSettingsFile, err)
+	}
+	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
 		return nil, err
 	}
 	mode := fs.FileMode(0o644)
-	if fi, err := os.Stat(path); err == nil {
+	if fi, err := os.Stat(target); err == nil {
 		mode = fi.Mode().Perm()
 	}
-	if err := renameio.WriteFile(path, pretty.Bytes(), mode); err != nil {
+	if err := renameio.WriteFile(target, pretty.Bytes(), mode, renameio.WithTempDir(filepath.Dir(target))); err != nil {
 		return nil, fmt.Errorf("write %s: %w", ClaudeSettingsFile, err)
 	}
 	return res, nil
+}
+
+// resolveLink follows path's symbolic links (at most 40, as Linux does) to
+// the file they name, which may not exist yet; a path that is not a link
+// is returned as is. Errors: a link loop or an unreadable link.
+func resolveLink(path string) (string, error) {
+	for range 40 {
+		fi, err := os.Lstat(path)
+		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			return path, nil
+		}
+		t, err := os.Readlink(path)
+		if err != nil {
+			return "", err
+		}
+		if !filepath.IsAbs(t) {
+			t = filepath.Join(filepath.Dir(path), t)
+		}
+		path = t
+	}
+	return "", fmt.Errorf("%s: too many levels of symbolic links", path)
 }
 
 // claudeGroup and claudeCommand are Claude Code's matcher group and hook
@@ -173,6 +205,30 @@ func hasReciteHook(groups []json.RawMessage) bool {
 		}
 	}
 	return false
+}
+
+// jsonSyntaxError reports where src stops being valid JSON: the 1-based
+// line and column (in characters; a CR LF ends a line once) of the
+// offending character, from json.SyntaxError.Offset (the bytes read up to
+// and including it), or the end of the input for a truncated document,
+// and the decoder's message. ok is false when src is valid JSON.
+func jsonSyntaxError(src []byte) (line, col int, msg string, ok bool) {
+	var raw json.RawMessage
+	err := json.Unmarshal(src, &raw)
+	var se *json.SyntaxError
+	if !errors.As(err, &se) {
+		return 0, 0, "", false
+	}
+	pos := int(se.Offset) - 1 // the offending byte
+	if pos < 0 || pos >= len(src) || se.Offset >= int64(len(src)) && bytes.HasPrefix([]byte(se.Error()), []byte("unexpected end")) {
+		// Truncated: just after the last character that is not space.
+		pos = len(bytes.TrimRight(src, " \t\r\n"))
+	}
+	before := src[:pos]
+	line = bytes.Count(before, []byte("\n")) + 1
+	start := bytes.LastIndexByte(before, '\n') + 1
+	col = utf8.RuneCount(before[start:]) + 1
+	return line, col, se.Error(), true
 }
 
 // jsonObject is a JSON object that remembers its key order.

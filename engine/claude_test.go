@@ -153,7 +153,7 @@ func TestInitClaudeMergesAndIsIdempotent(t *testing.T) {
 func TestInitClaudeBadFiles(t *testing.T) {
 	tests := []struct{ name, src, want string }{
 		{"invalid JSON", `{"hooks": {`, "invalid JSON"},
-		{"trailing data", `{} {}`, "data after the object"},
+		{"trailing data", `{} {}`, ".claude/settings.json:1:4: invalid JSON: invalid character '{' after top-level value"},
 		{"not an object", `[1, 2]`, "not a JSON object"},
 		{"hooks not an object", `{"hooks": []}`, `"hooks": not a JSON object`},
 		{"event not an array", `{"hooks": {"Stop": {"command": "x"}}}`, "hooks.Stop must be an array"},
@@ -197,5 +197,92 @@ func TestInitClaudeEmptyFile(t *testing.T) {
 	_, m := readSettings(t, dir)
 	if len(reciteGroups(m)) != len(ClaudeHookEvents) {
 		t.Errorf("%v", m)
+	}
+}
+
+// TestInitClaudeSymlink: a settings file that is a symbolic link (a
+// dotfiles repository) stays a link; the file it names gets the hooks.
+func TestInitClaudeSymlink(t *testing.T) {
+	dir := t.TempDir()
+	dots := filepath.Join(dir, "dotfiles")
+	if err := os.MkdirAll(dots, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	target := filepath.Join(dots, "claude-settings.json")
+	if err := os.WriteFile(target, []byte(`{"model": "opus"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, ".claude", "settings.json")
+	if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// A relative link, resolved from the link's folder.
+	if err := os.Symlink("../dotfiles/claude-settings.json", link); err != nil {
+		t.Fatal(err)
+	}
+	res, err := InitClaude(dir)
+	if err != nil || len(res.Added) != len(ClaudeHookEvents) {
+		t.Fatalf("%+v, %v", res, err)
+	}
+	fi, err := os.Lstat(link)
+	if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("settings.json is no longer a link: %v %v", fi.Mode(), err)
+	}
+	b, _ := os.ReadFile(target)
+	if !strings.Contains(string(b), `"model": "opus"`) || !strings.Contains(string(b), ClaudeHookCommand) {
+		t.Errorf("target:\n%s", b)
+	}
+	if st, _ := os.Stat(target); st.Mode().Perm() != 0o600 {
+		t.Errorf("target mode %v, want 0600 kept", st.Mode().Perm())
+	}
+	// A link to a file that does not exist yet: the file is created.
+	dir2 := t.TempDir()
+	target2 := filepath.Join(t.TempDir(), "new.json")
+	if err := os.MkdirAll(filepath.Join(dir2, ".claude"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target2, filepath.Join(dir2, ".claude", "settings.json")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := InitClaude(dir2); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(target2); err != nil || !strings.Contains(string(b), ClaudeHookCommand) {
+		t.Errorf("dangling link's target: %v\n%s", err, b)
+	}
+}
+
+// TestInitClaudeSyntaxErrorPosition: invalid JSON is reported as
+// `.claude/settings.json:LINE:COL: invalid JSON: …` at the offending
+// character (columns count characters, not bytes; the end of the input for
+// a truncated file), and the file is left unchanged.
+func TestInitClaudeSyntaxErrorPosition(t *testing.T) {
+	tests := []struct{ name, src, want string }{
+		{"trailing comma", "{\n  \"model\": \"opus\",\n}\n", ".claude/settings.json:3:1: invalid JSON: invalid character '}' looking for beginning of object key string"},
+		{"double comma", `{"a": [1, 2,, 3]}`, ".claude/settings.json:1:13: invalid JSON: invalid character ',' looking for beginning of value"},
+		{"truncated", "{\"hooks\": {\n", ".claude/settings.json:1:12: invalid JSON: unexpected end of JSON input"},
+		{"multibyte key", `{"é": 1 "b": 2}`, `.claude/settings.json:1:9: invalid JSON: invalid character '"' after object key:value pair`},
+		{"trailing data", "{}\n {}", ".claude/settings.json:2:2: invalid JSON: invalid character '{' after top-level value"},
+		{"CRLF", "{\r\n\"a\": 1,\r\n}", ".claude/settings.json:3:1: invalid JSON: invalid character '}' looking for beginning of object key string"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, ".claude", "settings.json")
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, []byte(tt.src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := InitClaude(dir)
+			var ie *InputError
+			if !errors.As(err, &ie) || !strings.HasPrefix(err.Error(), tt.want) {
+				t.Errorf("err = %v\nwant prefix %s", err, tt.want)
+			}
+			if b, _ := os.ReadFile(path); string(b) != tt.src {
+				t.Errorf("file changed to %q", b)
+			}
+		})
 	}
 }

@@ -209,7 +209,8 @@ func (e *Engine) compressPrompt(ctx context.Context, cfg *config.Config, tg *con
 		apply(res.Outcomes)
 	}
 	if cr.Level.Handoff {
-		p.Cuts = append(p.Cuts, fmt.Sprintf("budget level RED (%d of %d tokens): kept HOT segments only; hand off to a fresh session", cr.Level.After, b))
+		p.Cuts = append(p.Cuts, fmt.Sprintf("budget level RED: %d of the target's %d tokens (%d%%) before compression, %d after keeping only HOT and pinned segments; hand off to a fresh session",
+			cr.Level.Before, b, cr.Level.Before*100/b, cr.Level.After))
 	}
 	return cr
 }
@@ -348,7 +349,7 @@ func (e *Engine) segments(p *prompt.Prompt, in *prompt.Input, proj *planning.Pro
 		case prompt.IDFiles:
 			kind = compress.KindEditing
 		}
-		segs = append(segs, compress.Segment{Key: "section:" + s.ID, Kind: kind, Text: s.Body, Tier: int(s.Tier)})
+		segs = append(segs, compress.Segment{Key: "section:" + s.ID, Kind: kind, Text: s.Body, Tier: int(s.Tier), Pinned: s.Pinned})
 		targets = append(targets, target{section: i, skill: -1, msg: -1})
 	}
 

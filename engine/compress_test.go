@@ -336,3 +336,132 @@ func TestSkillsForgettingAndPlanAwareKeep(t *testing.T) {
 		t.Errorf("report %+v", c)
 	}
 }
+
+// TestFitAfterRedLevel is the reviewer's case on examples/fire: at a budget
+// a little under the prompt left by the RED level (HOT and pinned only;
+// the pinned part alone is about 1,800 tokens, so the budgets sit above
+// it), Fit never
+// records a negative saving (the state's shorter forms predate the
+// compression), shortens the files being edited instead of dropping them,
+// stops close to the budget, and the RED cut line reports the level against
+// the target's budget.
+func TestFitAfterRedLevel(t *testing.T) {
+	for _, budget := range []int{2300, 2450, 2600} {
+		t.Run(strconv.Itoa(budget), func(t *testing.T) {
+			dir := copyTree(t, filepath.Join(sharedtest.ModuleRoot(), "examples", "fire"))
+			yaml := "targets:\n  - name: agent\n    providers: [markdown]\n    budget: " + strconv.Itoa(budget) + "\n"
+			if err := os.WriteFile(filepath.Join(dir, ".planning", "recite.yaml"), []byte(yaml), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			rep, err := New(dir).Build(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr := rep.Targets[0]
+			if tr.Compression == nil || tr.Compression.Level.Level != compress.Red {
+				t.Fatalf("want the RED level, got %+v", tr.Compression)
+			}
+			cuts := strings.Join(tr.Cuts, "\n")
+			if !strings.Contains(cuts, "of the target's "+strconv.Itoa(budget)+" tokens") {
+				t.Errorf("RED cut line does not name the target's budget:\n%s", cuts)
+			}
+			for _, bad := range []string{"(-", "files: dropped", "state: dropped"} {
+				if strings.Contains(cuts, bad) {
+					t.Errorf("cut %q in:\n%s", bad, cuts)
+				}
+			}
+			hasFiles := false
+			for _, s := range tr.Sections {
+				hasFiles = hasFiles || s.ID == prompt.IDFiles
+			}
+			if !hasFiles {
+				t.Errorf("files section dropped:\n%s", cuts)
+			}
+			if tr.Tokens > budget || tr.Percent < 95 {
+				t.Errorf("%d tokens of %d (%.1f%%), want 95–100%%; cuts:\n%s", tr.Tokens, budget, tr.Percent, cuts)
+			}
+		})
+	}
+}
+
+// TestTightBudgetKeepsPinned builds every realdata tree without a budget
+// and then at tight budgets (ORANGE, a fifth of the unconstrained prompt,
+// and the 1500 tokens of the fire-flow report), and checks that the budget
+// levels and Fit left the pinned part alone (README "The stable prefix, the
+// recitation and the preserved signals are never cut"): every stable-tier
+// section, the recitation and the preservation block are byte-identical to
+// the unconstrained build's, and a prompt left over budget says so with the
+// "pinned sections alone" diagnostic.
+func TestTightBudgetKeepsPinned(t *testing.T) {
+	var e *Engine
+	for _, tree := range sharedtest.Trees(t) {
+		t.Run(tree.Name, func(t *testing.T) {
+			dir := copyTree(t, tree.Root)
+			cfgPath := filepath.Join(dir, ".planning", "recite.yaml")
+			writeCfg := func(budget int) {
+				t.Helper()
+				yaml := "targets:\n  - name: agent\n    role: implementer\n    providers: [markdown, anthropic]\n"
+				if budget > 0 {
+					yaml += "    budget: " + strconv.Itoa(budget) + "\n"
+				}
+				if err := os.WriteFile(cfgPath, []byte(yaml), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			writeCfg(0)
+			e = reuse(e, dir)
+			rep, err := e.Build(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			full := rep.Targets[0]
+			pinned := map[string]string{}
+			for _, s := range full.prompt.Sections {
+				if s.Tier == prompt.Stable || s.ID == prompt.IDRecitation || s.ID == prompt.IDPreserved {
+					pinned[s.ID] = s.Body
+				}
+			}
+			if pinned[prompt.IDSystem] == "" || pinned[prompt.IDRecitation] == "" {
+				t.Fatalf("unconstrained build without a system prompt or recitation: %v", full.Sections)
+			}
+			// ORANGE, within budget; RED far over it; and the fire-flow
+			// report's 1500 where that is at least YELLOW.
+			budgets := []int{full.Tokens * 100 / 75, full.Tokens / 5}
+			if full.Tokens >= 750 {
+				budgets = append(budgets, 1500)
+			}
+			for _, budget := range budgets {
+				writeCfg(budget)
+				rep, err := reuse(e, dir).Build(context.Background())
+				if err != nil {
+					t.Fatal(err)
+				}
+				tr := rep.Targets[0]
+				if tr.Compression == nil || tr.Compression.Level.Level == compress.Green {
+					t.Fatalf("budget %d: want a budget level above GREEN (%d tokens unconstrained)", budget, full.Tokens)
+				}
+				got := map[string]string{}
+				for _, s := range tr.prompt.Sections {
+					got[s.ID] = s.Body
+				}
+				for id, body := range pinned {
+					if g, ok := got[id]; !ok {
+						t.Errorf("budget %d: pinned section %s dropped; cuts %q", budget, id, tr.Cuts)
+					} else if g != body {
+						t.Errorf("budget %d: pinned section %s changed (%d → %d bytes): %.80q; actions %q", budget, id, len(body), len(g), g, tr.Compression.Level.Actions)
+					}
+				}
+				if tr.Tokens > budget {
+					want := "the pinned sections alone take " + strconv.Itoa(tr.Tokens) + " tokens, over the budget of " + strconv.Itoa(budget)
+					found := false
+					for _, d := range rep.Diagnostics {
+						found = found || strings.Contains(d.Message, want)
+					}
+					if !found {
+						t.Errorf("budget %d: %d tokens and no %q diagnostic: %v", budget, tr.Tokens, want, rep.Diagnostics)
+					}
+				}
+			}
+		})
+	}
+}

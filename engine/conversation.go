@@ -4,10 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/recite-dev/recite/engine/config"
 	"github.com/recite-dev/recite/engine/history"
 	"github.com/recite-dev/recite/engine/prompt"
+	"github.com/recite-dev/recite/engine/signals"
 	"github.com/recite-dev/recite/planning"
 	"github.com/recite-dev/recite/planning/conversation"
 )
@@ -19,6 +23,94 @@ const maxConversationErrors = 5
 // maxErrorBytes bounds one error's text in the errors section.
 const maxErrorBytes = 8 << 10
 
+// MaxMessageBytes caps one message's content in a prompt, in bytes (256
+// KiB, about 64k tokens): a longer message keeps its head and tail around a
+// "⟨N bytes omitted⟩" line (capMessage). The log keeps the full text (it is
+// the record); the cap is applied when a prompt is assembled, where the
+// cost is: tokenizing and pruning one 10 MB agent reply took every later
+// build about 14 s and 530 MB.
+const MaxMessageBytes = 256 << 10
+
+// capMessage cuts s to MaxMessageBytes: two thirds from the head, one third
+// from the tail, at UTF-8 boundaries, around "\n⟨N bytes omitted⟩\n".
+func capMessage(s string) string {
+	if len(s) <= MaxMessageBytes {
+		return s
+	}
+	head, tail := MaxMessageBytes*2/3, MaxMessageBytes/3
+	for head > 0 && !utf8.RuneStart(s[head]) {
+		head--
+	}
+	t := len(s) - tail
+	for t < len(s) && !utf8.RuneStart(s[t]) {
+		t++
+	}
+	return s[:head] + fmt.Sprintf("\n⟨%d bytes omitted⟩\n", t-head) + s[t:]
+}
+
+// maxConversationStops is how many distinct stop signals of a conversation
+// enter the errors section (the most recent ones).
+const maxConversationStops = 10
+
+// conversationStops returns the stop signals of the whole log (every
+// message that is not internal, pruned or not), verbatim, oldest first, with
+// their sources (LOG#ID): BLOCKED/STUCK lines, STOP: lines and rejected tool
+// uses, by the rules of signals.FromMessages. Errors are left to the errors
+// list (a stop signal whose text already is one of errs is not repeated).
+// Signals are deduplicated by their normalised hash, keeping the latest
+// occurrence, and the most recent maxConversationStops are kept, each cut
+// at maxErrorBytes.
+//
+// The whole log, not only the pruned part, is searched: a message in the
+// window can still be dropped by Fit or shortened by a compression pass,
+// and a section that does not change when a message leaves the window keeps
+// the prompt cache warm.
+func conversationStops(c *conversation.Conversation, logPath string, errs []string) (stops, srcs []string) {
+	var msgs []signals.Message
+	for _, r := range c.Messages {
+		if r.Kind != conversation.KindMessage || r.Internal || r.Content == "" {
+			continue
+		}
+		// Only error results (a rejected tool use) and text naming a stop
+		// word can hold a stop signal: skip the line-by-line rules on the
+		// rest, which cost 0.3 s on one 10 MB reply.
+		if r.Role == conversation.RoleTool || r.ToolName != "" {
+			if !r.IsError {
+				continue
+			}
+		} else if !strings.Contains(r.Content, "BLOCKED") && !strings.Contains(r.Content, "STUCK") && !strings.Contains(r.Content, "STOP") {
+			continue
+		}
+		msgs = append(msgs, signals.Message{ID: r.ID, Role: r.Role, Content: r.Content, ToolName: r.ToolName, IsError: r.IsError, Timestamp: r.Time, Source: logPath + "#" + r.ID})
+	}
+	isErr := map[string]bool{}
+	for _, e := range errs {
+		isErr[strings.TrimSpace(e)] = true
+	}
+	found := signals.FromMessages(msgs)
+	seen := map[string]bool{}
+	for i := len(found) - 1; i >= 0 && len(stops) < maxConversationStops; i-- {
+		s := found[i]
+		if s.Kind == signals.KindError || isErr[strings.TrimSpace(s.Text)] {
+			continue
+		}
+		h := string(s.Kind) + signals.Hash(s.Text)
+		if seen[h] {
+			continue
+		}
+		seen[h] = true
+		text := s.Text
+		if len(text) > maxErrorBytes {
+			text = text[:maxErrorBytes] + "\n… (cut at 8 KiB)"
+		}
+		stops = append(stops, text)
+		srcs = append(srcs, s.Source)
+	}
+	slices.Reverse(stops)
+	slices.Reverse(srcs)
+	return stops, srcs
+}
+
 // conversationInput fills the conversation parts of a target's prompt
 // input: the pruned history tail and the coordinator's context layers
 // (seeds/000 "Context Assembly": learnings, loop and role, epic and phase,
@@ -29,14 +121,15 @@ const maxErrorBytes = 8 << 10
 // whose summarizer fails falls back to the window strategy with a
 // diagnostic. The errors section gets the verbatim text of the last five
 // failed messages (tool results with is_error, and failed agent runs) of the
-// whole log, pruned or not, so pruning never hides an error. A missing or
+// whole log, pruned or not, so pruning never hides an error, and the stop
+// signals of the whole log (conversationStops), which Fit never cuts. A missing or
 // unreadable conversation is a diagnostic: the prompt is built without it.
 func (e *Engine) conversationInput(ctx context.Context, cfg *config.Config, tg *config.Target, proj *planning.Project, in *prompt.Input) []Diagnostic {
 	id := tg.Conversation
 	logPath := ConversationLog(id)
 	var diags []Diagnostic
 	diag := func(format string, args ...any) {
-		diags = append(diags, Diagnostic{Path: config.FileName, Message: fmt.Sprintf("target %q: ", tg.Name) + fmt.Sprintf(format, args...)})
+		diags = append(diags, Diagnostic{Path: config.FileName, Line: tg.Line, Message: fmt.Sprintf("target %q: ", tg.Name) + fmt.Sprintf(format, args...)})
 	}
 	store, err := e.OpenConversations()
 	if err != nil {
@@ -62,6 +155,7 @@ func (e *Engine) conversationInput(ctx context.Context, cfg *config.Config, tg *
 	var replay []conversation.Record
 	for _, r := range c.Messages {
 		if Replayable(r) {
+			r.Content = capMessage(r.Content)
 			replay = append(replay, r)
 		}
 	}
@@ -95,6 +189,7 @@ func (e *Engine) conversationInput(ctx context.Context, cfg *config.Config, tg *
 		in.Errors = append(in.Errors, errs[i])
 		in.ErrorSources = append(in.ErrorSources, srcs[i])
 	}
+	in.Stops, in.StopSources = conversationStops(c, logPath, in.Errors)
 
 	layers, ldiags := e.contextLayers(c, cfg, tg, proj)
 	diags = append(diags, ldiags...)

@@ -77,7 +77,9 @@ func ToPromptMessages(recs []conversation.Record) []prompt.Message {
 
 // RenderConversation renders the messages of c alone (no other sections) in
 // a provider's shape: markdown, anthropic, openai, gemini, ollama or text.
-// Internal and sidechain messages are left out unless all is true.
+// Internal and sidechain messages are left out unless all is true. C0
+// control characters other than tab and line feed are removed
+// (prompt.CleanControls); the log keeps them.
 func RenderConversation(c *conversation.Conversation, provider string, all bool, opts prompt.RenderOptions) ([]byte, error) {
 	if _, err := prompt.CapabilitiesOf(provider); err != nil {
 		return nil, &InputError{fmt.Errorf("%v (want one of %s)", err, strings.Join(prompt.Providers(), ", "))}
@@ -88,7 +90,11 @@ func RenderConversation(c *conversation.Conversation, provider string, all bool,
 			recs = append(recs, r)
 		}
 	}
-	p := &prompt.Prompt{Target: c.ID, Messages: ToPromptMessages(recs)}
+	msgs := ToPromptMessages(recs)
+	for i := range msgs {
+		msgs[i].Content = prompt.CleanControls(msgs[i].Content)
+	}
+	p := &prompt.Prompt{Target: c.ID, Messages: msgs}
 	p.Add(prompt.Section{ID: prompt.IDConversation, Heading: "Conversation " + c.ID, Sources: []string{ConversationLog(c.ID)}})
 	if opts.OpenAISystemRole == "" {
 		opts.OpenAISystemRole = "system"

@@ -157,7 +157,7 @@ func (e *Engine) RunConversation(ctx context.Context, opts RunOptions) (*RunResu
 		tr, diags := e.assemble(ctx, cfg, &adhoc, proj)
 		res.Diagnostics = diags
 		res.Target, res.AdHoc = adhoc.Name, true
-		if body, err = prompt.Render(tr.prompt, prompt.Markdown, prompt.RenderOptions{OpenAISystemRole: adhoc.OpenAISystemRole, Model: adhoc.Model}); err != nil {
+		if body, err = prompt.Render(tr.prompt, prompt.Markdown, prompt.RenderOptions{OpenAISystemRole: adhoc.OpenAISystemRole, Model: adhoc.Model, MaxTokens: adhoc.MaxTokens}); err != nil {
 			return nil, err
 		}
 		res.PromptFile = AdHocPromptDir + "/" + opts.ID + ".md"
@@ -211,8 +211,10 @@ func (e *Engine) RunConversation(ctx context.Context, opts RunOptions) (*RunResu
 }
 
 // runAgent runs the agent command once and returns its stdout (trailing
-// newlines trimmed) and exit code, or an error whose text is what gets
-// recorded.
+// newlines trimmed) and exit code, and for a failed run also an error
+// whose text is what gets recorded. The stdout is returned for a failed
+// run too, so the iteration record counts the lines the agent printed
+// before it failed.
 func (e *Engine) runAgent(ctx context.Context, cfg *config.Config, res *RunResult, opts RunOptions, body []byte) (string, int, error) {
 	abs, err := filepath.Abs(filepath.Join(e.dir, filepath.FromSlash(res.PromptFile)))
 	if err != nil {
@@ -261,7 +263,7 @@ func (e *Engine) runAgent(ctx context.Context, cfg *config.Config, res *RunResul
 	if t := strings.TrimSpace(out.String()); t != "" {
 		msg += "\nstdout:\n" + t
 	}
-	return "", code, errors.New(msg)
+	return strings.TrimRight(out.String(), "\n"), code, errors.New(msg)
 }
 
 // shellQuote quotes s for sh when it holds anything but safe characters.

@@ -173,6 +173,76 @@ func TestRenderConversation(t *testing.T) {
 	}
 }
 
+// TestRenderConversationShapes checks the bodies of `conversation show`,
+// which have no system text: no empty system message (openai, ollama), no
+// empty systemInstruction (gemini) or system (anthropic), no "System: "
+// (text); and the text ends with the "Assistant:" cue only when the last
+// turn is not the assistant's.
+func TestRenderConversationShapes(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, ".planning"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	toolConversation(t, dir, "c1") // the last message is the assistant's
+	s, _ := New(dir).OpenConversations()
+	c, _, err := s.Read("c1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	asked := *c
+	last := c.Messages[len(c.Messages)-1]
+	asked.Messages = append(slices.Clip(c.Messages), conversation.Record{ID: "m08", Kind: conversation.KindMessage, Role: "user", Content: "Now add a test.", Time: last.Time})
+	for _, tc := range []struct {
+		name string
+		c    *conversation.Conversation
+		cue  bool // the text ends with "Assistant:"
+	}{{"assistant last", c, false}, {"user last", &asked, true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, p := range []string{prompt.OpenAI, prompt.Ollama} {
+				b, err := RenderConversation(tc.c, p, false, prompt.RenderOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var body struct {
+					Messages []struct {
+						Role    string  `json:"role"`
+						Content *string `json:"content"`
+					} `json:"messages"`
+				}
+				if err := json.Unmarshal(b, &body); err != nil {
+					t.Fatal(err)
+				}
+				if len(body.Messages) == 0 || body.Messages[0].Role == "system" || body.Messages[0].Role == "developer" {
+					t.Errorf("%s: first message %+v, want the conversation's", p, body.Messages[:min(1, len(body.Messages))])
+				}
+			}
+			for p, key := range map[string]string{prompt.Gemini: `"systemInstruction"`, prompt.Anthropic: `"system"`} {
+				b, err := RenderConversation(tc.c, p, false, prompt.RenderOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if strings.Contains(string(b), key) {
+					t.Errorf("%s body has an empty %s:\n%s", p, key, b)
+				}
+			}
+			b, err := RenderConversation(tc.c, prompt.Text, false, prompt.RenderOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := string(b)
+			if strings.HasPrefix(text, "System:") {
+				t.Errorf("text opens with an empty System part: %.40q", text)
+			}
+			if got := strings.HasSuffix(text, "Assistant:"); got != tc.cue {
+				t.Errorf("text ends with the Assistant: cue = %v, want %v; tail %q", got, tc.cue, text[max(0, len(text)-60):])
+			}
+			if !tc.cue && !strings.HasSuffix(text, "Mounted the middleware.\n") {
+				t.Errorf("text does not end with the last assistant message: %q", text[max(0, len(text)-60):])
+			}
+		})
+	}
+}
+
 func TestConversationMissingIsDiagnostic(t *testing.T) {
 	dir := convProject(t, "targets:\n  - name: dev\n    conversation: nope\n", nil)
 	rep, err := New(dir).Build(context.Background())
@@ -430,7 +500,7 @@ func TestRunConversationIterations(t *testing.T) {
 cat > "$STATE/seen-$n.txt"
 case $n in
 1) echo 'package x' > handler.go; printf 'one\ntwo\nthree\n' ;;
-2) echo 'FAIL TestLogin' >&2; rm old.go; exit 4 ;;
+2) echo 'running the tests'; echo 'FAIL TestLogin' >&2; rm old.go; exit 4 ;;
 *) echo fine ;;
 esac
 `
@@ -455,7 +525,8 @@ esac
 		code  int
 		fails bool
 	}
-	wants := []want{{[]string{"handler.go"}, 3, 0, false}, {[]string{"old.go"}, 0, 4, true}, {nil, 1, 0, false}}
+	// The failed run printed one line to stdout before exiting: it counts.
+	wants := []want{{[]string{"handler.go"}, 3, 0, false}, {[]string{"old.go"}, 1, 4, true}, {nil, 1, 0, false}}
 	for i, w := range wants {
 		res, err := New(dir).RunConversation(ctx, RunOptions{ID: "c1", Text: fmt.Sprintf("turn %d", i+1)})
 		var ae *AgentError
@@ -490,14 +561,14 @@ esac
 		}
 	}
 	seen3, _ := os.ReadFile(filepath.Join(state, "seen-3.txt"))
-	for _, line := range []string{"This iteration: 3 of 7", "Iteration 2: agent exit 4; 0 output lines; files old.go", "What failed in iteration 2:"} {
+	for _, line := range []string{"This iteration: 3 of 7", "Iteration 2: agent exit 4; 1 output lines; files old.go", "What failed in iteration 2:"} {
 		if !strings.Contains(string(seen3), line) {
 			t.Errorf("prompt of run 3 lacks %q:\n%s", line, seen3)
 		}
 	}
 	// The breaker sees the runs: three iterations, the recorded output lines.
 	recs := IterationRecords(c.Iterations)
-	if len(recs) != 3 || recs[0].OutputLines != 3 || recs[1].ErrorHash == "" || recs[0].FilesChanged != 1 {
+	if len(recs) != 3 || recs[0].OutputLines != 3 || recs[1].OutputLines != 1 || recs[1].ErrorHash == "" || recs[0].FilesChanged != 1 {
 		t.Errorf("breaker records = %+v", recs)
 	}
 }
@@ -548,5 +619,127 @@ func TestBuildConversation(t *testing.T) {
 	}
 	if rep, err := New(dir).BuildConversation(context.Background(), "nobody"); err != nil || len(rep.Targets) != 0 {
 		t.Fatalf("unbound conversation: %v %+v", err, rep)
+	}
+}
+
+// TestStopSignalsOutsideWindow: a BLOCKED line pruned out of the history
+// window still reaches the prompt's dynamic tier verbatim, and no budget
+// cut removes it (it shares the errors section, whose shorter forms all
+// keep the stop signals).
+func TestStopSignalsOutsideWindow(t *testing.T) {
+	dir := convProject(t, `targets:
+  - name: dev
+    conversation: c
+    providers: [markdown, anthropic]
+history:
+  window: 4
+`, nil)
+	s, err := New(dir).OpenConversations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Now = fixedClock()
+	ctx := context.Background()
+	if err := s.Create(ctx, "c", conversation.Meta{}); err != nil {
+		t.Fatal(err)
+	}
+	recs := []conversation.Record{
+		{ID: "m1", Role: "user", Content: "start"},
+		{ID: "m2", Role: "assistant", Content: "Looked around.\nBLOCKED: need the prod DB password from ops"},
+		{ID: "m3", Role: "user", Content: "go 1"},
+		{ID: "m4", Role: "assistant", Content: "done 1"},
+		{ID: "m5", Role: "user", Content: "go 2"},
+		{ID: "m6", Role: "assistant", Content: "done 2\n```\nBLOCKED: inside a fence is not a signal\n```"},
+		{ID: "m7", Role: "assistant", Internal: true, Content: "STOP: internal notes are not replayed"},
+	}
+	if err := s.Append(ctx, "c", recs...); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := New(dir).Build(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := rep.Targets[0]
+	md, err := os.ReadFile(filepath.Join(dir, PromptsDir, "dev.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "## Stop signals (verbatim)\n\n```text\nBLOCKED: need the prod DB password from ops\n```\n"
+	if !strings.Contains(string(md), want) {
+		t.Fatalf("prompt lacks the pruned stop signal %q:\n%s", want, md)
+	}
+	for _, bad := range []string{"inside a fence is not a signal\n```\n\n## Recitation", "internal notes"} {
+		if strings.Contains(string(md), bad) {
+			t.Errorf("prompt carries %q", bad)
+		}
+	}
+	var sec *SectionReport
+	for i := range tr.Sections {
+		if tr.Sections[i].ID == prompt.IDErrors {
+			sec = &tr.Sections[i]
+		}
+	}
+	if sec == nil || !slices.Equal(sec.Sources, []string{".planning/conversations/c.jsonl#m2"}) {
+		t.Fatalf("stop signals section = %+v", sec)
+	}
+}
+
+// TestFitKeepsStopSignals: every shorter form of the errors section keeps
+// the stop signals, so Fit cuts errors but never a stop signal.
+func TestFitKeepsStopSignals(t *testing.T) {
+	in := prompt.Input{Target: "t", Role: "implementer", RoleTemplate: "r",
+		Errors: []string{"e1", "e2", "e3", "e4", "e5"}, Stops: []string{"BLOCKED: need the password"}}
+	p := prompt.Assemble(in)
+	count := func(s string) int { return len(s) }
+	full := p.Count(count)
+	p.Fit(count, full-40)
+	sec := p.Section(prompt.IDErrors)
+	if sec == nil || !strings.Contains(sec.Body, "BLOCKED: need the password") || strings.Contains(sec.Body, "e1") {
+		t.Fatalf("after Fit: %+v, cuts %v", sec, p.Cuts)
+	}
+}
+
+// TestHugeMessageCappedAtAssembly: a 1 MB reply with NUL and escape bytes
+// enters the prompt cut to its head and tail around a "⟨N bytes omitted⟩"
+// line, without control characters, while the log keeps every byte.
+func TestHugeMessageCappedAtAssembly(t *testing.T) {
+	dir := convProject(t, `targets:
+  - name: dev
+    conversation: c
+    providers: [markdown, openai]
+`, nil)
+	s, err := New(dir).OpenConversations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := s.Create(ctx, "c", conversation.Meta{}); err != nil {
+		t.Fatal(err)
+	}
+	huge := "HEAD-MARK\x00\x1b[31m" + strings.Repeat("all work and no play. ", 1<<20/22) + "TAIL-MARK"
+	if err := s.Append(ctx, "c", conversation.Record{ID: "m1", Role: "user", Content: "go"}, conversation.Record{ID: "m2", Role: "assistant", Content: huge}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := New(dir).Build(ctx); err != nil {
+		t.Fatal(err)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, PromptsDir, "dev.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(md) > MaxMessageBytes+64<<10 {
+		t.Errorf("prompt is %d bytes; the message was not capped", len(md))
+	}
+	for _, w := range []string{"HEAD-MARK[31mall work", "TAIL-MARK", " bytes omitted⟩"} {
+		if !strings.Contains(string(md), w) {
+			t.Errorf("prompt lacks %q", w)
+		}
+	}
+	if strings.ContainsAny(string(md), "\x00\x1b\r") {
+		t.Error("prompt carries C0 control characters")
+	}
+	c, _, err := s.Read("c")
+	if err != nil || c.Messages[len(c.Messages)-1].Content != huge {
+		t.Errorf("the log lost the full text: %v", err)
 	}
 }

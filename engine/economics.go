@@ -3,6 +3,8 @@ package engine
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io/fs"
@@ -50,6 +52,13 @@ type CacheEconomics struct {
 	// and at least MinCacheable long; for automatic and implicit caching
 	// the unchanged prefix when it reaches MinCacheable; otherwise 0.
 	CachedTokens int `json:"cached_tokens"`
+	// Against names the render the prefix is measured against: "disk"
+	// (the prompt file as the last build wrote it, when the render differs
+	// from it) or "history" (the render is the file on disk, so the figures
+	// are the ones the build that wrote it recorded in RendersFile: that
+	// render against the one before it). Comparing a render with itself
+	// would always read 100% right after a build.
+	Against string `json:"against"`
 
 	// record is this render's history line, set when a build changed the
 	// file; recordRenders writes the records of a build together.
@@ -66,6 +75,15 @@ type RenderRecord struct {
 	PrefixBytes  int    `json:"prefix_bytes"`
 	PrefixTokens int    `json:"prefix_tokens"`
 	CachedTokens int    `json:"cached_tokens"`
+	// Hash identifies the rendered bytes (bodyHash), so `recite status`
+	// finds the record of the file on disk.
+	Hash string `json:"hash,omitempty"`
+}
+
+// bodyHash is the first 16 hex digits of the SHA-256 of a rendered body.
+func bodyHash(body []byte) string {
+	sum := sha256.Sum256(body)
+	return hex.EncodeToString(sum[:8])
 }
 
 // MinCacheable returns a provider's minimum cacheable prefix in tokens for
@@ -102,8 +120,28 @@ func MinCacheable(provider, model string) int {
 // previous render old, and on a build that changed the file appends a
 // record to RendersFile. A failure to record is ignored: the history is a
 // convenience, never a reason to fail a build.
+//
+// The prefix is the render against the previous render: against the file
+// on disk when the render differs from it; when it does not (status right
+// after a build), against the render before it, as the build that wrote the
+// file recorded it in RendersFile (Against "history"; fr.PrefixBytes is set
+// from the record). With no record of these bytes, the file on disk is all
+// there is to compare with.
 func (e *Engine) cacheEconomics(tr *TargetReport, fr *FileReport, old, body []byte, write bool) *CacheEconomics {
-	ce := &CacheEconomics{PrefixBytes: fr.PrefixBytes, MinCacheable: MinCacheable(fr.Provider, tr.target.Model)}
+	ce := &CacheEconomics{Against: "disk", MinCacheable: MinCacheable(fr.Provider, tr.target.Model)}
+	if !write && bytes.Equal(old, body) {
+		if all, err := e.RenderHistory(); err == nil {
+			h := bodyHash(body)
+			for i := len(all) - 1; i >= 0; i-- {
+				if r := all[i]; r.Target == tr.Name && r.Provider == fr.Provider && r.Hash == h {
+					fr.PrefixBytes = min(r.PrefixBytes, len(body))
+					ce.Against = "history"
+					break
+				}
+			}
+		}
+	}
+	ce.PrefixBytes = fr.PrefixBytes
 	stable, semi := 0, 0
 	for _, s := range tr.prompt.Sections {
 		switch s.Tier {
@@ -167,6 +205,7 @@ func (e *Engine) cacheEconomics(tr *TargetReport, fr *FileReport, old, body []by
 		ce.record = &RenderRecord{
 			Time: time.Now().UTC().Format(time.RFC3339), Target: tr.Name, Provider: fr.Provider,
 			Bytes: len(body), Tokens: fr.Tokens, PrefixBytes: fr.PrefixBytes, PrefixTokens: ce.PrefixTokens, CachedTokens: ce.CachedTokens,
+			Hash: bodyHash(body),
 		}
 	}
 	return ce

@@ -138,3 +138,40 @@ func FuzzParseRenders(f *testing.F) {
 		}
 	})
 }
+
+// TestStatusAfterBuildComparesPreviousRender: right after a build the
+// render equals the file on disk, so status reports the build's own
+// prefix against the render before it (from the render history), not a
+// meaningless 100%.
+func TestStatusAfterBuildComparesPreviousRender(t *testing.T) {
+	dir := copyTree(t, filepath.Join(sharedtest.ModuleRoot(), "examples", "fire"))
+	os.WriteFile(filepath.Join(dir, ".planning", "recite.yaml"), []byte("targets:\n  - name: agent\n    providers: [markdown, anthropic]\n"), 0o644)
+	e := New(dir)
+	ctx := context.Background()
+	if _, err := e.Build(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := replaceIn(dir, ".planning/CONSCIENCE.md", "**Last activity:** ", "**Last activity:** edited; "); err != nil {
+		t.Fatal(err)
+	}
+	before, err := e.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Build(ctx); err != nil {
+		t.Fatal(err)
+	}
+	after, err := e.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, f := range after.Targets[0].Files {
+		want := before.Targets[0].Files[i]
+		if f.PrefixBytes >= f.Bytes || f.PrefixBytes != want.PrefixBytes {
+			t.Errorf("%s: status after the build shows prefix %d of %d bytes, want %d (the build against the render before it)", f.Provider, f.PrefixBytes, f.Bytes, want.PrefixBytes)
+		}
+		if f.Cache == nil || f.Cache.Against != "history" || before.Targets[0].Files[i].Cache.Against != "disk" {
+			t.Errorf("%s: against %+v", f.Provider, f.Cache)
+		}
+	}
+}

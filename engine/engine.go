@@ -177,6 +177,9 @@ type FileReport struct {
 
 // planningDir finds the planning tree: DIR/.planning.
 func (e *Engine) planningDir() (string, error) {
+	if st, err := os.Stat(e.dir); err != nil || !st.IsDir() {
+		return "", &InputError{fmt.Errorf("project directory %s does not exist or is not a directory", e.dir)}
+	}
 	p := filepath.Join(e.dir, PlanningDir)
 	fi, err := os.Stat(p)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -226,11 +229,24 @@ func (e *Engine) Status(ctx context.Context) (*Report, error) {
 	return rep, nil
 }
 
-// Render returns one provider body of one target, as Build would write it.
+// Render returns the request body of one target in one provider's shape,
+// as Build would write it, without writing anything (`recite render`). It
+// is RenderFile without the kept note.
 func (e *Engine) Render(ctx context.Context, target, provider string) ([]byte, error) {
+	body, _, err := e.RenderFile(ctx, target, provider)
+	return body, err
+}
+
+// RenderFile returns the request body of one target in one provider's
+// shape without writing anything. When a planning file feeding the prompt
+// fails to parse and a last good render of that file exists, it returns
+// that render and kept says why, as Build keeps it (DESIGN.md invariant:
+// a malformed plan never blanks a prompt). Errors: *InputError for an
+// unknown target or provider, or a tree that cannot be read.
+func (e *Engine) RenderFile(ctx context.Context, target, provider string) (body []byte, kept string, err error) {
 	cfg, _, proj, err := e.load()
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	var tg *config.Target
 	for i := range cfg.Targets {
@@ -243,19 +259,25 @@ func (e *Engine) Render(ctx context.Context, target, provider string) ([]byte, e
 		for _, t := range cfg.Targets {
 			names = append(names, t.Name)
 		}
-		return nil, &InputError{fmt.Errorf("unknown target %q (configured: %s)", target, strings.Join(names, ", "))}
+		return nil, "", &InputError{fmt.Errorf("unknown target %q (configured: %s)", target, strings.Join(names, ", "))}
 	}
-	if _, err := prompt.CapabilitiesOf(provider); err != nil {
-		return nil, &InputError{fmt.Errorf("%v (want one of %s)", err, strings.Join(prompt.Providers(), ", "))}
+	caps, err := prompt.CapabilitiesOf(provider)
+	if err != nil {
+		return nil, "", &InputError{fmt.Errorf("%v (want one of %s)", err, strings.Join(prompt.Providers(), ", "))}
+	}
+	if why := parseFailure(proj); why != "" {
+		rel := PromptsDir + "/" + tg.Name + caps.Ext
+		if b, err := os.ReadFile(filepath.Join(e.dir, LastGoodDir, filepath.Base(rel))); err == nil {
+			return b, why, nil
+		}
 	}
 	counter, err := e.Counter(cfg.Tokenizer)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	tr, diags := e.assemble(ctx, cfg, tg, proj)
-	_ = diags
-	body, _, _, err := e.renderProvider(tr, provider, counter)
-	return body, err
+	tr, _ := e.assemble(ctx, cfg, tg, proj)
+	body, _, _, err = e.renderProvider(tr, provider, counter)
+	return body, "", err
 }
 
 // BuildConversation regenerates the prompt files of the targets whose
@@ -452,7 +474,7 @@ func (e *Engine) renderProvider(tr *TargetReport, provider string, counter *budg
 		tokens = p.Fit(counter.Count, limit)
 		cuts = p.Cuts[len(tr.prompt.Cuts):]
 	}
-	body, err := prompt.Render(p, provider, prompt.RenderOptions{OpenAISystemRole: tr.target.OpenAISystemRole, Model: tr.target.Model})
+	body, err := prompt.Render(p, provider, prompt.RenderOptions{OpenAISystemRole: tr.target.OpenAISystemRole, Model: tr.target.Model, MaxTokens: tr.target.MaxTokens})
 	if err != nil {
 		return nil, 0, nil, err
 	}

@@ -42,6 +42,7 @@ func copyTree(t testing.TB, src string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	writeTestRedactKey(t, dst) // fixed placeholders (redact_cache_test.go)
 	return dst
 }
 

@@ -120,8 +120,9 @@ type ErrorPath struct {
 // (seeds/002 §3 "Files referenced in error messages"): error signals
 // (signals.FromMessages) of the last errorTailMessages messages of each
 // conversation in convs, the errors of the latest preservation block in
-// .planning/context-preserved.md, and the error signals of the active loop
-// file. Each path appears once, at its first source.
+// .planning/context-preserved.md, the error signals of the active loop
+// file, and the errors recorded by open debug files. Each path appears
+// once, at its first source.
 func (e *Engine) errorPaths(ctx context.Context, proj *planning.Project, convs []string) []ErrorPath {
 	var texts []signals.Signal
 	if len(convs) > 0 {
@@ -139,7 +140,7 @@ func (e *Engine) errorPaths(ctx context.Context, proj *planning.Project, convs [
 					if r.Kind != conversation.KindMessage {
 						continue
 					}
-					msgs = append(msgs, signals.Message{ID: r.ID, Role: r.Role, Content: r.Content, ToolName: r.ToolName, IsError: r.IsError, Source: ConversationLog(id) + "#" + r.ID})
+					msgs = append(msgs, signals.Message{ID: r.ID, Role: r.Role, Content: capErrorText(r.Content), ToolName: r.ToolName, IsError: r.IsError, Source: ConversationLog(id) + "#" + r.ID})
 				}
 				for _, s := range signals.FromMessages(msgs) {
 					if s.Kind == signals.KindError {
@@ -176,11 +177,37 @@ func (e *Engine) errorPaths(ctx context.Context, proj *planning.Project, convs [
 			}
 		}
 	}
+	if proj != nil {
+		for _, d := range proj.Debug {
+			for _, s := range signals.FromDebug(d) {
+				if s.Kind == signals.KindError {
+					if !strings.HasPrefix(s.Source, PlanningDir+"/") {
+						s.Source = PlanningDir + "/" + s.Source
+					}
+					texts = append(texts, s)
+				}
+			}
+		}
+	}
+	var planDirs []string
+	if proj != nil && proj.CurrentPlan != nil {
+		for _, f := range proj.CurrentPlan.FilesModified {
+			planDirs = append(planDirs, path.Dir(filepath.ToSlash(f)))
+		}
+		for _, t := range proj.CurrentPlan.Tasks {
+			for _, f := range t.Files {
+				planDirs = append(planDirs, path.Dir(filepath.ToSlash(f)))
+			}
+		}
+	}
 	var out []ErrorPath
 	seen := map[string]bool{}
 	for _, s := range texts {
 		for _, c := range ExtractPaths(s.Text) {
 			rel, ok := e.projectFile(c.Path)
+			if !ok && !strings.Contains(c.Path, "/") {
+				rel, ok = e.bareFile(c.Path, s.Text, planDirs)
+			}
 			if !ok || seen[rel] {
 				continue
 			}
@@ -189,6 +216,63 @@ func (e *Engine) errorPaths(ctx context.Context, proj *planning.Project, convs [
 		}
 	}
 	return out
+}
+
+// bareFile resolves a file name printed without its directory (Go's test
+// output says "handler_test.go:29", relative to the package) to a project
+// file: it tries the directories named in the same error text (paths, and
+// the trailing parts of package paths such as
+// "example.com/shortlink/internal/api"), then the directories of the
+// current plan's files, and keeps the name only when exactly one candidate
+// exists, so a common name such as main.go is never guessed.
+func (e *Engine) bareFile(name, text string, planDirs []string) (string, bool) {
+	var dirs []string
+	for i, f := range strings.Fields(text) {
+		if i > 400 {
+			break
+		}
+		f = strings.Trim(f, "\"'`()[]{}<>,;:")
+		if !strings.Contains(f, "/") || strings.Contains(f, "://") {
+			continue
+		}
+		if strings.HasSuffix(f, "/"+name) || f == name {
+			continue
+		}
+		parts := strings.Split(strings.Trim(f, "/"), "/")
+		if ext := path.Ext(parts[len(parts)-1]); ext != "" {
+			parts = parts[:len(parts)-1] // a file: its directory
+		}
+		for j := range parts {
+			dirs = append(dirs, strings.Join(parts[j:], "/"))
+		}
+	}
+	dirs = append(dirs, planDirs...)
+	found := ""
+	for _, d := range dirs {
+		if d == "" || d == "." {
+			continue
+		}
+		if rel, ok := e.projectFile(d + "/" + name); ok {
+			if found != "" && found != rel {
+				return "", false
+			}
+			found = rel
+		}
+	}
+	return found, found != ""
+}
+
+// maxErrorText bounds the text of one message searched for error paths, in
+// bytes: the head and the tail are kept (a stack trace names files at both
+// ends), so a 10 MB tool output costs no more than 64 KiB.
+const maxErrorText = 64 << 10
+
+// capErrorText keeps the first and last maxErrorText/2 bytes of s.
+func capErrorText(s string) string {
+	if len(s) <= maxErrorText {
+		return s
+	}
+	return strings.ToValidUTF8(s[:maxErrorText/2]+"\n"+s[len(s)-maxErrorText/2:], "")
 }
 
 // activeLoop is the loop the health section shows: the one
@@ -460,29 +544,124 @@ func (e *Engine) Files(ctx context.Context, include []string) ([]FileEntry, erro
 	return out, nil
 }
 
+// Explanation is the answer of Why: what the ignore files and the
+// never-exclude list decide (ignore.Explanation; its fields are inlined in
+// JSON), or, for a path that never enters context whatever they say, the
+// reason in Excluded.
+type Explanation struct {
+	ignore.Explanation
+	// Excluded says why the path can never enter context: ".git/ is never
+	// part of context", or "beyond a symbolic link that leaves the
+	// project"; "" otherwise.
+	Excluded string `json:"excluded,omitempty"`
+}
+
+// String renders x like `git check-ignore -v` (see ignore.Explanation),
+// or "excluded: REASON", a TAB and the path.
+func (x Explanation) String() string {
+	if x.Excluded != "" {
+		return "excluded: " + x.Excluded + "\t" + x.Path
+	}
+	return x.Explanation.String()
+}
+
 // Why explains the verdict on one path like `git check-ignore -v`: the
 // deciding file, line and pattern (a task-type glob names recite.yaml and
 // the task type), or "never-exclude: named by …" (for a file named by an
-// error: "never-exclude: named by error at SOURCE").
-func (e *Engine) Why(ctx context.Context, rel string, include []string) (ignore.Explanation, error) {
+// error: "never-exclude: named by error at SOURCE"), or, for a path under
+// .git/ or beyond a symbolic link that leaves the project, "excluded: …".
+func (e *Engine) Why(ctx context.Context, rel string, include []string) (Explanation, error) {
 	m, sc, err := e.matcher(ctx, include)
 	if err != nil {
-		return ignore.Explanation{}, err
+		return Explanation{}, err
 	}
 	c, err := ignore.Clean(rel)
 	if err != nil {
-		return ignore.Explanation{}, &InputError{err}
+		return Explanation{}, &InputError{err}
 	}
 	isDir := strings.HasSuffix(rel, "/")
 	if st, err := os.Lstat(filepath.Join(e.dir, filepath.FromSlash(c))); err == nil {
 		isDir = st.IsDir()
 	}
-	return m.Explain(c, isDir, sc.incs), nil
+	x := Explanation{Explanation: m.Explain(c, isDir, sc.incs)}
+	switch {
+	case inGitDir(c):
+		x.Excluded = ".git/ is never part of context"
+	case !e.resolvesInside(c):
+		x.Excluded = "beyond a symbolic link that leaves the project"
+	}
+	if x.Excluded != "" {
+		x.InContext, x.Include = false, nil
+	}
+	return x, nil
+}
+
+// inGitDir reports whether slash path rel is a .git directory or inside
+// one (the project's or a nested repository's): never listed, never
+// read, whatever the ignore files or a never-exclude entry say.
+func inGitDir(rel string) bool {
+	for _, part := range strings.Split(rel, "/") {
+		if part == ".git" {
+			return true
+		}
+	}
+	return false
+}
+
+// resolvesInside reports whether the directory of slash path rel,
+// relative to the project, stays inside the project once every symbolic
+// link on its way is resolved (issue 6 review: a plan naming
+// src/dirlink/outside.txt, with src/dirlink a link to /tmp/x, must not
+// list it). The last component is not followed: like git, recite lists a
+// symbolic link as itself (src/dirlink), and the files section never
+// reads one that leaves the project (projectFile). A directory that does
+// not exist yet is judged by its longest existing ancestor.
+func (e *Engine) resolvesInside(rel string) bool {
+	root, err := filepath.EvalSymlinks(e.dir)
+	if err != nil {
+		return false
+	}
+	p := filepath.Dir(filepath.Join(e.dir, filepath.FromSlash(rel)))
+	for {
+		real, err := filepath.EvalSymlinks(p)
+		if err == nil {
+			r, err := filepath.Rel(root, real)
+			return err == nil && (r == "." || filepath.IsLocal(r))
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return false
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return false
+		}
+		p = parent
+	}
+}
+
+// keepInside drops the never-exclude entries that name a path under .git
+// or beyond a symbolic link that leaves the project (resolvesInside): git
+// itself never lists a path beyond a symbolic link, and the walk of
+// included paths would otherwise follow the link.
+func (e *Engine) keepInside(incs []ignore.Include) []ignore.Include {
+	kept := incs[:0:0]
+	for _, inc := range incs {
+		if inGitDir(inc.Path) || !e.resolvesInside(inc.Path) {
+			continue
+		}
+		kept = append(kept, inc)
+	}
+	return kept
 }
 
 // matcher loads the ignore files with the current task type's globs and
 // computes the never-exclude list over every target's conversation.
 func (e *Engine) matcher(ctx context.Context, include []string) (*ignore.Matcher, fileScope, error) {
+	for _, p := range include {
+		if c := path.Clean(filepath.ToSlash(p)); !fs.ValidPath(strings.TrimPrefix(c, "./")) || c == "." {
+			return nil, fileScope{}, &InputError{fmt.Errorf("--include %q: a path must be relative to the project and stay inside it", p)}
+		}
+	}
 	cfg, _, err := config.Load(e.dir)
 	if err != nil {
 		return nil, fileScope{}, &InputError{err}
@@ -500,6 +679,7 @@ func (e *Engine) matcher(ctx context.Context, include []string) (*ignore.Matcher
 		}
 	}
 	sc := e.scope(ctx, cfg, proj, convs, cfg.Targets, include)
+	sc.incs = e.keepInside(sc.incs)
 	m, err := ignore.Load(e.dir)
 	if err != nil {
 		var pe *fs.PathError

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -39,8 +40,10 @@ const maxSectionFileBytes = 64 << 10
 //
 // The files section carries the current task's files (else the plan's
 // files_modified), then the files named by recorded errors, then the
-// target's include list: each once and not when the system prompt, tools
-// or skills already carry it, only regular files inside the project (not
+// target's include list: each once and not when another section already
+// carries it (sectionSources: the system prompt, tools, skills, and the
+// planning files behind the brief, plan, state, health and recitation
+// sections), only regular files inside the project (not
 // prompt files or caches), at most files.max_files. A file longer than files.file_max_lines keeps
 // its head and tail around a pointer "⟨path: lines a–b omitted⟩" (lines of
 // the file on disk, so the agent can read them back); binary files are
@@ -70,16 +73,7 @@ func (e *Engine) fileSections(ctx context.Context, cfg *config.Config, tg *confi
 	if cfg.Files.MaxFiles > 0 {
 		// Each file once in the prompt: not again when the system prompt,
 		// the tools or a skill already carries it.
-		seen := map[string]bool{}
-		for _, f := range in.System {
-			seen[f.Path] = true
-		}
-		for _, f := range in.Skills {
-			seen[f.Path] = true
-		}
-		if in.Tools != nil {
-			seen[in.Tools.Path] = true
-		}
+		seen := sectionSources(proj, tg, in)
 		for _, inc := range sc.taskFiles {
 			if len(in.Files) >= cfg.Files.MaxFiles {
 				break
@@ -101,6 +95,81 @@ func (e *Engine) fileSections(ctx context.Context, cfg *config.Config, tg *confi
 		}
 	}
 	return diags
+}
+
+// sectionSources returns the project files (slash paths from the project
+// root) whose content another section of the prompt already carries, so
+// the files section does not repeat them ("each file once", issue 6
+// review: a plan naming .planning/STATE.md in files_modified put it in
+// full next to the State section): the system prompt's files, the tools
+// file and the skills; the planning files the planning model reads into
+// the brief, current plan, state, health and recitation sections (brief,
+// roadmap, state, the current plan, loop files, the files of blockers and
+// decisions); the preservation file; the target's conversation log; and
+// the sources of the extra sections (conversation layers).
+func sectionSources(proj *planning.Project, tg *config.Target, in *prompt.Input) map[string]bool {
+	seen := map[string]bool{}
+	for _, f := range in.System {
+		seen[f.Path] = true
+	}
+	for _, f := range in.Skills {
+		seen[f.Path] = true
+	}
+	if in.Tools != nil {
+		seen[in.Tools.Path] = true
+	}
+	if in.Preserved != nil {
+		seen[in.Preserved.Path] = true
+	}
+	seen[PreservedFile] = true
+	if tg.Conversation != "" {
+		seen[ConversationLog(tg.Conversation)] = true
+	}
+	for _, x := range in.Extra {
+		for _, src := range x.Sources {
+			seen[src] = true
+		}
+	}
+	addPlanning := func(rel string) {
+		if rel != "" {
+			seen[PlanningDir+"/"+rel] = true
+		}
+	}
+	if proj == nil {
+		return seen
+	}
+	if proj.Brief != nil {
+		addPlanning(proj.Brief.Path)
+	}
+	if proj.Roadmap != nil {
+		addPlanning(proj.Roadmap.Path)
+	}
+	if proj.State != nil {
+		addPlanning(proj.State.Path)
+	}
+	if proj.CurrentPlan != nil {
+		addPlanning(proj.CurrentPlan.Path)
+	}
+	for _, l := range proj.Loops {
+		addPlanning(l.Path)
+	}
+	for _, b := range proj.Blockers {
+		addPlanning(sourceFile(b.Source))
+	}
+	for _, d := range proj.Decisions {
+		addPlanning(sourceFile(d.Source))
+	}
+	return seen
+}
+
+// sourceFile is the path of a "path:line" source.
+func sourceFile(src string) string {
+	if i := strings.LastIndexByte(src, ':'); i > 0 {
+		if _, err := strconv.Atoi(src[i+1:]); err == nil {
+			return src[:i]
+		}
+	}
+	return src
 }
 
 // treeCache is the last file tree with the state of every file it was

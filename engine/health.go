@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -53,6 +54,10 @@ type signalSources struct {
 	// conversations are the ids to read; when nil, defaultConversations
 	// decides.
 	conversations []string
+	// tail, when > 0, reads only the end of each conversation's log
+	// (tailConversation): about the last tail messages and their iteration
+	// records. 0 reads whole logs.
+	tail int
 }
 
 // currentLoop is the loop named by active-loop.json, else the last loop
@@ -100,7 +105,8 @@ func (e *Engine) defaultConversations(cfg *config.Config, store *conversation.St
 // signals of the project and those conversations, then evaluates health:
 // the Loop Progress rows of the current loop when it has any, else the
 // iteration records of the conversations (in time order). A conversation
-// that is missing or unreadable is a diagnostic.
+// that is missing or unreadable is a diagnostic. With src.tail only the
+// end of each log is read (tailConversation), even after ctx ends.
 func (e *Engine) collectSignals(ctx context.Context, cfg *config.Config, proj *planning.Project, src signalSources) (*SignalsReport, []Diagnostic) {
 	var diags []Diagnostic
 	rep := &SignalsReport{loop: currentLoop(proj), Conversations: []string{}}
@@ -115,10 +121,18 @@ func (e *Engine) collectSignals(ctx context.Context, cfg *config.Config, proj *p
 	var msgs []signals.Message
 	var convIters []conversation.Record
 	for _, id := range ids {
-		if store == nil || ctx.Err() != nil {
+		// Out of time, whole logs are not read; tails are bounded
+		// (tailMaxBytes) and carry the newest errors, so they still are.
+		if store == nil || (ctx.Err() != nil && src.tail <= 0) {
 			break
 		}
-		c, rdiags, err := store.Read(id)
+		var c *conversation.Conversation
+		var rdiags []planning.Diagnostic
+		if src.tail > 0 {
+			c, rdiags, err = tailConversation(store, id, src.tail, tailMaxBytes)
+		} else {
+			c, rdiags, err = store.Read(id)
+		}
 		for _, d := range rdiags {
 			if rel, ok := e.relPath(d.Path); ok {
 				d.Path = rel
@@ -153,7 +167,15 @@ func (e *Engine) collectSignals(ctx context.Context, cfg *config.Config, proj *p
 	// A loop's rows are extracted from the project (FromLoop); only the
 	// conversations' iteration records are passed on, or the loop's errors
 	// would count twice.
-	rep.Signals = signals.Extract(proj, msgs, convRecs)
+	// The Claude Code hook's turn records carry the hash of an error the
+	// session's tool messages already hold verbatim: not a second signal.
+	extractRecs := slices.Clone(convRecs)
+	for i, r := range convIters {
+		if r.Agent == ccAgent {
+			extractRecs[i].ErrorHash, extractRecs[i].ErrorText = "", ""
+		}
+	}
+	rep.Signals = signals.Extract(proj, msgs, extractRecs)
 	for i := range rep.Signals {
 		// Planning sources are relative to .planning; say so.
 		if s := &rep.Signals[i]; s.Source != "" && !strings.HasPrefix(s.Source, PlanningDir+"/") && !strings.HasPrefix(s.Source, "iteration ") && looksLikePlanningPath(proj, s.Source) {
@@ -166,6 +188,95 @@ func (e *Engine) collectSignals(ctx context.Context, cfg *config.Config, proj *p
 	rep.Health = signals.Evaluate(rep.iters, cfg.CircuitBreaker.Effective())
 	rep.BreakerLine = rep.Health.BreakerLine()
 	return rep, diags
+}
+
+// tailMaxBytes bounds how much of a log's end tailConversation reads.
+const tailMaxBytes = 8 << 20
+
+// tailFirstWindow is the first window tailConversation reads.
+const tailFirstWindow = 256 << 10
+
+// tailConversation reads the end of conversation id's log: windows of
+// 256 KiB, 512 KiB, … up to maxBytes from its end, until one holds at least
+// n messages; the records of that window (the first, partial line
+// dropped) are normalised as Store.Read does, and the last n messages and
+// every iteration record from the first kept message on are returned, so
+// the cost depends on n and record sizes, not on the log's length. A log
+// no longer than the window, and a fork (whose start lives in its parent),
+// is read whole with Store.Read. Meta comes from the records read (a long
+// log's first meta record is not seen). Malformed lines in the window are
+// diagnostics naming the log, their line numbers counted from the window's
+// start. Errors: a missing log ([conversation.ErrNotFound]), an invalid
+// id, an unreadable file.
+func tailConversation(store *conversation.Store, id string, n int, maxBytes int64) (*conversation.Conversation, []planning.Diagnostic, error) {
+	p, err := store.Path(id)
+	if err != nil {
+		return nil, nil, err
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		// Archived, missing or unreadable: Store.Read says which.
+		return store.Read(id)
+	}
+	defer func() { _ = f.Close() }()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, nil, fmt.Errorf("read %q: %w", id, err)
+	}
+	size := st.Size()
+	for window := int64(tailFirstWindow); ; window *= 2 {
+		window = min(window, maxBytes)
+		if size <= window {
+			return store.Read(id)
+		}
+		data := make([]byte, window)
+		if _, err := f.ReadAt(data, size-window); err != nil {
+			return nil, nil, fmt.Errorf("read %q: %w", id, err)
+		}
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			data = data[i+1:]
+		}
+		recs, diags := conversation.ParseLog(p, data)
+		recs = conversation.Normalize(recs)
+		c := &conversation.Conversation{ID: id}
+		for _, r := range recs {
+			if r.Kind == conversation.KindMeta && r.Meta != nil && r.Meta.Parent != "" {
+				return store.Read(id) // a fork: its start is in the parent
+			}
+		}
+		msgs := 0
+		for _, r := range recs {
+			if r.Kind == conversation.KindMessage {
+				msgs++
+			}
+		}
+		if msgs < n && window < maxBytes {
+			continue
+		}
+		skip := max(0, msgs-n)
+		for _, r := range recs {
+			if r.Time.After(c.LastActivity) {
+				c.LastActivity = r.Time
+			}
+			switch r.Kind {
+			case conversation.KindMessage:
+				if skip > 0 {
+					skip--
+					continue
+				}
+				c.Messages = append(c.Messages, r)
+			case conversation.KindIteration:
+				if len(c.Messages) > 0 {
+					c.Iterations = append(c.Iterations, r)
+				}
+			case conversation.KindMeta:
+				if r.Event != "" {
+					c.Events = append(c.Events, r)
+				}
+			}
+		}
+		return c, diags, nil
+	}
 }
 
 // looksLikePlanningPath reports whether a "path:line" source names a file
@@ -257,7 +368,7 @@ func healthLines(rep *SignalsReport) []string {
 	h := rep.Health
 	state := "State: " + h.State
 	for _, r := range h.Reasons {
-		if strings.HasPrefix(r, "external error: ") {
+		if strings.HasPrefix(r, "external error: ") || strings.HasPrefix(r, "blocked: ") {
 			state += " (" + r + ")"
 			break
 		}
@@ -364,9 +475,10 @@ func taskLine(proj *planning.Project) string {
 }
 
 // workingState fills a block's Working State from the planning tree and the
-// sources of rep: the current task, the last iteration that changed files
-// (a conversation's, else the loop's last with a changed file), the open
-// debug file's hypothesis and the last reported confidence.
+// sources of rep: the current task, the last successful change (the last
+// iteration that changed files without an error: a conversation's, else
+// the loop's), the open debug file's hypothesis and the last reported
+// confidence.
 func workingState(b *signals.Block, proj *planning.Project, rep *SignalsReport) {
 	b.Task = taskLine(proj)
 	var last *conversation.Record
@@ -375,7 +487,8 @@ func workingState(b *signals.Block, proj *planning.Project, rep *SignalsReport) 
 	for _, c := range rep.convs {
 		for i := range c.Iterations {
 			r := &c.Iterations[i]
-			if len(r.FilesModified) > 0 && !r.Time.Before(lastAt) {
+			// A successful change: files changed and no error.
+			if len(r.FilesModified) > 0 && !r.IsError && r.ErrorHash == "" && !r.Time.Before(lastAt) {
 				last, lastAt = r, r.Time
 			}
 			if r.Confidence != nil {
@@ -391,8 +504,12 @@ func workingState(b *signals.Block, proj *planning.Project, rep *SignalsReport) 
 			b.LastChange += " (" + t + ")"
 		}
 	case rep.loop != nil:
-		for i := len(rep.loop.Iterations) - 1; i >= 0; i-- {
-			if it := rep.loop.Iterations[i]; it.FilesChanged > 0 && it.Action != "" {
+		// The last row that changed files without an error (a row with an
+		// error hash, or whose error is not recorded, is no success).
+		recs := signals.IterationsFromLoop(rep.loop)
+		for i := len(recs) - 1; i >= 0; i-- {
+			r, it := recs[i], rep.loop.Iterations[i]
+			if r.FilesChanged > 0 && !r.ErrorUnknown && r.ErrorHash == "" && r.ErrorText == "" && it.Action != "" {
 				b.LastChange = fmt.Sprintf("%s (iteration %d)", it.Action, it.N)
 				break
 			}

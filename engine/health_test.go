@@ -9,9 +9,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recite-dev/recite/engine/signals"
 	"github.com/recite-dev/recite/internal/sharedtest"
 	"github.com/recite-dev/recite/planning/conversation"
 )
+
+// blockedState is the fire example's health line.
+const blockedState = "State: BLOCKED (external error: BLOCKED: Cannot connect to the Docker daemon at unix:///var/run/docker.sock)"
 
 // TestPromptHealthThresholds: the prompt's health lines come from
 // signals.Evaluate with recite.yaml's circuit_breaker block.
@@ -20,10 +24,14 @@ func TestPromptHealthThresholds(t *testing.T) {
 		name, yaml string
 		want       []string
 	}{
-		{"defaults", "", []string{"Loop 20260123-143052: active, iteration 8 of 20", "State: DEGRADED", "Circuit breaker: TRIPPED (stall: 2/5 | spin: 0/5 | decline: 71%)"}},
-		{"debug preset", "circuit_breaker:\n  preset: debug\n", []string{"Loop 20260123-143052: active, iteration 8 of 20", "State: DEGRADED", "Circuit breaker: TRIPPED (stall: 2/8 | spin: 0/5 | decline: 71%)"}},
-		{"relaxed decline", "circuit_breaker:\n  decline_warning_pct: 75\n  decline_break_pct: 80\n", []string{"Loop 20260123-143052: active, iteration 8 of 20", "State: PROGRESS", "Circuit breaker: HEALTHY (stall: 2/5 | spin: 0/5 | decline: 71%)"}},
-		{"aggressive preset", "circuit_breaker:\n  preset: aggressive\n", []string{"Loop 20260123-143052: active, iteration 8 of 20", "State: DEGRADED", "Circuit breaker: TRIPPED (stall: 2/2 | spin: 0/3 | decline: 71%)"}},
+		// Iteration 8 reports "BLOCKED: Cannot connect to the Docker daemon"
+		// (BLOCKED whatever the thresholds); hash a41c9e07 repeats in
+		// iterations 2-6 (spin 5; the resume rows record no error column).
+		{"defaults", "", []string{"Loop 20260123-143052: active, iteration 8 of 20", blockedState, "Circuit breaker: TRIPPED (stall: 2/5 | spin: 5/5 | decline: 71%)"}},
+		{"debug preset", "circuit_breaker:\n  preset: debug\n", []string{"Loop 20260123-143052: active, iteration 8 of 20", blockedState, "Circuit breaker: TRIPPED (stall: 2/8 | spin: 5/5 | decline: 71%)"}},
+		{"relaxed decline and spin", "circuit_breaker:\n  decline_warning_pct: 75\n  decline_break_pct: 80\n  spin_warning: 6\n  spin_break: 8\n", []string{"Loop 20260123-143052: active, iteration 8 of 20", blockedState, "Circuit breaker: HEALTHY (stall: 2/5 | spin: 5/8 | decline: 71%)"}},
+		{"relaxed decline only", "circuit_breaker:\n  decline_warning_pct: 75\n  decline_break_pct: 80\n", []string{"Loop 20260123-143052: active, iteration 8 of 20", blockedState, "Circuit breaker: TRIPPED (stall: 2/5 | spin: 5/5 | decline: 71%)"}},
+		{"aggressive preset", "circuit_breaker:\n  preset: aggressive\n", []string{"Loop 20260123-143052: active, iteration 8 of 20", blockedState, "Circuit breaker: TRIPPED (stall: 2/2 | spin: 5/3 | decline: 71%)"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -104,7 +112,12 @@ func TestStatusSignalsJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	sr := rep.Signals
-	if sr == nil || sr.Health.Breaker != "TRIPPED" || sr.Iterations != 8 || sr.BreakerLine != "stall: 2/5 | spin: 0/5 | decline: 71%" || len(sr.Signals) != 13 {
+	// The loop file records SPINNING then BLOCKED: a41c9e07 in iterations
+	// 2-6 (spin 5), iteration 8 "BLOCKED: Cannot connect to the Docker
+	// daemon". 14 signals: the loop's verbatim error (the hash cells and
+	// the snapshot's copy of its first line are not signals of their own),
+	// 4 blocked, 7 failed approaches, 2 circuit-breaker lines.
+	if sr == nil || sr.Health.Breaker != "TRIPPED" || sr.Iterations != 8 || sr.BreakerLine != "stall: 2/5 | spin: 5/5 | decline: 71%" || len(sr.Signals) != 14 {
 		t.Fatalf("signals report %+v", sr)
 	}
 	b, _ := json.Marshal(rep)
@@ -121,7 +134,7 @@ func TestStatusSignalsJSON(t *testing.T) {
 	if err := json.Unmarshal(b, &m); err != nil {
 		t.Fatal(err)
 	}
-	if m.Signals.Health.State != "DEGRADED" || m.Signals.Health.Thresholds["stall_break"] != 5 || m.Signals.BreakerLine == "" || m.Signals.Signals[0]["kind"] != "error" {
+	if m.Signals.Health.State != "BLOCKED" || m.Signals.Health.Thresholds["stall_break"] != 5 || m.Signals.BreakerLine == "" || m.Signals.Signals[0]["kind"] != "error" {
 		t.Errorf("json %s", b)
 	}
 }
@@ -158,5 +171,35 @@ func TestConversationIterationsHealth(t *testing.T) {
 	}
 	if sr.Signals[0].Kind != "error" || sr.Signals[0].Count != 3 || !strings.HasSuffix(sr.Signals[0].Text, "(src/api.ts:42:13)") {
 		t.Errorf("first signal %+v", sr.Signals[0])
+	}
+}
+
+// TestWorkingStateLastSuccess: the last successful change is the last
+// iteration that changed files without an error, in a conversation and in
+// a loop (examples/fire: iterations 2-4 changed files but failed with
+// a41c9e07, iteration 4 is recorded STALLED; iteration 1 succeeded).
+func TestWorkingStateLastSuccess(t *testing.T) {
+	at := func(m int) time.Time { return time.Date(2026, 2, 7, 9, m, 0, 0, time.UTC) }
+	conv := &conversation.Conversation{ID: "main", Iterations: []conversation.Record{
+		{ID: "i1", Kind: conversation.KindIteration, Time: at(1), Content: "Edit: src/a.go", FilesModified: []string{"src/a.go"}},
+		{ID: "i2", Kind: conversation.KindIteration, Time: at(2), Content: "Edit: src/b.go", FilesModified: []string{"src/b.go"}, IsError: true},
+		{ID: "i3", Kind: conversation.KindIteration, Time: at(3), Content: "Edit: src/c.go", FilesModified: []string{"src/c.go"}, ErrorHash: "a41c9e07"},
+		{ID: "i4", Kind: conversation.KindIteration, Time: at(4), Content: "ran tests"},
+	}}
+	var b signals.Block
+	workingState(&b, nil, &SignalsReport{convs: []*conversation.Conversation{conv}})
+	if b.LastChange != "src/a.go (Edit: src/a.go)" {
+		t.Errorf("conversation: last successful change %q, want src/a.go", b.LastChange)
+	}
+
+	dir := copyTree(t, filepath.Join(sharedtest.ModuleRoot(), "examples", "fire"))
+	_, _, proj, err := New(dir).load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = signals.Block{}
+	workingState(&b, proj, &SignalsReport{loop: currentLoop(proj)})
+	if b.LastChange != "Wrote paidInvoicesSince and upsertInvoice (iteration 1)" {
+		t.Errorf("loop: last successful change %q, want iteration 1", b.LastChange)
 	}
 }

@@ -13,11 +13,14 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
+	"unicode/utf16"
 	"unicode/utf8"
 
-	"github.com/google/renameio/v2"
+	"github.com/gofrs/flock"
 
+	"github.com/recite-dev/recite/engine/config"
 	"github.com/recite-dev/recite/engine/internal/gitstore"
 	"github.com/recite-dev/recite/engine/prompt"
 	"github.com/recite-dev/recite/engine/signals"
@@ -29,29 +32,47 @@ const (
 	// HookTimeout bounds one hook invocation; Claude Code's own timeout is
 	// longer, so recite always answers in time.
 	HookTimeout = 2 * time.Second
-	// HookMaxOutput is the most characters (runes) SessionStart prints:
-	// Claude Code caps hook output strings at 10,000 characters.
+	// HookMaxOutput is the most characters SessionStart prints, counted as
+	// Claude Code counts them: UTF-16 code units (JavaScript string
+	// length). Claude Code caps hook output strings at 10,000 characters.
 	HookMaxOutput = 10000
 	// hookMaxInput bounds the event read from stdin, in bytes.
-	hookMaxInput = 32 << 20
+	hookMaxInput = 8 << 20
 	// hookMaxContent bounds one recorded tool result or message, in bytes.
 	hookMaxContent = 64 << 10
+	// hookTail is about how many of the session's last messages PreCompact
+	// reads for stop signals (tailConversation), so a long log does not
+	// cost its length.
+	hookTail = 2000
+	// hookMaxTranscriptLine bounds one transcript line kept while looking
+	// for the compact summary, in bytes; longer lines are skipped.
+	hookMaxTranscriptLine = 2 << 20
+	// hookMaxTranscript bounds how much of a transcript is scanned, in
+	// bytes.
+	hookMaxTranscript = 256 << 20
 	// hookStateDir holds the hook's per-session state, under the cache
 	// folder (not in git).
 	hookStateDir = CacheDir + "/hooks"
+	// hookLockDir holds the per-session hook locks.
+	hookLockDir = CacheDir + "/locks"
 	// ccAgent names Claude Code on the records the hook appends.
 	ccAgent = "claude-code"
 )
 
 // HookOptions configures RunClaudeHook.
 type HookOptions struct {
-	// Dir is the project directory; "" takes the event's cwd, else ".".
-	// The project root is the nearest directory at or above it holding a
-	// .planning folder.
+	// ProjectDir is $CLAUDE_PROJECT_DIR, which Claude Code sets for hook
+	// commands; when it holds a .planning folder it is the project,
+	// whatever Dir and the event's cwd say.
+	ProjectDir string
+	// Dir is the project directory given explicitly (-C); "" takes the
+	// event's cwd, else ".". The project root is the nearest directory at
+	// or above it holding a .planning folder.
 	Dir string
-	// Timeout bounds the work; 0 means HookTimeout.
+	// Timeout bounds the work; 0 means HookTimeout. The work itself stops
+	// at three quarters of it, to leave time to write what it has.
 	Timeout time.Duration
-	// MaxOutput bounds SessionStart's output in runes; 0 means
+	// MaxOutput bounds SessionStart's output in UTF-16 code units; 0 means
 	// HookMaxOutput.
 	MaxOutput int
 	// Now stamps preservation blocks; nil means time.Now.
@@ -62,7 +83,8 @@ type HookOptions struct {
 // (PROVIDERS.md §3, Claude Code's hooks reference): the common fields, then
 // each event's own. Fields that carry free text or JSON (prompt, tool
 // input and response, error, last assistant message, compact summary) are
-// kept raw, so a value of an unexpected JSON type is still recorded.
+// kept raw, so a value of an unexpected JSON type is still recorded; the
+// scalar fields are read tolerant of type (decodeClaudeEvent).
 type ClaudeHookEvent struct {
 	SessionID      string `json:"session_id"`
 	TranscriptPath string `json:"transcript_path"`
@@ -91,6 +113,66 @@ type ClaudeHookEvent struct {
 	CompactSummary json.RawMessage `json:"compact_summary,omitempty"`
 }
 
+// decodeClaudeEvent reads one event leniently: the payload must be a JSON
+// object, and each known field is read whatever its JSON type, so a wrong
+// type in one field never drops the event. Scalar fields take a string's
+// value, a number's or a boolean's literal text ("5", "true"), "" for null,
+// and the compact JSON of an object or array; is_interrupt is true for
+// true, "true" (any case), a non-zero number or "1". Errors: the payload
+// is not a JSON object.
+func decodeClaudeEvent(raw []byte) (ClaudeHookEvent, error) {
+	var ev ClaudeHookEvent
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return ev, err
+	}
+	if m == nil {
+		return ev, errors.New("event is null, not a JSON object")
+	}
+	str := func(k string) string { return scalarText(m[k]) }
+	ev.SessionID, ev.TranscriptPath, ev.Cwd, ev.HookEventName = str("session_id"), str("transcript_path"), str("cwd"), str("hook_event_name")
+	ev.PermissionMode, ev.Source, ev.ToolName, ev.ToolUseID, ev.Trigger = str("permission_mode"), str("source"), str("tool_name"), str("tool_use_id"), str("trigger")
+	ev.Prompt, ev.ToolInput, ev.ToolResponse, ev.Error = m["prompt"], m["tool_input"], m["tool_response"], m["error"]
+	ev.LastAssistantMessage, ev.CompactSummary = m["last_assistant_message"], m["compact_summary"]
+	ev.IsInterrupt = truthy(m["is_interrupt"])
+	return ev, nil
+}
+
+// scalarText is a JSON value as one field's text: a string's value, ""
+// for null or absent, else the value's compact JSON (a number's or a
+// boolean's literal).
+func scalarText(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return ""
+	}
+	if raw[0] == '"' {
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			return s
+		}
+	}
+	var b bytes.Buffer
+	if json.Compact(&b, raw) == nil {
+		return b.String()
+	}
+	return string(raw)
+}
+
+// truthy reads a flag leniently: true, "true"/"yes"/"1" in any case, or a
+// non-zero number.
+func truthy(raw json.RawMessage) bool {
+	s := strings.ToLower(strings.TrimSpace(scalarText(raw)))
+	switch s {
+	case "true", "yes", "1":
+		return true
+	case "", "false", "no", "0":
+		return false
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	return err == nil && f != 0
+}
+
 // hookResult is what one handled event prints: stdout context, and notes
 // for stderr.
 type hookResult struct {
@@ -100,6 +182,26 @@ type hookResult struct {
 
 func (r *hookResult) notef(format string, args ...any) {
 	r.notes = append(r.notes, fmt.Sprintf(format, args...))
+}
+
+// hookPartial is what an event has to print so far, for RunClaudeHook to
+// print when the work runs out of time: SessionStart sets the latest
+// preservation block before it renders the recitation.
+type hookPartial struct {
+	mu  sync.Mutex
+	out string
+}
+
+func (p *hookPartial) set(s string) {
+	p.mu.Lock()
+	p.out = s
+	p.mu.Unlock()
+}
+
+func (p *hookPartial) get() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.out
 }
 
 // RunClaudeHook handles one Claude Code hook event read from in
@@ -112,34 +214,47 @@ func (r *hookResult) notef(format string, args ...any) {
 //     entry, else (nothing to check against) the whole latest block; a
 //     faithful summary prints nothing. For any other source, the
 //     recitation block and the latest preservation block. At most
-//     MaxOutput runes: the least important parts go first (files modified
-//     and working state, approach details, the recitation, failed
-//     approaches, circuit-breaker lines, the oldest errors), and an error
-//     is never paraphrased, only dropped whole (or cut at the end when it
-//     alone is too long).
-//   - PreCompact: appends a preservation block (trigger compaction) for the
-//     session's conversation; prints nothing (this event cannot inject
-//     context).
+//     MaxOutput UTF-16 code units: the least important parts go first
+//     (files modified and working state, approach details, the recitation,
+//     failed approaches, circuit-breaker lines, the oldest errors), and an
+//     error is never paraphrased, only dropped whole (or cut at the end
+//     when it alone is too long). Out of time, it prints the latest block
+//     alone rather than nothing.
+//   - PreCompact: appends a preservation block (trigger compaction) from
+//     the planning tree and the last 2,000 or so messages of the session's
+//     conversation; prints nothing (this event cannot inject context).
+//     Near the deadline it writes what it has collected.
 //   - PostCompact: verifies compact_summary against the latest block,
 //     records the lost signals under .planning/.recite/hooks/ for the next
 //     SessionStart, and logs the boundary and the summary.
-//   - UserPromptSubmit: appends the prompt as a user message.
-//   - PostToolUse: appends the tool call and its result, and an iteration
-//     record when files changed: the file_path of Write, Edit, MultiEdit
-//     and NotebookEdit, or for other tools that may write (Bash, MCP
-//     tools) the files whose size or mtime changed in git's list of
+//   - UserPromptSubmit: appends the prompt as a user message; when the
+//     previous turn had no Stop, first closes it with an iteration record.
+//   - PostToolUse: appends the tool call and its result, and adds the files
+//     it changed to the turn's pending state: the file_path of Write, Edit,
+//     MultiEdit and NotebookEdit, or for other tools that may write (Bash,
+//     MCP tools) the files whose size or mtime changed in git's list of
 //     modified files since the last check.
 //   - PostToolUseFailure: appends the tool call and the error verbatim as a
-//     tool message with is_error; a user interrupt is recorded as an
-//     internal note, not an error.
-//   - Stop: appends last_assistant_message as an assistant message.
+//     tool message with is_error, and keeps the error as the turn's last;
+//     a user interrupt is recorded as an internal note, not an error.
+//   - Stop: appends last_assistant_message as an assistant message, then
+//     one iteration record for the turn (an iteration of a hook session is
+//     one agent turn): the files it modified (possibly none), the lines of
+//     the reply as output lines, and the signals.Hash of the turn's last
+//     tool error as error_hash, so the circuit breaker sees stalls and
+//     spins.
 //
-// The session's conversation id is "cc-" + the session id with characters
-// outside [A-Za-z0-9._-] replaced by "-" (DESIGN.md invariant 10); it is
-// created on first use. RunClaudeHook never blocks the agent: it returns
-// nothing, recovers from panics, and reports every problem as a line on
-// errOut; the work is bounded by Timeout (2 s), after which it gives up and
-// prints nothing on out. Other events are ignored.
+// The project is $CLAUDE_PROJECT_DIR (ProjectDir) when it holds a
+// .planning folder, else the nearest at or above Dir (-C), else at or above
+// the event's cwd. A configuration that does not load is reported (file
+// and line) and the defaults are used. The session's conversation id is
+// "cc-" + the session id with characters outside [A-Za-z0-9._-] replaced by
+// "-" (DESIGN.md invariant 10); it is created on first use. The turn
+// state lives in .planning/.recite/hooks/, changed under a per-session
+// lock in .planning/.recite/locks/ so parallel events count once.
+// RunClaudeHook never blocks the agent: it returns nothing, recovers from
+// panics, and reports every problem as a line on errOut; the work is
+// bounded by Timeout (2 s). Other events are ignored.
 func RunClaudeHook(ctx context.Context, opts HookOptions, in io.Reader, out, errOut io.Writer) {
 	timeout := opts.Timeout
 	if timeout <= 0 {
@@ -147,6 +262,11 @@ func RunClaudeHook(ctx context.Context, opts HookOptions, in io.Reader, out, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	// The work stops at the soft deadline; the rest is left to write what
+	// it has (PreCompact's partial block).
+	soft, cancelSoft := context.WithTimeout(ctx, timeout-timeout/4)
+	defer cancelSoft()
+	partial := &hookPartial{}
 	done := make(chan hookResult, 1)
 	go func() {
 		var res hookResult
@@ -156,13 +276,16 @@ func RunClaudeHook(ctx context.Context, opts HookOptions, in io.Reader, out, err
 			}
 			done <- res
 		}()
-		res = handleClaudeHook(ctx, opts, in)
+		res = handleClaudeHook(soft, opts, in, partial)
 	}()
 	var res hookResult
 	select {
 	case res = <-done:
 	case <-ctx.Done():
-		res = hookResult{notes: []string{fmt.Sprintf("gave up after %s: %v", timeout, ctx.Err())}}
+		res = hookResult{out: partial.get(), notes: []string{fmt.Sprintf("gave up after %s: %v", timeout, ctx.Err())}}
+		if res.out != "" {
+			res.notes[0] += " (printed the latest preservation block only)"
+		}
 	}
 	if res.out != "" {
 		_, _ = io.WriteString(out, res.out)
@@ -173,7 +296,7 @@ func RunClaudeHook(ctx context.Context, opts HookOptions, in io.Reader, out, err
 }
 
 // handleClaudeHook does the work of RunClaudeHook.
-func handleClaudeHook(ctx context.Context, opts HookOptions, in io.Reader) hookResult {
+func handleClaudeHook(ctx context.Context, opts HookOptions, in io.Reader, partial *hookPartial) hookResult {
 	var res hookResult
 	raw, err := io.ReadAll(io.LimitReader(in, hookMaxInput+1))
 	if err != nil {
@@ -181,11 +304,18 @@ func handleClaudeHook(ctx context.Context, opts HookOptions, in io.Reader) hookR
 		return res
 	}
 	if len(raw) > hookMaxInput {
-		res.notef("event larger than %d bytes; ignored", hookMaxInput)
-		return res
+		// Handle the event when its JSON ends within the limit (what
+		// follows is ignored); else give up.
+		dec := json.NewDecoder(bytes.NewReader(raw[:hookMaxInput]))
+		var first json.RawMessage
+		if err := dec.Decode(&first); err != nil {
+			res.notef("event larger than %d bytes and incomplete within them; ignored", hookMaxInput)
+			return res
+		}
+		raw = first
 	}
-	var ev ClaudeHookEvent
-	if err := json.Unmarshal(raw, &ev); err != nil {
+	ev, err := decodeClaudeEvent(raw)
+	if err != nil {
 		res.notef("parse event: %v", err)
 		return res
 	}
@@ -194,6 +324,7 @@ func handleClaudeHook(ctx context.Context, opts HookOptions, in io.Reader) hookR
 		res.notef("%s: %v", ev.HookEventName, err)
 		return res
 	}
+	h.partial = partial
 	if err := h.handle(ctx, &res); err != nil {
 		res.notef("%s: %v", ev.HookEventName, err)
 	}
@@ -202,25 +333,52 @@ func handleClaudeHook(ctx context.Context, opts HookOptions, in io.Reader) hookR
 
 // claudeHook is one event being handled.
 type claudeHook struct {
-	e    *Engine
-	ev   ClaudeHookEvent
-	opts HookOptions
-	conv string
+	e       *Engine
+	ev      ClaudeHookEvent
+	opts    HookOptions
+	conv    string
+	partial *hookPartial
+	// dirsReady records that ensureDirs ran for this event.
+	dirsReady bool
+}
+
+// ensureDirs creates the cache folder with its .gitignore (Engine's
+// ensureDirs, as a build does), once per event, so hook state never shows
+// in git as untracked.
+func (h *claudeHook) ensureDirs() error {
+	if h.dirsReady {
+		return nil
+	}
+	if err := h.e.ensureDirs(); err != nil {
+		return err
+	}
+	h.dirsReady = true
+	return nil
 }
 
 func newClaudeHook(opts HookOptions, ev ClaudeHookEvent) (*claudeHook, error) {
-	dir := opts.Dir
-	if dir == "" {
-		dir = ev.Cwd
-	}
-	if dir == "" {
-		dir = "."
-	}
-	root, err := projectRoot(dir)
+	root, err := hookRoot(opts, ev)
 	if err != nil {
 		return nil, err
 	}
-	return &claudeHook{e: New(root), ev: ev, opts: opts, conv: SessionConversation(ev.SessionID)}, nil
+	return &claudeHook{e: New(root), ev: ev, opts: opts, conv: SessionConversation(ev.SessionID), partial: &hookPartial{}}, nil
+}
+
+// hookRoot is the project an event acts on: opts.ProjectDir
+// ($CLAUDE_PROJECT_DIR) when it holds a .planning folder, else the
+// nearest directory with one at or above opts.Dir (-C given), else at or
+// above the event's cwd, else at or above ".".
+func hookRoot(opts HookOptions, ev ClaudeHookEvent) (string, error) {
+	if p := opts.ProjectDir; p != "" {
+		if fi, err := os.Stat(filepath.Join(p, PlanningDir)); err == nil && fi.IsDir() {
+			return filepath.Abs(p)
+		}
+	}
+	dir := cmpOr(opts.Dir, ev.Cwd)
+	if dir == "" {
+		dir = "."
+	}
+	return projectRoot(dir)
 }
 
 // projectRoot is the nearest directory at or above dir with a .planning
@@ -270,25 +428,17 @@ func (h *claudeHook) handle(ctx context.Context, res *hookResult) error {
 	case "SessionStart":
 		return h.sessionStart(ctx, res)
 	case "PreCompact":
-		return h.preCompact(ctx)
+		return h.preCompact(ctx, res)
 	case "PostCompact":
 		return h.postCompact(ctx)
 	case "UserPromptSubmit":
-		text := rawText(h.ev.Prompt)
-		if strings.TrimSpace(text) == "" {
-			return nil
-		}
-		return h.append(ctx, conversation.Record{Kind: conversation.KindMessage, Role: conversation.RoleUser, Content: capContent(text)})
+		return h.userPromptSubmit(ctx)
 	case "PostToolUse":
 		return h.postToolUse(ctx, res)
 	case "PostToolUseFailure":
 		return h.postToolUseFailure(ctx)
 	case "Stop":
-		text := rawText(h.ev.LastAssistantMessage)
-		if strings.TrimSpace(text) == "" {
-			return nil
-		}
-		return h.append(ctx, conversation.Record{Kind: conversation.KindMessage, Role: conversation.RoleAssistant, Provider: "anthropic", Content: capContent(text)})
+		return h.stop(ctx)
 	}
 	return nil
 }
@@ -299,11 +449,17 @@ func (h *claudeHook) append(ctx context.Context, recs ...conversation.Record) er
 	if h.conv == "" {
 		return errors.New("no session_id: nothing recorded")
 	}
+	if len(recs) == 0 {
+		return nil
+	}
 	for i := range recs {
 		recs[i].Agent = ccAgent
 		if recs[i].Source == "" {
 			recs[i].Source = "claude-code:" + h.ev.HookEventName
 		}
+	}
+	if err := h.ensureDirs(); err != nil {
+		return err
 	}
 	store, err := h.e.OpenConversations()
 	if err != nil {
@@ -318,6 +474,147 @@ func (h *claudeHook) append(ctx context.Context, recs ...conversation.Record) er
 		err = store.Append(ctx, h.conv, recs...)
 	}
 	return err
+}
+
+// hookTurn is the pending state of the session's current agent turn, kept
+// in .planning/.recite/hooks/ID.turn.json between events.
+type hookTurn struct {
+	// Open is set by the turn's first event and cleared when the turn's
+	// iteration record is written.
+	Open bool `json:"open"`
+	// Files are the project-relative files the turn's tools changed,
+	// sorted, once each.
+	Files []string `json:"files"`
+	// Tools counts the turn's tool calls.
+	Tools int `json:"tools"`
+	// LastError is the text of the turn's last tool error ("" when none).
+	LastError string `json:"last_error,omitempty"`
+}
+
+// statePath is the path of the session's state file with the given
+// suffix ("turn", "worktree", "compact").
+func (h *claudeHook) statePath(kind string) string {
+	return filepath.Join(h.e.dir, filepath.FromSlash(hookStateDir), h.conv+"."+kind+".json")
+}
+
+// readState reads a state file into v; a missing or unreadable file
+// leaves v as it is and reports false.
+func (h *claudeHook) readState(kind string, v any) bool {
+	b, err := os.ReadFile(h.statePath(kind))
+	return err == nil && json.Unmarshal(b, v) == nil
+}
+
+// writeState writes v to a state file atomically, creating the cache
+// folder with its .gitignore (ensureDirs) first.
+func (h *claudeHook) writeState(kind string, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	if err := h.ensureDirs(); err != nil {
+		return err
+	}
+	p := h.statePath(kind)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	return writeAtomic(p, b)
+}
+
+// locked runs fn holding the session's hook lock
+// (.planning/.recite/locks/hook-ID.lock), so parallel events of one
+// session (Claude Code runs hooks of parallel tool calls at once) read and
+// write its state one at a time. Waiting honours ctx.
+func (h *claudeHook) locked(ctx context.Context, fn func() error) error {
+	if h.conv == "" {
+		return errors.New("no session_id: nothing recorded")
+	}
+	if err := h.ensureDirs(); err != nil {
+		return err
+	}
+	dir := filepath.Join(h.e.dir, filepath.FromSlash(hookLockDir))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	lk := flock.New(filepath.Join(dir, "hook-"+h.conv+".lock"))
+	ok, err := lk.TryLockContext(ctx, 5*time.Millisecond)
+	if err != nil {
+		return fmt.Errorf("hook state lock: %w", err)
+	}
+	if !ok {
+		return errors.New("hook state lock not acquired")
+	}
+	defer func() { _ = lk.Unlock() }()
+	return fn()
+}
+
+// turnRecord is the iteration record of a finished turn: its files (none
+// is a stall), reply's line count as output lines (-1, unknown, when the
+// turn ended without a Stop), and its last tool error's hash.
+func turnRecord(t hookTurn, reply string, outputLines int) conversation.Record {
+	files := t.Files
+	if files == nil {
+		files = []string{}
+	}
+	content := firstLine(reply)
+	if n := 200; utf8.RuneCountInString(content) > n {
+		content = string([]rune(content)[:n]) + "…"
+	}
+	if content == "" {
+		content = fmt.Sprintf("turn of %d tool calls", t.Tools)
+	}
+	r := conversation.Record{Kind: conversation.KindIteration, Content: content, FilesModified: files, OutputLines: &outputLines}
+	if strings.TrimSpace(t.LastError) != "" {
+		r.ErrorHash = signals.Hash(t.LastError)
+	}
+	return r
+}
+
+// replyLines counts the lines of a reply, 0 for none.
+func replyLines(s string) int {
+	s = strings.TrimRight(s, "\n")
+	if strings.TrimSpace(s) == "" {
+		return 0
+	}
+	return strings.Count(s, "\n") + 1
+}
+
+// userPromptSubmit closes a turn left open (no Stop came) and starts the
+// next one with the prompt.
+func (h *claudeHook) userPromptSubmit(ctx context.Context) error {
+	text := rawText(h.ev.Prompt)
+	return h.locked(ctx, func() error {
+		var t hookTurn
+		var recs []conversation.Record
+		if h.readState("turn", &t) && t.Open {
+			recs = append(recs, turnRecord(t, "", -1))
+		}
+		if strings.TrimSpace(text) != "" {
+			recs = append(recs, conversation.Record{Kind: conversation.KindMessage, Role: conversation.RoleUser, Content: capContent(text)})
+		}
+		if err := h.append(ctx, recs...); err != nil {
+			return err
+		}
+		return h.writeState("turn", hookTurn{Open: true})
+	})
+}
+
+// stop appends the reply and closes the turn with its iteration record.
+func (h *claudeHook) stop(ctx context.Context) error {
+	text := rawText(h.ev.LastAssistantMessage)
+	return h.locked(ctx, func() error {
+		var t hookTurn
+		h.readState("turn", &t)
+		var recs []conversation.Record
+		if strings.TrimSpace(text) != "" {
+			recs = append(recs, conversation.Record{Kind: conversation.KindMessage, Role: conversation.RoleAssistant, Provider: "anthropic", Content: capContent(text)})
+		}
+		recs = append(recs, turnRecord(t, text, replyLines(text)))
+		if err := h.append(ctx, recs...); err != nil {
+			return err
+		}
+		return h.writeState("turn", hookTurn{})
+	})
 }
 
 // toolCall is the assistant message carrying the call the event reports,
@@ -344,7 +641,19 @@ func (h *claudeHook) postToolUseFailure(ctx context.Context) error {
 			result.Content = h.ev.ToolName + " failed"
 		}
 	}
-	return h.append(ctx, h.toolCall(), result)
+	return h.locked(ctx, func() error {
+		if err := h.append(ctx, h.toolCall(), result); err != nil {
+			return err
+		}
+		var t hookTurn
+		h.readState("turn", &t)
+		t.Open = true
+		t.Tools++
+		if result.IsError {
+			t.LastError = result.Content
+		}
+		return h.writeState("turn", t)
+	})
 }
 
 // editTools write the file named by their input's file_path (or
@@ -358,15 +667,26 @@ var (
 
 func (h *claudeHook) postToolUse(ctx context.Context, res *hookResult) error {
 	result := conversation.Record{Kind: conversation.KindMessage, Role: conversation.RoleTool, ToolCallID: h.ev.ToolUseID, ToolName: h.ev.ToolName, Content: capContent(toolResponseText(h.ev.ToolResponse))}
-	recs := []conversation.Record{h.toolCall(), result}
-	files, err := h.changedFiles(ctx)
-	if err != nil {
-		res.notef("PostToolUse: files changed not checked: %v", err)
-	}
-	if len(files) > 0 {
-		recs = append(recs, conversation.Record{Kind: conversation.KindIteration, Content: h.ev.ToolName + ": " + strings.Join(files, ", "), FilesModified: files})
-	}
-	return h.append(ctx, recs...)
+	return h.locked(ctx, func() error {
+		files, err := h.changedFiles(ctx)
+		if err != nil && !errors.Is(err, gitstore.ErrNoRepository) {
+			res.notef("PostToolUse: files changed not checked: %v", err)
+		}
+		if err := h.append(ctx, h.toolCall(), result); err != nil {
+			return err
+		}
+		var t hookTurn
+		h.readState("turn", &t)
+		t.Open = true
+		t.Tools++
+		for _, f := range files {
+			if !slices.Contains(t.Files, f) {
+				t.Files = append(t.Files, f)
+			}
+		}
+		slices.Sort(t.Files)
+		return h.writeState("turn", t)
+	})
 }
 
 // hookWorktree is the signature ("size:mtime-ns") of each file git listed
@@ -384,12 +704,8 @@ func (h *claudeHook) changedFiles(ctx context.Context) ([]string, error) {
 	if slices.Contains(readOnlyTools, name) || h.conv == "" {
 		return nil, nil
 	}
-	statePath := filepath.Join(h.e.dir, filepath.FromSlash(hookStateDir), h.conv+".worktree.json")
 	var st hookWorktree
-	baseline := true
-	if b, err := os.ReadFile(statePath); err == nil && json.Unmarshal(b, &st) == nil {
-		baseline = false
-	}
+	baseline := !h.readState("worktree", &st)
 	if st.Files == nil {
 		st.Files = map[string]string{}
 	}
@@ -436,13 +752,7 @@ func (h *claudeHook) changedFiles(ctx context.Context) ([]string, error) {
 		}
 		st.Files = next
 	}
-	b, err := json.Marshal(st)
-	if err == nil {
-		if err = os.MkdirAll(filepath.Dir(statePath), 0o755); err == nil {
-			err = renameio.WriteFile(statePath, b, 0o644)
-		}
-	}
-	return changed, err
+	return changed, h.writeState("worktree", st)
 }
 
 func cmpOr(a, b string) string {
@@ -461,12 +771,21 @@ func (h *claudeHook) signature(rel string) string {
 	return strconv.FormatInt(fi.Size(), 10) + ":" + strconv.FormatInt(fi.ModTime().UnixNano(), 10)
 }
 
-func (h *claudeHook) preCompact(ctx context.Context) error {
+func (h *claudeHook) preCompact(ctx context.Context, res *hookResult) error {
 	var convs []string
 	if h.conv != "" {
 		convs = []string{h.conv}
 	}
-	_, err := h.e.Preserve(ctx, PreserveOptions{Trigger: signals.TriggerCompaction, Conversations: convs, Now: h.opts.Now})
+	pr, err := h.e.Preserve(ctx, PreserveOptions{Trigger: signals.TriggerCompaction, Conversations: convs, Now: h.opts.Now, tail: hookTail, lenient: true})
+	if pr != nil {
+		for _, d := range pr.Diagnostics {
+			// Say what matters: a broken configuration and a partial
+			// block; the rest is in `recite status`.
+			if d.Path == config.FileName || strings.HasPrefix(d.Message, "deadline reached") {
+				res.notef("PreCompact: %s", d)
+			}
+		}
+	}
 	return err
 }
 
@@ -481,10 +800,6 @@ type compactState struct {
 	Trigger string `json:"trigger,omitempty"`
 	// Lost are the block's signals the summary lost.
 	Lost []signals.Signal `json:"lost"`
-}
-
-func (h *claudeHook) compactStatePath() string {
-	return filepath.Join(h.e.dir, filepath.FromSlash(hookStateDir), h.conv+".compact.json")
 }
 
 func (h *claudeHook) postCompact(ctx context.Context) error {
@@ -507,13 +822,7 @@ func (h *claudeHook) postCompact(ctx context.Context) error {
 	if st.Lost == nil {
 		st.Lost = []signals.Signal{}
 	}
-	b, err := json.MarshalIndent(st, "", "  ")
-	if err == nil {
-		if err = os.MkdirAll(filepath.Dir(h.compactStatePath()), 0o755); err == nil {
-			err = renameio.WriteFile(h.compactStatePath(), append(b, '\n'), 0o644)
-		}
-	}
-	return errors.Join(append(errs, err)...)
+	return errors.Join(append(errs, h.writeState("compact", st))...)
 }
 
 func (h *claudeHook) limit() int {
@@ -533,7 +842,9 @@ func (h *claudeHook) sessionStart(ctx context.Context, res *hookResult) error {
 		if !haveBlock {
 			return nil
 		}
-		lost, how := h.lostInCompaction(latest)
+		// Out of time before the summary is checked: the whole block.
+		h.partial.set(fitContext("Stop signals preserved before the compaction (recite ran out of time checking the summary); recite re-injects them verbatim. Do not summarize them.", "", latest, h.limit()))
+		lost, how := h.lostInCompaction(ctx, latest)
 		if len(lost) == 0 {
 			return nil
 		}
@@ -541,23 +852,28 @@ func (h *claudeHook) sessionStart(ctx context.Context, res *hookResult) error {
 		res.out = fitContext(lead, "", signals.Block{Trigger: signals.TriggerCompaction, Signals: lost}, h.limit())
 		return nil
 	}
-	rec, err := h.recitation(ctx)
+	lead := "recite: where this project stands (recitation from .planning/)."
+	if haveBlock {
+		lead = "recite: where this project stands (recitation from .planning/, then the latest preservation block of " + PreservedFile + ")."
+		// Out of time before the recitation: the block alone.
+		h.partial.set(fitContext("recite: the latest preservation block of "+PreservedFile+".", "", latest, h.limit()))
+	} else {
+		latest = signals.Block{}
+	}
+	rec, err := h.recitation(ctx, res)
 	if err != nil {
 		res.notef("SessionStart: recitation: %v", err)
 	}
 	// The baseline of modified files, so the session's first command is
 	// not charged with changes made before it.
-	if _, err := h.changedFiles(ctx); err != nil && !errors.Is(err, gitstore.ErrNoRepository) {
-		res.notef("SessionStart: files modified: %v", err)
+	if h.conv != "" {
+		err := h.locked(ctx, func() error { _, err := h.changedFiles(ctx); return err })
+		if err != nil && !errors.Is(err, gitstore.ErrNoRepository) {
+			res.notef("SessionStart: files modified: %v", err)
+		}
 	}
 	if rec == "" && !haveBlock {
 		return nil
-	}
-	lead := "recite: where this project stands (recitation from .planning/)."
-	if haveBlock {
-		lead = "recite: where this project stands (recitation from .planning/, then the latest preservation block of " + PreservedFile + ")."
-	} else {
-		latest = signals.Block{}
 	}
 	res.out = fitContext(lead, rec, latest, h.limit())
 	return nil
@@ -565,16 +881,14 @@ func (h *claudeHook) sessionStart(ctx context.Context, res *hookResult) error {
 
 // lostInCompaction returns the signals of the latest block the compaction
 // summary lost, and how that is known.
-func (h *claudeHook) lostInCompaction(latest signals.Block) ([]signals.Signal, string) {
+func (h *claudeHook) lostInCompaction(ctx context.Context, latest signals.Block) ([]signals.Signal, string) {
 	if h.conv != "" {
-		if b, err := os.ReadFile(h.compactStatePath()); err == nil {
-			var st compactState
-			if json.Unmarshal(b, &st) == nil && st.BlockTimestamp.Equal(latest.Timestamp) && st.BlockLine == latest.Line {
-				return st.Lost, "checked by recite at PostCompact"
-			}
+		var st compactState
+		if h.readState("compact", &st) && st.BlockTimestamp.Equal(latest.Timestamp) && st.BlockLine == latest.Line {
+			return st.Lost, "checked by recite at PostCompact"
 		}
 	}
-	if summary, ok := transcriptCompactSummary(h.ev.TranscriptPath); ok {
+	if summary, ok := transcriptCompactSummary(ctx, h.ev.TranscriptPath); ok {
 		return signals.Verify(summary, latest.Signals), "checked by recite against the transcript's summary"
 	}
 	return latest.Signals, "the summary could not be read, so every preserved signal is repeated"
@@ -582,8 +896,11 @@ func (h *claudeHook) lostInCompaction(latest signals.Block) ([]signals.Signal, s
 
 // transcriptCompactSummary reads the last compact summary entry
 // (isCompactSummary) of a Claude Code transcript; ok is false when the file
-// cannot be read or has none.
-func transcriptCompactSummary(path string) (string, bool) {
+// cannot be read, is not a regular file, or has none. At most 256 MiB are
+// scanned and a line is kept only up to 2 MiB (longer ones are skipped), so
+// a transcript of one endless line costs bounded memory; ctx stops the
+// scan.
+func transcriptCompactSummary(ctx context.Context, path string) (string, bool) {
 	if path == "" || !filepath.IsAbs(path) {
 		return "", false
 	}
@@ -592,13 +909,32 @@ func transcriptCompactSummary(path string) (string, bool) {
 		return "", false
 	}
 	defer func() { _ = f.Close() }()
-	var last []byte
-	r := bufio.NewReaderSize(io.LimitReader(f, 256<<20), 1<<20)
-	for {
-		line, err := r.ReadBytes('\n')
-		if bytes.Contains(line, []byte(`"isCompactSummary"`)) {
-			last = bytes.Clone(line)
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return "", false
+	}
+	var last, cur []byte
+	tooLong := false
+	r := bufio.NewReaderSize(io.LimitReader(f, hookMaxTranscript), 1<<20)
+	for n := 0; ; n++ {
+		if n%64 == 0 && ctx.Err() != nil {
+			return "", false
 		}
+		chunk, err := r.ReadSlice('\n')
+		if !tooLong {
+			if len(cur)+len(chunk) > hookMaxTranscriptLine {
+				tooLong, cur = true, cur[:0]
+			} else {
+				cur = append(cur, chunk...)
+			}
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		// A whole line (or the end of the file).
+		if !tooLong && bytes.Contains(cur, []byte(`"isCompactSummary"`)) {
+			last = append(last[:0], cur...)
+		}
+		cur, tooLong = cur[:0], false
 		if err != nil {
 			break
 		}
@@ -623,14 +959,19 @@ func transcriptCompactSummary(path string) (string, bool) {
 }
 
 // recitation renders the first target's recitation block (engine/prompt
-// Recite, FORMATS.md §2.7) with the loop health, secrets redacted.
-func (h *claudeHook) recitation(ctx context.Context) (string, error) {
+// Recite, FORMATS.md §2.7) with the loop health, secrets redacted. A
+// configuration that does not load is a note on res, and the defaults are
+// used.
+func (h *claudeHook) recitation(ctx context.Context, res *hookResult) (string, error) {
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
-	cfg, _, proj, err := h.e.load()
+	cfg, proj, diags, err := h.e.loadLenient()
 	if err != nil {
 		return "", err
+	}
+	for _, d := range diags {
+		res.notef("SessionStart: %s", d)
 	}
 	tg := cfg.Targets[0]
 	in := prompt.Input{Target: tg.Name, Role: tg.Role, Project: proj, PlanningDir: PlanningDir}
@@ -648,7 +989,8 @@ func (h *claudeHook) recitation(ctx context.Context) (string, error) {
 }
 
 // fitContext joins lead, the recitation and the block and fits them to
-// limit runes, dropping the least important parts first: the working
+// limit UTF-16 code units (utf16Len: what Claude Code's 10,000-character
+// cap counts), dropping the least important parts first: the working
 // state, the failed approaches' details, the recitation; then it keeps the
 // signals greedily by importance (errors, blocked, stop requests,
 // circuit-breaker lines, failed approaches; newest first within a kind),
@@ -674,7 +1016,7 @@ func fitContext(lead, rec string, b signals.Block, limit int) string {
 		}
 		return sb.String()
 	}
-	fits := func() bool { return utf8.RuneCountInString(render()) <= limit }
+	fits := func() bool { return utf16Len(render()) <= limit }
 	if fits() {
 		return render()
 	}
@@ -742,19 +1084,44 @@ func fitContext(lead, rec string, b signals.Block, limit int) string {
 	// One error alone is too long: cut its text at the end.
 	for i := range b.Signals {
 		s := &b.Signals[i]
-		over := utf8.RuneCountInString(render()) - limit
+		over := utf16Len(render()) - limit
 		const note = "\n… (cut by recite to fit the hook output limit)"
-		n := max(0, utf8.RuneCountInString(s.Text)-over-utf8.RuneCountInString(note)-16)
-		s.Text = string([]rune(s.Text)[:min(n, utf8.RuneCountInString(s.Text))]) + note
+		s.Text = cutUTF16(s.Text, max(0, utf16Len(s.Text)-over-utf16Len(note)-16)) + note
 		if fits() {
 			break
 		}
 	}
-	out := render()
-	if utf8.RuneCountInString(out) > limit {
-		out = string([]rune(out)[:limit])
+	return cutUTF16(render(), limit)
+}
+
+// utf16Len is the length of s in UTF-16 code units, as JavaScript's
+// String.length counts it (Claude Code's output cap): 2 for a rune outside
+// the Basic Multilingual Plane (most emoji), 1 for any other rune,
+// including an invalid byte (decoded as U+FFFD).
+func utf16Len(s string) int {
+	n := 0
+	for _, r := range s {
+		if l := utf16.RuneLen(r); l > 0 {
+			n += l
+		} else {
+			n++
+		}
 	}
-	return out
+	return n
+}
+
+// cutUTF16 is the longest prefix of s, cut at a rune boundary, of at most
+// limit UTF-16 code units.
+func cutUTF16(s string, limit int) string {
+	n := 0
+	for i, r := range s {
+		l := max(1, utf16.RuneLen(r))
+		if n+l > limit {
+			return s[:i]
+		}
+		n += l
+	}
+	return s
 }
 
 // rawText is a raw JSON value as text: a string's value, "" for null or

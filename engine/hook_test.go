@@ -6,7 +6,10 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -17,6 +20,7 @@ import (
 	"github.com/recite-dev/recite/engine/signals"
 	"github.com/recite-dev/recite/internal/sharedtest"
 	"github.com/recite-dev/recite/planning/conversation"
+	"github.com/recite-dev/recite/templates"
 )
 
 // Hook event payloads, written from Claude Code's hooks reference
@@ -94,12 +98,14 @@ func TestClaudeHookEvents(t *testing.T) {
 	tests := []struct {
 		name   string
 		events []string
-		// before runs ahead of the last event (e.g. to change a file).
-		before func(t *testing.T, dir string)
-		check  func(t *testing.T, dir, out, errOut string)
+		// before runs ahead of event beforeAt, 0 meaning the last (e.g. to
+		// change a file).
+		before   func(t *testing.T, dir string)
+		beforeAt int
+		check    func(t *testing.T, dir, out, errOut string)
 	}{
 		{name: "SessionStart startup prints the recitation", events: []string{evStartup}, check: func(t *testing.T, dir, out, errOut string) {
-			for _, want := range []string{"## Recitation", "### Task", "- Next: Page through paid invoices with the Stripe auto-pager", "Circuit breaker: TRIPPED (stall: 2/5 | spin: 0/5 | decline: 71%)"} {
+			for _, want := range []string{"## Recitation", "### Task", "- Next: Page through paid invoices with the Stripe auto-pager", "Circuit breaker: TRIPPED (stall: 2/5 | spin: 5/5 | decline: 71%)"} {
 				if !strings.Contains(out, want) {
 					t.Errorf("stdout lacks %q:\n%s", want, out)
 				}
@@ -122,16 +128,21 @@ func TestClaudeHookEvents(t *testing.T) {
 				t.Errorf("meta %+v", c.Meta)
 			}
 		}},
-		{name: "PostToolUse Write records an iteration", events: []string{evWrite}, check: func(t *testing.T, dir, out, errOut string) {
+		{name: "a turn with a Write records its file at Stop", events: []string{evWrite, evStop}, check: func(t *testing.T, dir, out, errOut string) {
 			c := session(t, dir)
-			if len(c.Messages) != 2 || len(c.Messages[0].ToolCalls) != 1 || c.Messages[0].ToolCalls[0].ID != "toolu_01ABC123" || c.Messages[1].ToolCallID != "toolu_01ABC123" || c.Messages[1].IsError {
+			if len(c.Messages) != 3 || len(c.Messages[0].ToolCalls) != 1 || c.Messages[0].ToolCalls[0].ID != "toolu_01ABC123" || c.Messages[1].ToolCallID != "toolu_01ABC123" || c.Messages[1].IsError {
 				t.Fatalf("messages %+v", c.Messages)
 			}
 			if len(c.Iterations) != 1 || strings.Join(c.Iterations[0].FilesModified, ",") != "src/factorial.ts" {
 				t.Errorf("iterations %+v", c.Iterations)
 			}
 		}},
-		{name: "PostToolUse Bash records the files git sees changed", events: []string{evStartup, evBash},
+		{name: "PostToolUse alone records no iteration yet", events: []string{evWrite}, check: func(t *testing.T, dir, out, errOut string) {
+			if c := session(t, dir); len(c.Iterations) != 0 {
+				t.Errorf("iterations %+v", c.Iterations)
+			}
+		}},
+		{name: "PostToolUse Bash records the files git sees changed", events: []string{evStartup, evBash, evStop}, beforeAt: 1,
 			before: func(t *testing.T, dir string) {
 				if err := os.WriteFile(filepath.Join(dir, "src", "db.ts"), []byte("changed\n"), 0o644); err != nil {
 					t.Fatal(err)
@@ -146,14 +157,14 @@ func TestClaudeHookEvents(t *testing.T) {
 					t.Errorf("tool result %q, want the stdout", c.Messages[1].Content)
 				}
 			}},
-		{name: "PostToolUse Bash without a change records none", events: []string{evStartup, evBash}, check: func(t *testing.T, dir, out, errOut string) {
-			if c := session(t, dir); len(c.Iterations) != 0 {
+		{name: "PostToolUse Bash without a change records none", events: []string{evStartup, evBash, evStop}, check: func(t *testing.T, dir, out, errOut string) {
+			if c := session(t, dir); len(c.Iterations) != 1 || len(c.Iterations[0].FilesModified) != 0 {
 				t.Errorf("iterations %+v", c.Iterations)
 			}
 		}},
-		{name: "PostToolUse Read records no iteration", events: []string{evRead}, check: func(t *testing.T, dir, out, errOut string) {
+		{name: "PostToolUse Read changes no file", events: []string{evRead, evStop}, check: func(t *testing.T, dir, out, errOut string) {
 			c := session(t, dir)
-			if len(c.Iterations) != 0 || len(c.Messages) != 2 {
+			if len(c.Iterations) != 1 || len(c.Iterations[0].FilesModified) != 0 || len(c.Messages) != 3 {
 				t.Errorf("iterations %+v messages %d", c.Iterations, len(c.Messages))
 			}
 		}},
@@ -169,9 +180,9 @@ func TestClaudeHookEvents(t *testing.T) {
 				t.Errorf("messages %+v", c.Messages)
 			}
 		}},
-		{name: "Stop appends the last assistant message", events: []string{evStop}, check: func(t *testing.T, dir, out, errOut string) {
+		{name: "Stop appends the last assistant message and the turn", events: []string{evStop}, check: func(t *testing.T, dir, out, errOut string) {
 			c := session(t, dir)
-			if len(c.Messages) != 1 || c.Messages[0].Role != "assistant" || !strings.HasPrefix(c.Messages[0].Content, "I've completed the refactoring.") {
+			if len(c.Messages) != 1 || c.Messages[0].Role != "assistant" || !strings.HasPrefix(c.Messages[0].Content, "I've completed the refactoring.") || len(c.Iterations) != 1 {
 				t.Errorf("messages %+v", c.Messages)
 			}
 		}},
@@ -208,7 +219,11 @@ func TestClaudeHookEvents(t *testing.T) {
 			dir := hookProject(t)
 			var out, errOut string
 			for i, ev := range tt.events {
-				if i == len(tt.events)-1 && tt.before != nil {
+				at := tt.beforeAt
+				if at == 0 {
+					at = len(tt.events) - 1
+				}
+				if i == at && tt.before != nil {
 					tt.before(t, dir)
 				}
 				out, errOut = hook(t, dir, filepath.Join(dir, "no-transcript.jsonl"), ev, HookOptions{})
@@ -272,7 +287,7 @@ func TestClaudeHookNeverFails(t *testing.T) {
 	dir := hookProject(t)
 	tests := []struct{ name, dir, input, wantErr string }{
 		{"not JSON", dir, "{not json", "parse event"},
-		{"wrong type", dir, `{"session_id": 7, "hook_event_name": "Stop"}`, "parse event"},
+		{"not an object", dir, `[1, 2]`, "parse event"},
 		{"no planning tree", t.TempDir(), `{"session_id":"s","hook_event_name":"UserPromptSubmit","prompt":"hi"}`, "no .planning folder"},
 		{"no session id", dir, `{"hook_event_name":"UserPromptSubmit","prompt":"hi"}`, "no session_id"},
 	}
@@ -318,8 +333,8 @@ func TestFitContext(t *testing.T) {
 	rec := "## Recitation\n\n" + strings.Repeat("- line\n", 30)
 	for _, limit := range []int{100000, 10000, 3000, 600} {
 		out := fitContext("lead", rec, b, limit)
-		if n := utf8.RuneCountInString(out); n > limit {
-			t.Errorf("limit %d: %d runes", limit, n)
+		if n := utf16Len(out); n > limit {
+			t.Errorf("limit %d: %d UTF-16 units", limit, n)
 		}
 		if limit == 100000 {
 			if !strings.Contains(out, "## Recitation") || strings.Contains(out, "left out") {
@@ -374,8 +389,8 @@ func TestClaudeHookOutputLimit(t *testing.T) {
 	}
 	hook(t, dir, "", evPre, HookOptions{})
 	out, _ := hook(t, dir, "", evStartup, HookOptions{})
-	if n := utf8.RuneCountInString(out); n > HookMaxOutput || n < HookMaxOutput/2 {
-		t.Errorf("SessionStart printed %d runes, want ≤ %d and not nearly empty", n, HookMaxOutput)
+	if n := utf16Len(out); n > HookMaxOutput || n < HookMaxOutput/2 {
+		t.Errorf("SessionStart printed %d UTF-16 units, want ≤ %d and not nearly empty", n, HookMaxOutput)
 	}
 	if !strings.Contains(out, "left out") {
 		t.Errorf("no omission note:\n%s", out)
@@ -397,8 +412,8 @@ func FuzzClaudeHook(f *testing.F) {
 		if strings.Contains(errOut.String(), "internal error") {
 			t.Fatalf("panic recovered: %s", errOut.String())
 		}
-		if n := utf8.RuneCount(out.Bytes()); n > HookMaxOutput {
-			t.Fatalf("printed %d runes", n)
+		if n := utf16Len(out.String()); n > HookMaxOutput {
+			t.Fatalf("printed %d UTF-16 units", n)
 		}
 	})
 }
@@ -517,5 +532,420 @@ func TestClaudeHookRealTranscripts(t *testing.T) {
 				t.Errorf("re-injected more than was lost:\n%s", out)
 			}
 		})
+	}
+}
+
+// writeBigLog appends a generated conversation of n records (prompts, tool
+// calls, tool results of which a third are errors, assistant text and
+// iteration records; about 260 bytes a line) to the hook session's log in
+// dir, as a long Claude Code session leaves it.
+func writeBigLog(t testing.TB, dir string, n int) {
+	t.Helper()
+	p := filepath.Join(dir, ".planning", "conversations", "cc-abc123.jsonl")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	buf.WriteString(`{"id":"00META","conversation":"cc-abc123","kind":"meta","ts":"2026-01-01T00:00:00Z","meta":{"agent_type":"claude-code","title":"big"}}` + "\n")
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	enc := func(r conversation.Record) {
+		b, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		buf.Write(b)
+		buf.WriteByte('\n')
+	}
+	for i := range n {
+		r := conversation.Record{ID: "01BIG" + strconv.Itoa(100000000+i), Conversation: "cc-abc123", Time: t0.Add(time.Duration(i) * time.Second), Agent: "claude-code"}
+		switch i % 5 {
+		case 0:
+			r.Kind, r.Role, r.Content = conversation.KindMessage, conversation.RoleUser, "Please fix the failing test number "+strconv.Itoa(i)+" and run the suite again, carefully, then report back"
+		case 1:
+			r.Kind, r.Role, r.Provider = conversation.KindMessage, conversation.RoleAssistant, "anthropic"
+			r.ToolCalls = []conversation.ToolCall{{ID: "t" + strconv.Itoa(i), Name: "Bash", Arguments: `{"command":"npm test -- --grep case` + strconv.Itoa(i) + `"}`}}
+		case 2:
+			r.Kind, r.Role, r.ToolName, r.ToolCallID = conversation.KindMessage, conversation.RoleTool, "Bash", "t"+strconv.Itoa(i-1)
+			r.Content = "Error: connect ECONNREFUSED 127.0.0.1:" + strconv.Itoa(5000+i%50) + "\n    at TCPConnectWrap.afterConnect (node:net:1555:16)"
+			r.IsError = i%3 == 0
+		case 3:
+			r.Kind, r.Role, r.Provider = conversation.KindMessage, conversation.RoleAssistant, "anthropic"
+			r.Content = "I looked at the output; the database is not reachable on that port. Trying again with setting " + strconv.Itoa(i) + "."
+		default:
+			f := "src/file" + strconv.Itoa(i%40) + ".ts"
+			r.Kind, r.Content, r.FilesModified = conversation.KindIteration, "Edit: "+f, []string{f}
+		}
+		enc(r)
+	}
+	if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// BenchmarkClaudeHookPreCompactBigLog times PreCompact on a session log of
+// 100,000 generated records (about 26 MB) in examples/fire and, when
+// ../shared/realdata is present, in a copy of norish (a 340 KB STATE.md):
+// PreCompact reads only the log's tail, so the log's length does not
+// count. The budget is HookTimeout (2 s).
+func BenchmarkClaudeHookPreCompactBigLog(b *testing.B) {
+	projects := map[string]func(b *testing.B) string{
+		"fire": func(b *testing.B) string { return hookProject(b) },
+		"norish": func(b *testing.B) string {
+			src := filepath.Join(sharedtest.Realdata(b), "23492__norish")
+			if _, err := os.Stat(src); err != nil {
+				b.Skipf("../shared/realdata/23492__norish is absent: %v", err)
+			}
+			return copyTree(b, src)
+		},
+	}
+	for _, name := range []string{"fire", "norish"} {
+		b.Run(name, func(b *testing.B) {
+			dir := projects[name](b)
+			writeBigLog(b, dir, 100000)
+			ev := strings.NewReplacer("{{DIR}}", dir, "{{T}}", "").Replace(evPre)
+			for b.Loop() {
+				var out, errOut bytes.Buffer
+				RunClaudeHook(context.Background(), HookOptions{Timeout: time.Minute}, strings.NewReader(ev), &out, &errOut)
+				if errOut.Len() > 0 {
+					b.Fatal(errOut.String())
+				}
+			}
+		})
+	}
+}
+
+// ev fills a payload for session abc123 in dir with the given event and
+// fields.
+func ev(t testing.TB, dir, name string, fields map[string]any) string {
+	t.Helper()
+	m := map[string]any{"session_id": "abc123", "transcript_path": "", "cwd": dir, "permission_mode": "default", "hook_event_name": name}
+	for k, v := range fields {
+		m[k] = v
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestClaudeHookBadConfig: a recite.yaml that does not load is named
+// (file:line) on stderr and the defaults are used: PreCompact still writes
+// its block, SessionStart still prints the recitation.
+func TestClaudeHookBadConfig(t *testing.T) {
+	dir := hookProject(t)
+	if err := os.WriteFile(filepath.Join(dir, ".planning", "recite.yaml"), []byte("context_window: 100000\nbogus_key: 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hook(t, dir, "", evFailure, HookOptions{})
+	_, errOut := hook(t, dir, "", evPre, HookOptions{})
+	if !strings.Contains(errOut, ".planning/recite.yaml:2:") || !strings.Contains(errOut, "default configuration") {
+		t.Errorf("PreCompact stderr %q, want the config error with file:line", errOut)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, ".planning", "context-preserved.md"))
+	if err != nil || !strings.Contains(string(b), "trigger: compaction") || !strings.Contains(string(b), "Error: connect ECONNREFUSED 127.0.0.1:5433") {
+		t.Fatalf("no block written (%v):\n%s", err, b)
+	}
+	out, errOut := hook(t, dir, "", evStartup, HookOptions{})
+	if !strings.Contains(out, "## Recitation") || !strings.Contains(out, "ECONNREFUSED 127.0.0.1:5433") || !strings.Contains(errOut, ".planning/recite.yaml:2:") {
+		t.Errorf("SessionStart stdout:\n%s\nstderr %q", out, errOut)
+	}
+}
+
+// TestPreserveLenientPastDeadline: the hook's Preserve, out of time, still
+// writes the block with the session's errors, and says it is partial.
+func TestPreserveLenientPastDeadline(t *testing.T) {
+	dir := hookProject(t)
+	hook(t, dir, "", evFailure, HookOptions{})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	res, err := New(dir).Preserve(ctx, PreserveOptions{Trigger: signals.TriggerCompaction, Conversations: []string{"cc-abc123"}, tail: hookTail, lenient: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	partial := false
+	for _, d := range res.Diagnostics {
+		partial = partial || strings.Contains(d.Message, "deadline reached")
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, ".planning", "context-preserved.md"))
+	if !partial || !strings.Contains(string(b), "Error: connect ECONNREFUSED 127.0.0.1:5433") {
+		t.Errorf("diagnostics %v; file:\n%s", res.Diagnostics, b)
+	}
+}
+
+// TestTailConversation: the tail of a long log holds the last n messages
+// and the iteration records among them, in read order; a short log is
+// read whole.
+func TestTailConversation(t *testing.T) {
+	dir := hookProject(t)
+	writeBigLog(t, dir, 20000)
+	store, err := New(dir).OpenConversations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, _, err := store.Read("cc-abc123")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, diags, err := tailConversation(store, "cc-abc123", 100, tailMaxBytes)
+	if err != nil || len(diags) != 0 {
+		t.Fatal(err, diags)
+	}
+	if len(c.Messages) != 100 || c.Messages[99].ID != full.Messages[len(full.Messages)-1].ID || c.Messages[0].ID != full.Messages[len(full.Messages)-100].ID {
+		t.Errorf("%d messages, first %s last %s", len(c.Messages), c.Messages[0].ID, c.Messages[len(c.Messages)-1].ID)
+	}
+	if len(c.Iterations) != 25 || c.Iterations[24].ID != full.Iterations[len(full.Iterations)-1].ID {
+		t.Errorf("%d iterations", len(c.Iterations))
+	}
+	small, _, err := tailConversation(store, "cc-abc123", 1<<30, 1<<30)
+	if err != nil || len(small.Messages) != len(full.Messages) {
+		t.Errorf("a log within the window is read whole: %d messages, %v", len(small.Messages), err)
+	}
+	// PreCompact on the long log keeps the newest errors.
+	hook(t, dir, "", evPre, HookOptions{})
+	blocks, _, _ := New(dir).readPreserved()
+	if len(blocks) != 1 || !strings.Contains(signals.RenderBlock(blocks[0]), "ECONNREFUSED") {
+		t.Errorf("blocks %+v", blocks)
+	}
+}
+
+// TestClaudeHookTurns: an iteration of a hook session is one agent turn,
+// so the circuit breaker sees stalls (turns without file changes) and
+// spins (turns ending on the same normalised error).
+func TestClaudeHookTurns(t *testing.T) {
+	gsd := func(t *testing.T) string {
+		return copyTree(t, filepath.Join(sharedtest.ModuleRoot(), "examples", "gsd"))
+	}
+	status := func(t *testing.T, dir string) *SignalsReport {
+		rep, err := New(dir).Status(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep.Signals
+	}
+	t.Run("stall", func(t *testing.T) {
+		dir := gsd(t)
+		for i := range 6 {
+			hook(t, dir, "", ev(t, dir, "UserPromptSubmit", map[string]any{"prompt": "try again " + strconv.Itoa(i)}), HookOptions{})
+			hook(t, dir, "", ev(t, dir, "PostToolUse", map[string]any{"tool_name": "Read", "tool_input": map[string]any{"file_path": "x"}, "tool_use_id": "r" + strconv.Itoa(i), "tool_response": "x"}), HookOptions{})
+			hook(t, dir, "", ev(t, dir, "Stop", map[string]any{"last_assistant_message": "Still looking.\nNothing changed."}), HookOptions{})
+		}
+		s := status(t, dir)
+		if s.Iterations != 6 || s.Health.Breaker != signals.BreakerTripped || !strings.HasPrefix(s.BreakerLine, "stall: 6/5") {
+			t.Errorf("iterations %d, breaker %s (%s)", s.Iterations, s.Health.Breaker, s.BreakerLine)
+		}
+	})
+	t.Run("spin", func(t *testing.T) {
+		dir := gsd(t)
+		for i := range 5 {
+			hook(t, dir, "", ev(t, dir, "UserPromptSubmit", map[string]any{"prompt": "fix it"}), HookOptions{})
+			hook(t, dir, "", ev(t, dir, "PostToolUse", map[string]any{"tool_name": "Write", "tool_input": map[string]any{"file_path": dir + "/src/a.go"}, "tool_use_id": "w" + strconv.Itoa(i), "tool_response": "ok"}), HookOptions{})
+			hook(t, dir, "", ev(t, dir, "PostToolUseFailure", map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "go test"}, "tool_use_id": "b" + strconv.Itoa(i), "error": "panic: boom at main.go:" + strconv.Itoa(10+i) + ":3", "is_interrupt": false}), HookOptions{})
+			hook(t, dir, "", ev(t, dir, "Stop", map[string]any{"last_assistant_message": "Tried again."}), HookOptions{})
+		}
+		s := status(t, dir)
+		if s.Iterations != 5 || s.Health.Breaker != signals.BreakerTripped || !strings.Contains(s.BreakerLine, "spin: 5/5") || !strings.HasPrefix(s.BreakerLine, "stall: 0/") {
+			t.Errorf("iterations %d, breaker %s (%s)", s.Iterations, s.Health.Breaker, s.BreakerLine)
+		}
+		c := session(t, dir)
+		if got := c.Iterations[4]; strings.Join(got.FilesModified, ",") != "src/a.go" || got.ErrorHash != signals.Hash("panic: boom at main.go:14:3") || got.OutputLines == nil || *got.OutputLines != 1 {
+			t.Errorf("turn record %+v", got)
+		}
+	})
+	t.Run("a turn without Stop is closed by the next prompt", func(t *testing.T) {
+		dir := gsd(t)
+		hook(t, dir, "", ev(t, dir, "UserPromptSubmit", map[string]any{"prompt": "one"}), HookOptions{})
+		hook(t, dir, "", ev(t, dir, "UserPromptSubmit", map[string]any{"prompt": "two"}), HookOptions{})
+		hook(t, dir, "", ev(t, dir, "Stop", map[string]any{"last_assistant_message": "done"}), HookOptions{})
+		if c := session(t, dir); len(c.Iterations) != 2 || *c.Iterations[0].OutputLines != -1 || *c.Iterations[1].OutputLines != 1 {
+			t.Errorf("iterations %+v", c.Iterations)
+		}
+	})
+	t.Run("parallel PostToolUse events count once", func(t *testing.T) {
+		dir := hookProject(t)
+		hook(t, dir, "", evStartup, HookOptions{})
+		if err := os.WriteFile(filepath.Join(dir, "src", "db.ts"), []byte("changed\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		for i := range 8 {
+			wg.Go(func() {
+				hook(t, dir, "", ev(t, dir, "PostToolUse", map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "make"}, "tool_use_id": "p" + strconv.Itoa(i), "tool_response": map[string]any{"stdout": "ok"}}), HookOptions{Timeout: time.Minute})
+			})
+		}
+		wg.Wait()
+		hook(t, dir, "", ev(t, dir, "Stop", map[string]any{}), HookOptions{})
+		c := session(t, dir)
+		if len(c.Iterations) != 1 || strings.Join(c.Iterations[0].FilesModified, ",") != "src/db.ts" || c.Iterations[0].Content != "turn of 8 tool calls" || len(c.Messages) != 16 {
+			t.Errorf("iterations %+v, %d messages", c.Iterations, len(c.Messages))
+		}
+		if _, err := os.Stat(filepath.Join(dir, ".planning", ".recite", "locks", "hook-cc-abc123.lock")); err != nil {
+			t.Error(err)
+		}
+	})
+}
+
+// TestClaudeHookProjectDir: $CLAUDE_PROJECT_DIR (ProjectDir) wins when it
+// holds .planning/, then -C (Dir), then the event's cwd.
+func TestClaudeHookProjectDir(t *testing.T) {
+	a, b, c := hookProject(t), hookProject(t), hookProject(t)
+	sub := filepath.Join(c, "src")
+	tests := []struct {
+		name string
+		opts HookOptions
+		cwd  string
+		want string
+	}{
+		{"CLAUDE_PROJECT_DIR first", HookOptions{ProjectDir: a, Dir: b}, c, a},
+		{"CLAUDE_PROJECT_DIR without .planning", HookOptions{ProjectDir: t.TempDir(), Dir: b}, c, b},
+		{"-C before cwd", HookOptions{Dir: b}, c, b},
+		{"cwd walking up", HookOptions{}, sub, c},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := ev(t, tt.cwd, "UserPromptSubmit", map[string]any{"prompt": tt.name})
+			var out, errOut bytes.Buffer
+			RunClaudeHook(context.Background(), tt.opts, strings.NewReader(e), &out, &errOut)
+			for _, d := range []string{a, b, c} {
+				got, _ := os.ReadFile(filepath.Join(d, ".planning", "conversations", "cc-abc123.jsonl"))
+				if has := strings.Contains(string(got), tt.name); has != (d == tt.want) {
+					t.Errorf("%s holds the prompt: %v (stderr %s)", d, has, errOut.String())
+				}
+			}
+		})
+	}
+}
+
+// TestClaudeHookUTF16Limit: the 10,000-character cap counts UTF-16 code
+// units as Claude Code (JavaScript) does: an emoji is 2.
+func TestClaudeHookUTF16Limit(t *testing.T) {
+	if utf16Len("a😀é") != 4 {
+		t.Fatalf("utf16Len = %d", utf16Len("a😀é"))
+	}
+	var sigs []signals.Signal
+	for i := range 30 {
+		sigs = append(sigs, signals.Signal{Kind: signals.KindError, Text: "Error " + strconv.Itoa(i) + ": " + strings.Repeat("😀", 200)})
+	}
+	for _, limit := range []int{HookMaxOutput, 3000, 500} {
+		out := fitContext("lead", "", signals.Block{Signals: sigs}, limit)
+		if n := utf16Len(out); n > limit || n < limit/2 {
+			t.Errorf("limit %d: %d UTF-16 units (%d runes)", limit, n, utf8.RuneCountInString(out))
+		}
+	}
+	long := signals.Block{Signals: []signals.Signal{{Kind: signals.KindError, Text: strings.Repeat("😀", 20000)}}}
+	if out := fitContext("lead", "", long, HookMaxOutput); utf16Len(out) > HookMaxOutput || !strings.Contains(out, "cut by recite") || !utf8.ValidString(out) {
+		t.Errorf("one long error: %d units", utf16Len(out))
+	}
+	if got := cutUTF16("a😀b", 2); got != "a" {
+		t.Errorf("cutUTF16 split a surrogate pair: %q", got)
+	}
+}
+
+// TestClaudeHookLenientDecode: a field of an unexpected type does not drop
+// the event, and an oversized payload is still handled when its JSON is
+// complete within the limit.
+func TestClaudeHookLenientDecode(t *testing.T) {
+	tests := []struct {
+		name, payload string
+		conv          string
+		check         func(t *testing.T, c *conversation.Conversation)
+	}{
+		{"is_interrupt as a string", `{"session_id":"abc123","hook_event_name":"PostToolUseFailure","tool_name":"Bash","tool_use_id":"t1","error":"Error: boom","is_interrupt":"false"}`, "cc-abc123",
+			func(t *testing.T, c *conversation.Conversation) {
+				if len(c.Messages) != 2 || !c.Messages[1].IsError || c.Messages[1].Content != "Error: boom" {
+					t.Errorf("messages %+v", c.Messages)
+				}
+			}},
+		{"is_interrupt true as a string", `{"session_id":"abc123","hook_event_name":"PostToolUseFailure","tool_name":"Bash","tool_use_id":"t1","error":"stop","is_interrupt":"TRUE"}`, "cc-abc123",
+			func(t *testing.T, c *conversation.Conversation) {
+				if c.Messages[1].IsError || !c.Messages[1].Internal {
+					t.Errorf("messages %+v", c.Messages)
+				}
+			}},
+		{"numeric tool_use_id", `{"session_id":"abc123","hook_event_name":"PostToolUseFailure","tool_name":"Bash","tool_use_id":5,"error":"Error: five"}`, "cc-abc123",
+			func(t *testing.T, c *conversation.Conversation) {
+				if c.Messages[1].ToolCallID != "5" || c.Messages[1].Content != "Error: five" {
+					t.Errorf("messages %+v", c.Messages)
+				}
+			}},
+		{"numeric session_id", `{"session_id":7,"hook_event_name":"UserPromptSubmit","prompt":"hi"}`, "cc-7",
+			func(t *testing.T, c *conversation.Conversation) {
+				if len(c.Messages) != 1 || c.Messages[0].Content != "hi" {
+					t.Errorf("messages %+v", c.Messages)
+				}
+			}},
+		{"oversized with complete JSON", `{"session_id":"abc123","hook_event_name":"UserPromptSubmit","prompt":"big"}` + strings.Repeat(" ", hookMaxInput+10), "cc-abc123",
+			func(t *testing.T, c *conversation.Conversation) {
+				if len(c.Messages) != 1 || c.Messages[0].Content != "big" {
+					t.Errorf("messages %+v", c.Messages)
+				}
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := hookProject(t)
+			var out, errOut bytes.Buffer
+			RunClaudeHook(context.Background(), HookOptions{Dir: dir, Timeout: time.Minute}, strings.NewReader(tt.payload), &out, &errOut)
+			if errOut.Len() > 0 {
+				t.Fatalf("stderr %s", errOut.String())
+			}
+			s, _ := New(dir).OpenConversations()
+			c, _, err := s.Read(tt.conv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tt.check(t, c)
+		})
+	}
+	// Cut off within the limit: a message, exit 0, nothing recorded.
+	dir := hookProject(t)
+	var out, errOut bytes.Buffer
+	big := `{"session_id":"abc123","hook_event_name":"UserPromptSubmit","prompt":"` + strings.Repeat("x", hookMaxInput+10) + `"}`
+	RunClaudeHook(context.Background(), HookOptions{Dir: dir, Timeout: time.Minute}, strings.NewReader(big), &out, &errOut)
+	if !strings.Contains(errOut.String(), "incomplete") {
+		t.Errorf("stderr %q", errOut.String())
+	}
+}
+
+// TestClaudeHookGitignore: the hook's state folder gets the .gitignore
+// that keeps it out of git, as a build's does.
+func TestClaudeHookGitignore(t *testing.T) {
+	dir := hookProject(t)
+	if err := os.RemoveAll(filepath.Join(dir, ".planning", ".recite")); err != nil {
+		t.Fatal(err)
+	}
+	hook(t, dir, "", evStartup, HookOptions{})
+	hook(t, dir, "", evBash, HookOptions{})
+	got, err := os.ReadFile(filepath.Join(dir, ".planning", ".recite", ".gitignore"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := templates.Init("prompts.gitignore", "")
+	if err != nil || string(got) != want {
+		t.Errorf(".gitignore %q, want %q (%v)", got, want, err)
+	}
+}
+
+// TestTranscriptLongLine: a transcript of one endless line costs bounded
+// memory, and a device is not read.
+func TestTranscriptLongLine(t *testing.T) {
+	if _, ok := transcriptCompactSummary(context.Background(), "/dev/zero"); ok {
+		t.Error("/dev/zero has a summary")
+	}
+	p := filepath.Join(t.TempDir(), "t.jsonl")
+	line := append([]byte(`{"type":"user","isCompactSummary":true,"message":{"role":"user","content":"`), bytes.Repeat([]byte("z"), 40<<20)...)
+	if err := os.WriteFile(p, line, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, ok := transcriptCompactSummary(context.Background(), p)
+	runtime.ReadMemStats(&after)
+	if ok {
+		t.Error("a 40 MiB line was kept")
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 12<<20 {
+		t.Errorf("scanning a 40 MiB line allocated %d MiB", got>>20)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/google/renameio/v2"
 
 	"github.com/recite-dev/recite/engine/config"
+	"github.com/recite-dev/recite/planning"
 	"github.com/recite-dev/recite/templates"
 )
 
@@ -26,8 +27,16 @@ type InitResult struct {
 // fire), `.planning/prompts/.gitignore`, the `merge=union` line for
 // conversation logs in `.gitattributes`, and a default `.powerignore`. It
 // never overwrites a file that exists; `.gitattributes` only gains the
-// missing line. Running it twice changes nothing.
+// missing line. Running it twice changes nothing. An empty flavor is
+// detected from an existing `.planning/` (fire when planning.Load finds the
+// fire-flow layout, gsd otherwise).
 func Init(dir, flavor string) (*InitResult, error) {
+	if flavor == "" {
+		flavor = "gsd"
+		if proj, err := planning.Load(os.DirFS(filepath.Join(dir, PlanningDir))); err == nil && proj.Flavor == planning.FlavorFire {
+			flavor = "fire"
+		}
+	}
 	cfgText, err := templates.Init("recite.yaml", flavor)
 	if err != nil {
 		return nil, &InputError{err}

@@ -9,8 +9,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/recite-dev/recite/engine/config"
 	"github.com/recite-dev/recite/engine/internal/gitstore"
 	"github.com/recite-dev/recite/engine/signals"
+	"github.com/recite-dev/recite/planning"
 )
 
 // maxFilesModified bounds the files listed in a block's Working State.
@@ -27,7 +29,21 @@ type PreserveOptions struct {
 	Conversations []string
 	// Now stamps the block; nil means time.Now.
 	Now func() time.Time
+
+	// tail, when > 0, reads only about the last tail messages of each
+	// conversation (tailConversation), as the Claude Code hook does to stay
+	// within its deadline on long logs.
+	tail int
+	// lenient is the hook's mode: a recite.yaml that does not load is a
+	// diagnostic and config.Default() is used (loadLenient), and when ctx
+	// ends before the block is written, what was collected so far is still
+	// appended (within partialGrace), with a diagnostic.
+	lenient bool
 }
+
+// partialGrace bounds the append of a lenient Preserve whose context has
+// ended.
+const partialGrace = 300 * time.Millisecond
 
 // PreserveResult is what Preserve wrote.
 type PreserveResult struct {
@@ -68,7 +84,15 @@ func (e *Engine) Preserve(ctx context.Context, opts PreserveOptions) (*PreserveR
 	if !validTrigger(trigger) {
 		return nil, &InputError{fmt.Errorf("unknown trigger %q (want manual, compaction or sabbath_rest)", trigger)}
 	}
-	cfg, _, proj, err := e.load()
+	var cfg *config.Config
+	var proj *planning.Project
+	var cfgDiags []Diagnostic
+	var err error
+	if opts.lenient {
+		cfg, proj, cfgDiags, err = e.loadLenient()
+	} else {
+		cfg, _, proj, err = e.load()
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -76,12 +100,15 @@ func (e *Engine) Preserve(ctx context.Context, opts PreserveOptions) (*PreserveR
 	if opts.Now != nil {
 		now = opts.Now
 	}
-	res := &PreserveResult{Path: PreservedFile, Diagnostics: []Diagnostic{}}
+	res := &PreserveResult{Path: PreservedFile, Diagnostics: cfgDiags}
+	if res.Diagnostics == nil {
+		res.Diagnostics = []Diagnostic{}
+	}
 	for _, d := range proj.Diagnostics {
 		d.Path = PlanningDir + "/" + d.Path
 		res.Diagnostics = append(res.Diagnostics, d)
 	}
-	rep, diags := e.collectSignals(ctx, cfg, proj, signalSources{conversations: opts.Conversations})
+	rep, diags := e.collectSignals(ctx, cfg, proj, signalSources{conversations: opts.Conversations, tail: opts.tail})
 	res.Diagnostics = append(res.Diagnostics, diags...)
 	b := signals.Block{Timestamp: now().UTC(), Trigger: trigger, Signals: rep.Signals, Breaker: rep.BreakerLine}
 	workingState(&b, proj, rep)
@@ -90,12 +117,48 @@ func (e *Engine) Preserve(ctx context.Context, opts PreserveOptions) (*PreserveR
 		res.Diagnostics = append(res.Diagnostics, Diagnostic{Path: ".", Message: "files modified omitted: " + err.Error()})
 	}
 	b.FilesModified = files
-	if err := signals.AppendBlock(ctx, filepath.Join(e.dir, filepath.FromSlash(PreservedFile)), b); err != nil {
+	actx := ctx
+	if opts.lenient && ctx.Err() != nil {
+		// Out of time: write what was collected rather than nothing.
+		res.Diagnostics = append(res.Diagnostics, Diagnostic{Path: PreservedFile, Message: "deadline reached: the block holds what was collected so far: " + ctx.Err().Error()})
+		var cancel context.CancelFunc
+		actx, cancel = context.WithTimeout(context.WithoutCancel(ctx), partialGrace)
+		defer cancel()
+	}
+	if err := signals.AppendBlock(actx, filepath.Join(e.dir, filepath.FromSlash(PreservedFile)), b); err != nil {
 		return nil, err
 	}
 	res.Block, res.Health = b, rep.Health
 	res.Summary = blockSummary(b, rep.Health)
 	return res, nil
+}
+
+// loadLenient is load for the Claude Code hook, which must act even on a
+// broken configuration: a recite.yaml that does not load is a diagnostic
+// naming the file and line (its *config.Error), and config.Default() is
+// used instead. A missing or unreadable planning tree is still an error.
+func (e *Engine) loadLenient() (*config.Config, *planning.Project, []Diagnostic, error) {
+	pdir, err := e.planningDir()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var diags []Diagnostic
+	cfg, _, err := config.Load(e.dir)
+	if err != nil {
+		d := Diagnostic{Path: config.FileName, Message: err.Error()}
+		var ce *config.Error
+		if errors.As(err, &ce) {
+			d.Path, d.Line, d.Message = ce.Path, ce.Line, ce.Msg
+		}
+		d.Message += " (using the default configuration)"
+		diags = append(diags, d)
+		cfg = config.Default()
+	}
+	proj, err := planning.LoadCached(os.DirFS(pdir), e.parsed)
+	if err != nil {
+		return nil, nil, nil, &InputError{fmt.Errorf("read %s: %w", pdir, err)}
+	}
+	return cfg, proj, diags, nil
 }
 
 // blockSummary is one line: the signal counts by kind, the breaker and the

@@ -198,3 +198,46 @@ func goldenFile(t *testing.T, path string, got []byte) {
 		t.Errorf("%s differs from its golden file (run go test ./engine -run %s -update and review the diff):\n%s", path, t.Name(), got)
 	}
 }
+
+// TestPreserveExampleFire checks the block written for examples/fire
+// against its loop file: the error is the `### Last Error (verbatim)`
+// block (line 66, with its stack) seen in the 5 iterations carrying hash
+// a41c9e07, never the hash cell itself; the snapshot's "FAILED ATTEMPTS:
+// 2 — …" counter is not an approach; spin is 5/5; and the last successful
+// change is iteration 1, the last that changed files without an error
+// (iterations 2-4 changed files but failed with a41c9e07).
+func TestPreserveExampleFire(t *testing.T) {
+	dir := copyTree(t, filepath.Join(sharedtest.ModuleRoot(), "examples", "fire"))
+	res, err := New(dir).Preserve(context.Background(), PreserveOptions{Now: fixedNow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := res.Block
+	var errs []signals.Signal
+	for _, s := range b.Signals {
+		switch {
+		case s.Kind == signals.KindError:
+			errs = append(errs, s)
+		case s.Kind == signals.KindFailedApproach && strings.HasPrefix(s.Text, "2 —"):
+			t.Errorf("counter line kept as an approach: %q (%s)", s.Text, s.Source)
+		}
+	}
+	const src = ".planning/loops/fire-loop-20260123-143052.md:66"
+	if len(errs) != 1 || errs[0].Source != src || errs[0].Count != 5 ||
+		errs[0].Text != "Error: connect ECONNREFUSED 127.0.0.1:5432\n    at TCPConnectWrap.afterConnect [as oncomplete] (node:net:1555:16)\n ❯ test/sync.test.ts:7:14" {
+		t.Errorf("errors = %+v, want the verbatim block from %s seen 5 times", errs, src)
+	}
+	if b.Breaker != "stall: 2/5 | spin: 5/5 | decline: 71%" {
+		t.Errorf("breaker line %q", b.Breaker)
+	}
+	if b.LastChange != "Wrote paidInvoicesSince and upsertInvoice (iteration 1)" {
+		t.Errorf("last successful change %q, want iteration 1", b.LastChange)
+	}
+	out, err := os.ReadFile(filepath.Join(dir, ".planning", "context-preserved.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(out), "a41c9e07") {
+		t.Errorf("block quotes the error hash as an error:\n%s", out)
+	}
+}

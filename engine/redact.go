@@ -2,11 +2,27 @@ package engine
 
 import (
 	"crypto/sha256"
+	"encoding/hex"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/recite-dev/recite/engine/internal/redact"
 	"github.com/recite-dev/recite/engine/prompt"
+	"github.com/recite-dev/recite/templates"
 )
+
+// RedactKeyFile holds the project's placeholder key (issue 6 review):
+// 64 hex digits and a newline, mode 0600, made from crypto/rand the first
+// time a prompt is redacted and kept out of git by .recite/.gitignore.
+// Placeholders are ⟨secret:KIND:HMAC8⟩ under this key, so they stay the
+// same from build to build (prompt caching) but cannot be checked against
+// a guessed secret without the key. Deleting the file changes every
+// placeholder once.
+const RedactKeyFile = CacheDir + "/redact.key"
 
 // redactCache remembers the redaction of texts by content hash, so an
 // unchanged section is not scanned again. Like the token-count cache it
@@ -17,6 +33,10 @@ type redactCache struct {
 	r        *redact.Redactor
 	done     map[[sha256.Size]byte]redacted
 	previous map[[sha256.Size]byte]redacted
+	// keyErr is why RedactKeyFile could not be read or made; the
+	// placeholders then use a key of this process only, and every
+	// redactPrompt reports keyErr after redacting.
+	keyErr error
 }
 
 // maxRedactEntries bounds one generation of the redaction cache (a norish
@@ -69,7 +89,9 @@ func (c *redactCache) redact(path, text string) (string, []redact.Finding) {
 
 // redactPrompt replaces every secret in the prompt's sections and messages
 // with a deterministic placeholder (issue "What enters context" §5) and
-// returns where each one was, as "section SOURCE line N: KIND".
+// returns where each one was, as "section SOURCE line N: KIND". When the
+// key file is unusable it still redacts, with a key of this process, and
+// returns the key's error with the list.
 func (e *Engine) redactPrompt(p *prompt.Prompt) ([]string, error) {
 	if err := e.initRedactor(); err != nil {
 		return nil, err
@@ -104,19 +126,110 @@ func (e *Engine) redactPrompt(p *prompt.Prompt) ([]string, error) {
 			note("conversation", m.ID, fs)
 		}
 	}
-	return where, nil
+	return where, e.redactor.keyErr
 }
 
+// initRedactor compiles the rules with the project's key (redactKey). A
+// key that cannot be read or made is replaced by a random one for this
+// Engine, recorded in keyErr: secrets are never left in a prompt for want
+// of a key. It fails only if the rules do not compile.
 func (e *Engine) initRedactor() error {
 	if e.redactor != nil {
 		return nil
 	}
-	r, err := redact.New()
+	key, keyErr := e.redactKey()
+	if keyErr != nil {
+		var err error
+		if key, err = redact.NewKey(); err != nil {
+			return err
+		}
+		keyErr = fmt.Errorf("%s: %w; placeholders use a key of this run only", RedactKeyFile, keyErr)
+	}
+	r, err := redact.New(key)
 	if err != nil {
 		return err
 	}
-	e.redactor = &redactCache{r: r, done: map[[sha256.Size]byte]redacted{}}
+	e.redactor = &redactCache{r: r, done: map[[sha256.Size]byte]redacted{}, keyErr: keyErr}
 	return nil
+}
+
+// redactKey reads RedactKeyFile, or makes it when it does not exist: 32
+// bytes from crypto/rand written to a temporary file of mode 0600 and
+// linked into place, so two processes starting at once agree on one key
+// and none reads a half-written file. It also writes .recite/.gitignore
+// when missing, so the key stays out of git. A file that is not hex of at
+// least redact.MinKeySize bytes is an error.
+func (e *Engine) redactKey() ([]byte, error) {
+	path := filepath.Join(e.dir, filepath.FromSlash(RedactKeyFile))
+	if b, err := os.ReadFile(path); err == nil {
+		return parseRedactKey(b)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	gi := filepath.Join(dir, ".gitignore")
+	if _, err := os.Stat(gi); errors.Is(err, fs.ErrNotExist) {
+		body, err := templates.Init("prompts.gitignore", "")
+		if err != nil {
+			return nil, err
+		}
+		if err := writeAtomic(gi, []byte(body)); err != nil {
+			return nil, err
+		}
+	}
+	key, err := redact.NewKey()
+	if err != nil {
+		return nil, err
+	}
+	tmp, err := os.CreateTemp(dir, ".redact.key.*")
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return nil, err
+	}
+	if _, err := tmp.WriteString(hex.EncodeToString(key) + "\n"); err != nil {
+		tmp.Close()
+		return nil, err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return nil, err
+	}
+	if err := tmp.Close(); err != nil {
+		return nil, err
+	}
+	if err := os.Link(tmp.Name(), path); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			// Another process made it first: use that one.
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return nil, err
+			}
+			return parseRedactKey(b)
+		}
+		// A filesystem without hard links: rename, which may replace a
+		// key another process made in the same instant (its placeholders
+		// then change once).
+		if err := os.Rename(tmp.Name(), path); err != nil {
+			return nil, err
+		}
+	}
+	return key, nil
+}
+
+// parseRedactKey decodes the contents of RedactKeyFile.
+func parseRedactKey(b []byte) ([]byte, error) {
+	key, err := hex.DecodeString(strings.TrimSpace(string(b)))
+	if err != nil || len(key) < redact.MinKeySize {
+		return nil, fmt.Errorf("not a key of at least %d hex digits; delete the file and recite makes a new one", 2*redact.MinKeySize)
+	}
+	return key, nil
 }
 
 // redactFile redacts one project file's text with its own path (so
@@ -125,7 +238,8 @@ func (e *Engine) initRedactor() error {
 // line in the text given.
 func (e *Engine) redactFile(rel, text string) string {
 	if err := e.initRedactor(); err != nil {
-		return text
+		// Never a file unredacted.
+		return fmt.Sprintf("⟨%s: not shown, redaction unavailable: %v⟩", rel, err)
 	}
 	out, fs := e.redactor.redact(rel, text)
 	for _, f := range fs {

@@ -1,8 +1,16 @@
 package engine
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/recite-dev/recite/engine/prompt"
 )
 
 // TestRedactCacheBounded: the redaction cache keeps at most two generations
@@ -32,5 +40,77 @@ func TestRedactCacheBounded(t *testing.T) {
 	}
 	if got, _ := c.redact("a.md", kept); got != want {
 		t.Fatalf("redaction changed: %q, want %q", got, want)
+	}
+}
+
+// testRedactKey is the placeholder key copyTree gives every test project,
+// so golden prompt files do not change with a random key.
+const testRedactKey = "7265636974652d676f6c64656e2d6b65792d3031323334353637383961626364\n"
+
+// writeTestRedactKey writes testRedactKey as dir's RedactKeyFile.
+func writeTestRedactKey(t testing.TB, dir string) {
+	t.Helper()
+	p := filepath.Join(dir, filepath.FromSlash(RedactKeyFile))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(testRedactKey), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestRedactKey: placeholders are keyed with a per-project key made on
+// first use (mode 0600, ignored by git), stable across Engines of one
+// project, different in another project, and not the unkeyed sha256 of
+// the secret (issue 6 review: `printf 'Summer2024!' | sha256sum` must not
+// confirm a guess). A broken key file still gets the text redacted.
+func TestRedactKey(t *testing.T) {
+	const secret = "Summer2024!"
+	text := "password: " + secret + "\n"
+	placeholder := func(dir string) (string, error) {
+		t.Helper()
+		p := &prompt.Prompt{Sections: []prompt.Section{{ID: "state", Sources: []string{"notes.md"}, Body: text}}}
+		where, err := New(dir).redactPrompt(p)
+		body := p.Sections[0].Body
+		if strings.Contains(body, secret) || len(where) != 1 {
+			t.Fatalf("not redacted (%v): %q", where, body)
+		}
+		return strings.TrimSuffix(strings.TrimPrefix(body, "password: "), "\n"), err
+	}
+	dir := t.TempDir()
+	if out, err := exec.Command("git", "-C", dir, "init", "-q").CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	first, err := placeholder(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := filepath.Join(dir, filepath.FromSlash(RedactKeyFile))
+	st, err := os.Stat(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Mode().Perm() != 0o600 {
+		t.Errorf("%s has mode %v, want 0600", RedactKeyFile, st.Mode().Perm())
+	}
+	if out, err := exec.Command("git", "-C", dir, "check-ignore", "-q", RedactKeyFile).CombinedOutput(); err != nil {
+		t.Errorf("git does not ignore %s: %v %s", RedactKeyFile, err, out)
+	}
+	sum := sha256.Sum256([]byte(secret))
+	if strings.Contains(first, hex.EncodeToString(sum[:4])) {
+		t.Errorf("placeholder %s is the unkeyed sha256 of the secret", first)
+	}
+	again, err := placeholder(dir)
+	if err != nil || again != first {
+		t.Errorf("second Engine: %s (%v), want %s", again, err, first)
+	}
+	if other, _ := placeholder(t.TempDir()); other == first {
+		t.Errorf("two projects share placeholder %s", first)
+	}
+	if err := os.WriteFile(key, []byte("not hex\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := placeholder(dir); err == nil || !strings.Contains(err.Error(), RedactKeyFile) {
+		t.Errorf("broken key file: err = %v, want one naming %s", err, RedactKeyFile)
 	}
 }

@@ -92,6 +92,11 @@ type WatchEvent struct {
 	// Commit is the hash of the history commit made; "" when the history
 	// had not changed since the last commit.
 	Commit string `json:"commit,omitempty"`
+	// KeptMissing counts the tracked history files missing from the work
+	// tree that the commit kept as HEAD has them (CommitResult.Kept: the
+	// history is append-only). A commit event without Commit and Error
+	// reports a change of this count.
+	KeptMissing int `json:"kept_missing,omitempty"`
 	// Report is the full build report of a successful render.
 	Report *Report `json:"-"`
 }
@@ -144,7 +149,10 @@ func (s watchSpec) equal(o watchSpec) bool {
 // error-named files) and the directories the file-tree section lists (see
 // watchSpec), and re-runs Build after each debounced batch of file events
 // (engine/internal/watch; TRAPS.md §A). It never reacts to its own outputs:
-// `.planning/prompts/`, `.planning/.recite/` and temp files are ignored.
+// `.planning/prompts/`, `.planning/.recite/` and temp files are ignored,
+// except that a current target's prompt file the user deletes or renames
+// away triggers a render, which writes it again. `.planning/` may be a
+// symbolic link to a folder elsewhere; the folder it points to is watched.
 //
 // fn receives one WatchEvent per render and per history commit, never
 // concurrently; it must not block for long, since events are not queued.
@@ -156,15 +164,17 @@ func (s watchSpec) equal(o watchSpec) bool {
 //
 // Watch returns nil when ctx is done. Errors: the project has no
 // `.planning/` folder at start (*InputError wrapping ErrNoPlanning);
-// opts.Commit without a git repository (ErrNoRepository); the file watcher
-// cannot start (inotify limits, with the sysctl to raise).
+// opts.Commit without a git repository (ErrNoRepository) or with a
+// `.planning/` git cannot track through (a symbolic link:
+// ErrBeyondSymlink); the file watcher cannot start (inotify limits, with
+// the sysctl to raise).
 func (e *Engine) Watch(ctx context.Context, opts WatchOptions, fn func(WatchEvent)) error {
 	if _, err := e.planningDir(); err != nil {
 		return err
 	}
 	if opts.Commit {
 		err := gitstoreCheck(e.dir)
-		if errors.Is(err, ErrNoRepository) {
+		if errors.Is(err, ErrNoRepository) || errors.Is(err, ErrBeyondSymlink) {
 			return fmt.Errorf("--commit: %w", err)
 		}
 	}
@@ -205,6 +215,7 @@ func (e *Engine) Watch(ctx context.Context, opts WatchOptions, fn func(WatchEven
 		return err
 	}
 	planning := filepath.Join(project, PlanningDir)
+	outputs := promptPaths(project, first)
 	for {
 		w, err := watch.New(watch.Options{
 			Project:  project,
@@ -212,6 +223,7 @@ func (e *Engine) Watch(ctx context.Context, opts WatchOptions, fn func(WatchEven
 			Extra:    spec.extra,
 			Dirs:     spec.dirs,
 			Ignore:   watch.IgnoreReciteOutputs(planning),
+			Restore:  outputs,
 			Debounce: watch.DebounceOptions{Quiet: spec.quiet, MaxWait: spec.maxWait},
 			Logger:   opts.Logger,
 		})
@@ -223,6 +235,11 @@ func (e *Engine) Watch(ctx context.Context, opts WatchOptions, fn func(WatchEven
 		ev, ok := e.watchRender(ctx, trigger, nil)
 		if ok {
 			emit(ev)
+		}
+		if ev.Report != nil {
+			// The first build creates prompts/: watch it for removals.
+			outputs = promptPaths(project, ev.Report)
+			w.SetRestore(outputs)
 		}
 		if next := e.watchSpec(ctx, opts, spec, ev.Report, nil, true); ok && !next.equal(spec) {
 			// The project changed what to watch since the spec was
@@ -245,6 +262,12 @@ func (e *Engine) Watch(ctx context.Context, opts WatchOptions, fn func(WatchEven
 				return nil
 			}
 			emit(ev)
+			if ev.Report != nil {
+				if next := promptPaths(project, ev.Report); !slices.Equal(next, outputs) {
+					outputs = next
+					w.SetRestore(outputs)
+				}
+			}
 			next := e.watchSpec(ctx, opts, spec, ev.Report, changed, b.Rescan)
 			same := next.equal(spec)
 			spec = next // the tree key may change while the watched set does not
@@ -262,6 +285,22 @@ func (e *Engine) Watch(ctx context.Context, opts WatchOptions, fn func(WatchEven
 		}
 		trigger = "reconfigure"
 	}
+}
+
+// promptPaths lists the absolute paths of the prompt files rep's targets
+// write, sorted: the files a watch writes again when the user removes them.
+func promptPaths(project string, rep *Report) []string {
+	if rep == nil {
+		return nil
+	}
+	var out []string
+	for _, t := range rep.Targets {
+		for _, f := range t.Files {
+			out = append(out, filepath.Join(project, filepath.FromSlash(f.Path)))
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // watchRender runs Build and summarises it; ok is false when ctx ended the
@@ -477,22 +516,37 @@ func (e *Engine) commitInterval() time.Duration {
 }
 
 // commitLoop commits the history every interval while it is dirty, and
-// once more when ctx ends.
+// once more when ctx ends. A tick while `.planning/` is missing (moved
+// away for a moment, or being re-created) is skipped and the history stays
+// dirty: Commit would refuse anyway, and the render events report the
+// missing folder.
 func (e *Engine) commitLoop(ctx context.Context, opts WatchOptions, interval time.Duration, dirty *atomic.Bool, emit func(WatchEvent)) {
+	lastKept := 0
 	commit := func(ctx context.Context) {
-		if !dirty.Swap(false) {
+		if !dirty.Load() {
 			return
 		}
+		if _, err := e.planningDir(); err != nil {
+			return // skip this tick; still dirty
+		}
+		dirty.Store(false)
 		start := time.Now()
-		hash, err := e.Commit(ctx, CommitOptions{Message: opts.CommitMessage})
-		ev := WatchEvent{Kind: EventCommit, Time: time.Now(), Commit: hash, Written: []string{}}
+		res, err := e.Commit(ctx, CommitOptions{Message: opts.CommitMessage})
+		if errors.Is(err, ErrNoPlanning) {
+			dirty.Store(true) // gone since the check: skip this tick
+			return
+		}
+		ev := WatchEvent{Kind: EventCommit, Time: time.Now(), Commit: res.Hash, KeptMissing: len(res.Kept), Written: []string{}}
 		ev.Duration = ev.Time.Sub(start)
 		if err != nil {
 			dirty.Store(true) // try again at the next tick
 			ev.Error = err.Error()
 		}
-		if err != nil || hash != "" {
+		if err != nil || res.Hash != "" || len(res.Kept) != lastKept {
 			emit(ev)
+		}
+		if err == nil {
+			lastKept = len(res.Kept)
 		}
 	}
 	t := time.NewTicker(interval)

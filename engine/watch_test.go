@@ -150,18 +150,35 @@ func (h *watchRun) settle(label string) {
 
 // freshPrompts copies dir's inputs (everything but .planning/prompts and
 // .planning/.recite) to a new directory, builds there with a new Engine and
-// returns the prompt files.
+// returns the prompt files. A symbolic link .planning is copied as the
+// folder it points to.
 func freshPrompts(t *testing.T, dir string) map[string][]byte {
 	t.Helper()
 	dst := t.TempDir()
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	if err := copyInputs(dir, dst, ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := New(dst).Build(context.Background()); err != nil {
+		if _, statErr := os.Stat(filepath.Join(dst, PlanningDir)); statErr == nil {
+			t.Fatalf("fresh build: %v", err)
+		}
+	}
+	return readPrompts(t, dst)
+}
+
+// copyInputs copies the tree at src to dst/base, where base is src's path
+// relative to the project root, skipping recite's outputs; the .planning
+// folder is followed when it is a symbolic link.
+func copyInputs(src, dst, base string) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if os.IsNotExist(err) {
 				return nil
 			}
 			return err
 		}
-		rel, _ := filepath.Rel(dir, p)
+		rel, _ := filepath.Rel(src, p)
+		rel = filepath.Join(base, rel)
 		if d.IsDir() && (rel == filepath.FromSlash(PromptsDir) || rel == filepath.FromSlash(CacheDir)) {
 			return filepath.SkipDir
 		}
@@ -170,6 +187,13 @@ func freshPrompts(t *testing.T, dir string) map[string][]byte {
 		case d.IsDir():
 			return os.MkdirAll(target, 0o755)
 		case d.Type()&fs.ModeSymlink != 0:
+			if fi, err := os.Stat(p); err == nil && fi.IsDir() && rel == PlanningDir {
+				real, err := filepath.EvalSymlinks(p)
+				if err != nil {
+					return err
+				}
+				return copyInputs(real, dst, rel)
+			}
 			link, err := os.Readlink(p)
 			if err != nil {
 				return err
@@ -182,15 +206,6 @@ func freshPrompts(t *testing.T, dir string) map[string][]byte {
 		}
 		return os.WriteFile(target, b, 0o644)
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := New(dst).Build(context.Background()); err != nil {
-		if _, statErr := os.Stat(filepath.Join(dst, PlanningDir)); statErr == nil {
-			t.Fatalf("fresh build: %v", err)
-		}
-	}
-	return readPrompts(t, dst)
 }
 
 // readPrompts returns the files in dir/.planning/prompts by name.
@@ -521,6 +536,95 @@ func TestWatchSavePatterns(t *testing.T) {
 				t.Errorf("%d renders, want %d", n, p.renders)
 			}
 		})
+	}
+}
+
+// TestWatchSymlinkedPlanning: .planning is a symbolic link to a folder
+// kept elsewhere (issue 7 review, bug 1). After the first render, an edit
+// through the link and a phase folder written anew each render once and
+// converge to a fresh build.
+func TestWatchSymlinkedPlanning(t *testing.T) {
+	dir := gsdProject(t, "")
+	real := filepath.Join(t.TempDir(), "w2real")
+	mustRename(t, filepath.Join(dir, PlanningDir), real)
+	if err := os.Symlink(real, filepath.Join(dir, PlanningDir)); err != nil {
+		t.Fatal(err)
+	}
+	h := startWatch(t, dir, countOpts)
+	h.settle("start")
+
+	// sed -i .planning/PROJECT.md: a temp file renamed over it.
+	before := readPrompts(t, dir)
+	p := filepath.Join(dir, PlanningDir, "PROJECT.md")
+	tmp := filepath.Join(dir, PlanningDir, "sedAb3xYz")
+	mustWrite(t, tmp, mustRead(t, p)+projectLine(7))
+	mustRename(t, tmp, p)
+	if n := h.converge("sed -i PROJECT.md"); n != 1 {
+		t.Errorf("%d renders after sed -i, want 1", n)
+	}
+	if promptsEqual(before, readPrompts(t, dir)) {
+		t.Error("the prompt did not change with PROJECT.md")
+	}
+
+	// The current phase's folder moved away and written anew at once,
+	// with a changed plan.
+	before = readPrompts(t, dir)
+	phase := filepath.Join(dir, PlanningDir, "phases", "02-http-api")
+	away := filepath.Join(t.TempDir(), "phase.saved")
+	mustRename(t, phase, away)
+	entries, err := os.ReadDir(away)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		content := mustRead(t, filepath.Join(away, e.Name()))
+		if e.Name() == "02-02-PLAN.md" {
+			content = strings.Replace(content, "Register `GET /{slug}`", "Register `GET /{slug}` (symlink test)", 1)
+		}
+		mustWrite(t, filepath.Join(phase, e.Name()), content)
+	}
+	h.converge("phase folder written anew")
+	if promptsEqual(before, readPrompts(t, dir)) {
+		t.Error("the prompt did not change with the plan")
+	}
+}
+
+// TestWatchRestoresDeletedPrompt: a prompt file the user deletes or moves
+// away is written again, byte-identical to a fresh build, by exactly one
+// render (issue 7 review, bug 2); recite's own rewrite triggers none.
+func TestWatchRestoresDeletedPrompt(t *testing.T) {
+	dir := gsdProject(t, "")
+	h := startWatch(t, dir, countOpts)
+	h.settle("start")
+	prompts := filepath.Join(dir, PromptsDir)
+	agent := filepath.Join(prompts, "agent.md")
+	want := mustRead(t, agent)
+
+	if err := os.Remove(agent); err != nil {
+		t.Fatal(err)
+	}
+	if n := h.converge("rm agent.md"); n != 1 {
+		t.Errorf("%d renders after rm agent.md, want 1", n)
+	}
+	if got := mustRead(t, agent); got != want {
+		t.Error("agent.md came back with other bytes")
+	}
+
+	mustRename(t, agent, filepath.Join(t.TempDir(), "agent.md.moved"))
+	if n := h.converge("mv agent.md away"); n != 1 {
+		t.Errorf("%d renders after mv agent.md away, want 1", n)
+	}
+
+	if err := os.RemoveAll(prompts); err != nil {
+		t.Fatal(err)
+	}
+	h.converge("rm -r prompts/")
+	// prompts/ is watched again: a second deletion is restored too.
+	if err := os.Remove(filepath.Join(prompts, "agent.openai.json")); err != nil {
+		t.Fatal(err)
+	}
+	if n := h.converge("rm agent.openai.json"); n != 1 {
+		t.Errorf("%d renders after rm agent.openai.json, want 1", n)
 	}
 }
 

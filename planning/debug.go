@@ -47,7 +47,11 @@ func parseDebug(path string, doc *markdown.Document) (*DebugFile, []Diagnostic) 
 		df.NextAction = kv["next_action"]
 	}
 	if i := doc.FindSection("Symptoms"); i >= 0 {
-		df.Errors = debugKeys(sectionOwnLines(doc, i))["errors"]
+		lines := sectionOwnLines(doc, i)
+		df.Errors = debugKeys(lines)["errors"]
+		if df.Errors != "" {
+			df.ErrorsLine = debugKeyLine(lines, "errors")
+		}
 	}
 	if i := doc.FindSection("Resolution"); i >= 0 {
 		df.RootCause = debugKeys(sectionOwnLines(doc, i))["root_cause"]
@@ -96,6 +100,28 @@ func parseDebug(path string, doc *markdown.Document) (*DebugFile, []Diagnostic) 
 		}
 	}
 	return df, diags
+}
+
+// debugKeyLine returns the line where key's value starts: the key's own
+// line, or for a `|` or `>` block the first non-blank line after it; 0 when
+// the key is absent.
+func debugKeyLine(lines []srcLine, key string) int {
+	for i, l := range lines {
+		m := debugKeyRe.FindStringSubmatch(l.text)
+		if m == nil || m[2] != key {
+			continue
+		}
+		if v := strings.TrimSpace(m[3]); v != "" && !strings.ContainsAny(v[:1], "|>") {
+			return l.n
+		}
+		for _, next := range lines[i+1:] {
+			if strings.TrimSpace(next.text) != "" {
+				return next.n
+			}
+		}
+		return l.n
+	}
+	return 0
 }
 
 // debugKeys reads `key: value` lines into a map; see debugKeysOrdered.

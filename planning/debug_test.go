@@ -65,8 +65,9 @@ fix:
 			want: DebugFile{
 				Path: "debug/login-500.md", Status: "investigating", Trigger: "login returns 500 after deploy",
 				Hypothesis: "session secret missing in prod env", NextAction: "diff env of staging and prod",
-				Errors:    "Error: secret option required for sessions\n    at session (node_modules/express-session/index.js:200:12)",
-				RootCause: "SESSION_SECRET was removed from the prod env.",
+				Errors:     "Error: secret option required for sessions\n    at session (node_modules/express-session/index.js:200:12)",
+				ErrorsLine: 16,
+				RootCause:  "SESSION_SECRET was removed from the prod env.",
 				Eliminated: []Hypothesis{
 					{Text: "database down", Evidence: "psql connects fine; SELECT 1 returns in under 2 ms", Timestamp: "2026-03-01T10:20:00Z", Source: "debug/login-500.md:22"},
 					{Text: "bad cookie domain", Evidence: "same failure with curl and no cookies", Source: "debug/login-500.md:27"},

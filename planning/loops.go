@@ -93,6 +93,7 @@ func parseLoop(path string, doc *markdown.Document) (*Loop, []Diagnostic) {
 		}
 	}
 	l.Approaches = approachesIn(path, doc)
+	l.Errors = verbatimErrorsIn(path, doc)
 	if i := doc.FindSectionPrefix("Final Result"); i >= 0 {
 		if f, ok := doc.FieldIn(i, "Status"); ok {
 			l.FinalStatus = cleanInline(f.Value)
@@ -102,6 +103,59 @@ func parseLoop(path string, doc *markdown.Document) (*Loop, []Diagnostic) {
 		l.Status = l.FinalStatus
 	}
 	return l, diags
+}
+
+// verbatimErrorsIn returns the fenced code blocks of every section whose
+// title names an error ("Last Error (verbatim)", "Errors") but not a table
+// of hashes or classes ("Error History", "Error Hashes", "Error
+// Classification"): Label is the title, Text the block's lines verbatim
+// (an unterminated fence runs to the section's end), Source the line of its
+// first non-blank line. Blank blocks are left out.
+func verbatimErrorsIn(path string, doc *markdown.Document) []Signal {
+	var out []Signal
+	for i, sec := range doc.Sections {
+		title := strings.ToLower(strings.TrimSpace(sec.Title))
+		if !strings.Contains(title, "error") || strings.Contains(title, "history") || strings.Contains(title, "hash") || strings.Contains(title, "classification") {
+			continue
+		}
+		from, to := sectionOwnRange(doc, i)
+		if from > to {
+			continue
+		}
+		fence, start := "", 0
+		var body []string
+		flush := func() {
+			text := strings.Trim(strings.Join(body, "\n"), "\n")
+			if strings.TrimSpace(text) != "" {
+				out = append(out, Signal{Label: strings.TrimSpace(sec.Title), Text: text, Source: srcRef(path, start)})
+			}
+			fence, body = "", nil
+		}
+		for k, l := range strings.Split(doc.Lines(from, to), "\n") {
+			t := strings.TrimSpace(l)
+			if fence == "" {
+				if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+					fence = t[:len(t)-len(strings.TrimLeft(t, t[:1]))]
+				}
+				continue
+			}
+			if strings.HasPrefix(t, fence) && strings.Trim(t, fence[:1]) == "" {
+				flush()
+				continue
+			}
+			if len(body) == 0 && t == "" {
+				continue // leading blank lines are not part of the error
+			}
+			if len(body) == 0 {
+				start = from + k
+			}
+			body = append(body, strings.TrimRight(l, "\r"))
+		}
+		if fence != "" {
+			flush()
+		}
+	}
+	return out
 }
 
 // parseSnapshot reads a Sabbath Rest snapshot `loops/sabbath-ID-iterN.md` or
@@ -257,6 +311,7 @@ func iterationsFromTable(path string, t markdown.Table) ([]Iteration, []Diagnost
 	}
 	var out []Iteration
 	var diags []Diagnostic
+	noErr := cols.find("error hash", "error", "hash") < 0
 	for _, r := range t.Rows {
 		get := func(names ...string) string { return cleanInline(cellAt(r, cols.find(names...))) }
 		n, ok := cellInt(get("iter", "iteration", "#", "n", "iter."))
@@ -265,17 +320,18 @@ func iterationsFromTable(path string, t markdown.Table) ([]Iteration, []Diagnost
 			continue
 		}
 		it := Iteration{
-			N:            n,
-			Timestamp:    get("timestamp", "time", "date"),
-			FilesChanged: -1,
-			ErrorHash:    dashEmpty(get("error hash", "error", "hash")),
-			OutputLines:  -1,
-			Health:       get("health", "health state"),
-			State:        get("state", "cb state", "circuit breaker"),
-			Action:       get("action", "actions"),
-			Result:       get("result", "outcome"),
-			Context:      get("context", "context %", "context usage"),
-			Line:         r.Line,
+			N:             n,
+			Timestamp:     get("timestamp", "time", "date"),
+			FilesChanged:  -1,
+			ErrorHash:     dashEmpty(get("error hash", "error", "hash")),
+			OutputLines:   -1,
+			Health:        get("health", "health state"),
+			State:         get("state", "cb state", "circuit breaker"),
+			Action:        get("action", "actions"),
+			Result:        get("result", "outcome"),
+			Context:       get("context", "context %", "context usage"),
+			Line:          r.Line,
+			NoErrorColumn: noErr,
 		}
 		if c := cols.find("files changed", "files", "files modified"); c >= 0 {
 			if v, ok := cellInt(cleanInline(cellAt(r, c))); ok {

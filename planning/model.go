@@ -263,6 +263,12 @@ type Loop struct {
 	CircuitBreaker *LoopBreaker `json:"circuit_breaker,omitempty"`
 	// FinalStatus is the `## Final Result` **Status:** value, or "".
 	FinalStatus string `json:"final_status,omitempty"`
+	// Errors are the verbatim errors the loop file quotes: each fenced code
+	// block of a section whose title names an error (`### Last Error
+	// (verbatim)`, `### Errors`; not `Error History` or `Error
+	// Classification`), in file order. Label is the section title, Text the
+	// block's lines unchanged, Source "path:line" of its first line.
+	Errors []Signal `json:"errors,omitempty"`
 }
 
 // LoopBreaker is the circuit_breaker block of a loop file's front matter
@@ -302,6 +308,10 @@ type Iteration struct {
 	// Result and Context are the resume table's columns, or "".
 	Result  string `json:"result,omitempty"`
 	Context string `json:"context,omitempty"`
+	// NoErrorColumn reports a row of a table without an Error Hash column
+	// (the resume table): whether the iteration failed is unknown, which
+	// is not the same as an empty cell ("no error").
+	NoErrorColumn bool `json:"no_error_column,omitempty"`
 }
 
 // BreakerRow is one row of a loop's Circuit Breaker State table.
@@ -367,6 +377,9 @@ type DebugFile struct {
 	// Errors is the `## Symptoms` errors value, verbatim (block scalars
 	// dedented), or "".
 	Errors string `json:"errors,omitempty"`
+	// ErrorsLine is the line where the Errors text starts (the `errors:`
+	// line, or the first line of a `|` block); 0 when there is none.
+	ErrorsLine int `json:"errors_line,omitempty"`
 	// RootCause is the `## Resolution` root_cause value, or "".
 	RootCause string `json:"root_cause,omitempty"`
 }

@@ -91,9 +91,12 @@ func newRenderCmd(g *globalOptions, streams IOStreams) *cobra.Command {
 		Short: "Print one provider request body to stdout",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			body, err := engine.New(g.dir).Render(cmd.Context(), target, provider)
+			body, kept, err := engine.New(g.dir).RenderFile(cmd.Context(), target, provider)
 			if err != nil {
 				return engineError(err)
+			}
+			if kept != "" {
+				fmt.Fprintln(streams.ErrOut, kept)
 			}
 			_, err = streams.Out.Write(body)
 			return err

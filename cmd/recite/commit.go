@@ -33,27 +33,40 @@ tree plus those paths, so your staged and unstaged changes stay exactly as
 they were; ignored files are never staged. When the history did not
 change, nothing is committed ("nothing to commit", exit 0).
 
+The history is append-only: recite adds and updates files, and never
+commits a deletion. A tracked log missing from the work tree stays in the
+commit as it was ("kept N tracked files that are missing from the work
+tree"); to delete it from the history, use git yourself (git rm).
+
 The author is $GIT_AUTHOR_NAME/$GIT_AUTHOR_EMAIL, else git's user.name and
 user.email. While another git process holds .git/index.lock, recite waits
 (up to --lock-wait) and retries; it never writes the index under that lock.
 
 Exit status: 0 committed or nothing to commit; 1 the index stayed locked
-(try again); 2 no git repository, a repository without commits (recite
-does not make your first commit), a detached HEAD, or no author.`,
+(try again); 2 no .planning folder, no git repository, a repository
+without commits (recite does not make your first commit), a detached HEAD,
+a .planning that is a symbolic link (git cannot track files through it),
+or no author.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if lockWait <= 0 {
 				return usageError{fmt.Errorf("--lock-wait %v: want a positive duration", lockWait)}
 			}
-			hash, err := engine.New(g.dir).Commit(cmd.Context(), engine.CommitOptions{Message: msg, LockWait: lockWait})
+			res, err := engine.New(g.dir).Commit(cmd.Context(), engine.CommitOptions{Message: msg, LockWait: lockWait})
 			if err != nil {
 				return commitError(err)
 			}
-			if hash == "" {
+			if res.Hash == "" {
 				fmt.Fprintln(streams.Out, "nothing to commit (the conversation history is unchanged)")
-				return nil
+			} else {
+				fmt.Fprintf(streams.Out, "committed %s: %s\n", res.Hash[:min(12, len(res.Hash))], firstLine(msg))
 			}
-			fmt.Fprintf(streams.Out, "committed %s: %s\n", hash[:min(12, len(hash))], firstLine(msg))
+			if len(res.Kept) > 0 {
+				fmt.Fprintf(streams.Out, "%s (recite never commits a deletion; git rm removes a file from the history)\n", keptMissing(len(res.Kept)))
+			}
+			if len(res.Blocked) > 0 {
+				fmt.Fprintf(streams.Out, "left out %d %s that would replace a kept file: %s\n", len(res.Blocked), plural(len(res.Blocked), "file", "files"), strings.Join(res.Blocked, ", "))
+			}
 			return nil
 		},
 	}
@@ -74,10 +87,25 @@ func commitError(err error) error {
 		return usageError{fmt.Errorf("%w; switch to a branch (`git switch BRANCH`), then run `recite commit` again", err)}
 	case errors.Is(err, engine.ErrNoAuthor):
 		return usageError{err}
+	case errors.Is(err, engine.ErrBeyondSymlink):
+		return usageError{fmt.Errorf("%w; commit the history in the repository that holds the folder instead", err)}
 	case errors.Is(err, engine.ErrIndexLocked):
 		return exitError{err, 1}
 	}
 	return engineError(err)
+}
+
+// keptMissing is the notice for n tracked history files missing from the
+// work tree, which a commit keeps as HEAD has them.
+func keptMissing(n int) string {
+	return fmt.Sprintf("kept %d tracked %s that %s missing from the work tree", n, plural(n, "file", "files"), plural(n, "is", "are"))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 func firstLine(s string) string {

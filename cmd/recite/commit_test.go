@@ -11,7 +11,8 @@ import (
 )
 
 // TestCommitExitCodes pins the documented exit codes of recite commit: 0
-// committed or nothing to commit, 1 index locked, 2 no repository.
+// committed or nothing to commit (also when tracked logs are missing), 1
+// index locked, 2 no repository or no .planning folder.
 func TestCommitExitCodes(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git CLI not installed")
@@ -63,4 +64,18 @@ func TestCommitExitCodes(t *testing.T) {
 	write(".git/index.lock", "")
 	commit(1, "git index is locked", "--lock-wait", "100ms")
 	commit(2, "--lock-wait 0s: want a positive duration", "--lock-wait", "0")
+	if err := os.Remove(filepath.Join(dir, ".git", "index.lock")); err != nil {
+		t.Fatal(err)
+	}
+	commit(0, "committed ")
+	// The history is append-only: a missing log is kept and said so; a
+	// missing .planning/ is exit 2.
+	if err := os.Remove(filepath.Join(dir, ".planning", "conversations", "c-001.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	commit(0, "kept 1 tracked file that is missing from the work tree")
+	if err := os.Rename(filepath.Join(dir, ".planning"), filepath.Join(dir, "planning.away")); err != nil {
+		t.Fatal(err)
+	}
+	commit(2, "no .planning folder")
 }

@@ -133,7 +133,9 @@ func newConvSayCmd(g *globalOptions, streams IOStreams) *cobra.Command {
 		Short: "Append a message (- reads it from stdin)",
 		Long: `Append a message to conversation ID, then regenerate the prompt files of
 the targets whose conversation is ID (as recite build does for them), so each
-carries the new message. --no-build only appends.`,
+carries the new message. --no-build only appends. It prints
+"appended message N to ID (ROLE)", N being the message's position (as show
+numbers it), then one line per rebuilt target with the prompt files written.`,
 		Args: cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch o.role {
@@ -157,15 +159,33 @@ carries the new message. --no-build only appends.`,
 			}
 			rec := conversation.Record{Role: o.role, Agent: o.agent, Content: text, Internal: o.internal,
 				ToolCallID: o.toolCallID, ToolName: o.toolName, IsError: o.isError, Iteration: o.iteration}
-			if err := s.Append(cmd.Context(), args[0], rec); err != nil {
+			written, err := s.AppendStamped(cmd.Context(), args[0], rec)
+			if err != nil {
 				return convError(err)
 			}
+			fmt.Fprintf(streams.Out, "appended message %s to %s (%s)\n", messageNumber(s, args[0], written[0].ID), args[0], o.role)
 			if o.noBuild {
 				return nil
 			}
 			rep, err := engine.New(g.dir).BuildConversation(cmd.Context(), args[0])
 			if err != nil {
 				return engineError(fmt.Errorf("message recorded; prompt files not rebuilt: %w", err))
+			}
+			for _, t := range rep.Targets {
+				var paths []string
+				for _, f := range t.Files {
+					if f.Written {
+						paths = append(paths, f.Path)
+					}
+				}
+				state := "unchanged"
+				if len(paths) > 0 {
+					state = "wrote " + strings.Join(paths, ", ")
+				}
+				if t.Kept != "" {
+					state = t.Kept
+				}
+				fmt.Fprintf(streams.Out, "rebuilt target %s: %s\n", t.Name, state)
 			}
 			printDiagnostics(streams.ErrOut, rep.Diagnostics)
 			return nil
@@ -181,6 +201,21 @@ carries the new message. --no-build only appends.`,
 	f.IntVar(&o.iteration, "iteration", 0, "loop iteration the message belongs to")
 	f.BoolVar(&o.noBuild, "no-build", false, "only append; leave the prompt files of targets bound to ID as they are")
 	return cmd
+}
+
+// messageNumber is the 1-based position of record recID among the messages
+// of conversation id (the N that `show` prints and `fork --at` takes), or
+// the record id when the log cannot be read back.
+func messageNumber(s *conversation.Store, id, recID string) string {
+	c, _, err := s.Read(id)
+	if err == nil {
+		for i, m := range c.Messages {
+			if m.ID == recID {
+				return strconv.Itoa(i + 1)
+			}
+		}
+	}
+	return recID
 }
 
 func newConvRunCmd(g *globalOptions, streams IOStreams) *cobra.Command {
@@ -243,9 +278,15 @@ func newConvListCmd(g *globalOptions, streams IOStreams) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			list, err := s.List()
+			list, diags, err := s.ListDiagnosed()
 			if err != nil {
 				return err
+			}
+			for _, d := range diags {
+				if rel, err := filepath.Rel(g.dir, d.Path); err == nil && filepath.IsLocal(rel) {
+					d.Path = filepath.ToSlash(rel)
+				}
+				fmt.Fprintf(streams.ErrOut, "recite: %s\n", d)
 			}
 			if asJSON {
 				if list == nil {

@@ -27,8 +27,13 @@ file; path and path:line forms, existing files inside the project only),
 the targets' include lists and --include. The global excludes file
 (core.excludesFile) is not read.
 
+Paths under .git/ and paths beyond a symbolic link that leaves the project
+are never listed, even when named (git lists the link itself only).
+
 --why explains one path like git check-ignore -v: FILE:LINE:PATTERN and the
-path, or "never-exclude: named by …" (e.g. "named by error at SOURCE").
+path, "never-exclude: named by …" (e.g. "named by error at SOURCE"),
+"excluded: .git/ is never part of context" or "excluded: beyond a symbolic
+link that leaves the project"; "::" when no pattern matches.
 `,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -26,11 +27,16 @@ block; PostCompact checks the summary; UserPromptSubmit, PostToolUse,
 PostToolUseFailure and Stop append to the session's conversation
 (cc-SESSION_ID).
 
+The project is $CLAUDE_PROJECT_DIR when it holds .planning/, else the one at
+or above -C DIR, else at or above the event's cwd.
+
 It never blocks the agent: it always exits 0, reports problems on stderr,
 and gives up after 2 seconds. Install it with ` + "`recite init --claude`" + `.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts := engine.HookOptions{}
+			// Claude Code sets CLAUDE_PROJECT_DIR for hook commands; it
+			// names the project better than the event's cwd.
+			opts := engine.HookOptions{ProjectDir: os.Getenv("CLAUDE_PROJECT_DIR")}
 			if f := cmd.Flags().Lookup("dir"); f != nil && f.Changed {
 				opts.Dir = g.dir
 			}

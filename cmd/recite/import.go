@@ -66,6 +66,11 @@ replaced by "-"). The conversation is created if needed.`,
 			}
 			defer func() { _ = f.Close() }()
 			recs, rep, err := imp(f)
+			var fe *conversation.FormatError
+			if errors.As(err, &fe) {
+				// The wrong importer: exit 2, create nothing.
+				return usageError{fmt.Errorf("%s %w", args[0], err)}
+			}
 			if err != nil {
 				return fmt.Errorf("%s: %w", args[0], err)
 			}
@@ -118,8 +123,19 @@ func printImport(w io.Writer, res importResult) {
 	for _, k := range reasons {
 		fmt.Fprintf(w, "  skipped %d: %s\n", r.Skipped[k], k)
 	}
-	printDiagnostics(w, r.Diagnostics)
+	diags := r.Diagnostics
+	if len(diags) > maxImportDiagnostics {
+		diags = diags[:maxImportDiagnostics]
+	}
+	printDiagnostics(w, diags)
+	if n := len(r.Diagnostics) - len(diags); n > 0 {
+		fmt.Fprintf(w, "diagnostic: … and %d more malformed lines (all of them with --json)\n", n)
+	}
 }
+
+// maxImportDiagnostics is how many per-line diagnostics `recite import`
+// prints; the rest are counted (--json lists them all).
+const maxImportDiagnostics = 5
 
 var idUnsafe = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 

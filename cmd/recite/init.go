@@ -48,7 +48,7 @@ func newInitCmd(g *globalOptions, streams IOStreams) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&flavor, "flavor", "gsd", "planning layout: gsd or fire")
+	cmd.Flags().StringVar(&flavor, "flavor", "", "planning layout: gsd or fire (default: detected from .planning/, else gsd)")
 	cmd.Flags().BoolVar(&claude, "claude", false, "also merge recite's Claude Code hooks into .claude/settings.json")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd

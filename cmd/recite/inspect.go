@@ -51,6 +51,9 @@ func planningDir(dir string) (string, error) {
 			return dir, nil
 		}
 	}
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return "", usageError{fmt.Errorf("project directory %s does not exist or is not a directory", dir)}
+	}
 	p := filepath.Join(dir, ".planning")
 	st, err := os.Stat(p)
 	switch {

@@ -89,5 +89,26 @@ func newRootCmd(streams IOStreams) *cobra.Command {
 		newWatchCmd(g, streams), newCommitCmd(g, streams),
 		newPreserveCmd(g, streams), newVerifyCmd(g, streams), newHookCmd(g, streams),
 	)
+	rejectUnknownSubcommands(root)
 	return root
+}
+
+// rejectUnknownSubcommands makes every command that only groups others
+// (conversation, import, hook) fail with a usage error (exit 2) on an
+// unknown subcommand; cobra would print the help and exit 0. With no
+// argument the help is printed, as for --help.
+func rejectUnknownSubcommands(c *cobra.Command) {
+	for _, sub := range c.Commands() {
+		rejectUnknownSubcommands(sub)
+	}
+	if !c.HasSubCommands() || c.Run != nil || c.RunE != nil || !c.HasParent() {
+		return
+	}
+	c.Args = cobra.ArbitraryArgs
+	c.RunE = func(c *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return c.Help()
+		}
+		return usageError{fmt.Errorf("unknown command %q for %q\nsee '%s --help'", args[0], c.CommandPath(), c.CommandPath())}
+	}
 }

@@ -24,7 +24,7 @@ func printCacheStatus(w io.Writer, rep *engine.Report) {
 			}
 			fmt.Fprintf(w, "  compression: %s\n", c.Summary())
 			if c.Level.Level.String() != "GREEN" {
-				fmt.Fprintf(w, "  budget level %s: %d → %d tokens, %d actions\n", c.Level.Level, c.Level.Before, c.Level.After, len(c.Level.Actions))
+				fmt.Fprintf(w, "  budget level %s against the target's budget of %d tokens: %d → %d tokens, %d actions\n", c.Level.Level, c.Level.Budget, c.Level.Before, c.Level.After, len(c.Level.Actions))
 				if c.Level.Handoff {
 					fmt.Fprintln(w, "  recommend a handoff to a fresh session (RED)")
 				}
@@ -39,6 +39,12 @@ func printCacheStatus(w io.Writer, rep *engine.Report) {
 				f.Provider, ce.Caching, ce.PrefixBytes, ce.PrefixTokens, ce.CachedTokens, ce.MinCacheable)
 			if ce.Breakpoints > 0 {
 				fmt.Fprintf(w, "; %d breakpoints", ce.Breakpoints)
+			}
+			switch ce.Against {
+			case "history":
+				fmt.Fprint(w, "; prefix of the last build against the render before it")
+			case "disk":
+				fmt.Fprint(w, "; prefix against the file on disk")
 			}
 			fmt.Fprintln(w)
 		}

@@ -80,7 +80,7 @@ SIGINT or SIGTERM ends the watch (exit 0).`,
 			opts.Logger = slog.New(slog.NewTextHandler(streams.ErrOut, &slog.HandlerOptions{Level: slog.LevelWarn}))
 			p := &watchPrinter{w: streams.Out, json: asJSON}
 			err := engine.New(g.dir).Watch(ctx, opts, p.print)
-			if errors.Is(err, engine.ErrNoRepository) {
+			if errors.Is(err, engine.ErrNoRepository) || errors.Is(err, engine.ErrBeyondSymlink) {
 				return usageError{err}
 			}
 			if err != nil {
@@ -121,7 +121,15 @@ func (p *watchPrinter) print(ev engine.WatchEvent) {
 	case ev.Kind == engine.EventCommit && ev.Error != "":
 		fmt.Fprintf(&b, "%s commit failed: %s\n", ts, ev.Error)
 	case ev.Kind == engine.EventCommit:
-		fmt.Fprintf(&b, "%s committed %s (conversation history)\n", ts, ev.Commit[:min(12, len(ev.Commit))])
+		if ev.Commit != "" {
+			fmt.Fprintf(&b, "%s committed %s (conversation history)", ts, ev.Commit[:min(12, len(ev.Commit))])
+		} else {
+			fmt.Fprintf(&b, "%s nothing to commit", ts)
+		}
+		if ev.KeptMissing > 0 {
+			fmt.Fprintf(&b, "; %s", keptMissing(ev.KeptMissing))
+		}
+		b.WriteString("\n")
 	case ev.Error != "":
 		fmt.Fprintf(&b, "%s error: %s (prompt files left as they were)\n", ts, ev.Error)
 	default:

@@ -101,6 +101,22 @@ type Segment struct {
 	Unreferenced bool
 	// Tier is the prompt tier: 0 stable, 1 semi, 2 dynamic.
 	Tier int
+	// Pinned marks a segment no budget level may touch (README "The stable
+	// prefix, the recitation and the preserved signals are never cut"):
+	// the engine sets it for pinned sections (prompt.Section.Pinned). Stable
+	// segments (Tier 0), the recitation and stop signals are pinned
+	// whatever this says (see LevelPinned).
+	Pinned bool
+}
+
+// LevelPinned reports whether budget levels must leave s alone: it is
+// marked Pinned, it belongs to the stable tier (system prompt, tools,
+// brief, skills, learnings, file tree, plan), or it is the recitation or a
+// stop signal (KindRecitation, KindSignal). When pinned segments alone
+// exceed the budget the prompt stays over it, and the caller reports that
+// instead of cutting them.
+func LevelPinned(s Segment) bool {
+	return s.Pinned || s.Tier == 0 || s.Kind == KindRecitation || s.Kind == KindSignal
 }
 
 // Options steer a compression pass.

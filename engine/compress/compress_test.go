@@ -122,6 +122,9 @@ func levelSegments(t *testing.T) ([]Segment, []Outcome) {
 		{Key: "msg:old", Kind: KindHistory, Text: long, Iteration: 1, Tier: 2},
 		{Key: "msg:new", Kind: KindHistory, Text: long, Iteration: 9, Tier: 2},
 		{Key: "section:recitation", Kind: KindRecitation, Text: long, Tier: 2},
+		// A pinned dynamic section of no special kind (the preserved
+		// block): visited first, and never touched.
+		{Key: "section:preserved", Kind: KindOther, Text: long, Tier: 2, Pinned: true},
 	}
 	count := counter(t)
 	var outs []Outcome
@@ -155,8 +158,10 @@ func TestApplyLevel(t *testing.T) {
 		// RED at 90%: evicting the COLD segment is enough to get under 85%.
 		{"red", total * 100 / 90, Red, []string{"msg:old"}, true, []string{"section:system", "section:plan", "section:recitation"}},
 		// RED far over budget: everything not HOT goes, from the dynamic
-		// end back to the stable prefix; the plan and the recitation stay.
-		{"red over budget", total / 2, Red, []string{"msg:old", "msg:new", "section:state", "section:system"}, true, []string{"section:plan", "section:recitation"}},
+		// end back to the semi tier; the stable tier (the system prompt, a
+		// NEUTRAL and so WARM segment, and the plan) and the recitation
+		// are pinned and stay, though the prompt stays over budget.
+		{"red over budget", total / 2, Red, []string{"msg:old", "msg:new", "section:state"}, true, []string{"section:system", "section:plan", "section:recitation", "section:preserved"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -179,6 +184,9 @@ func TestApplyLevel(t *testing.T) {
 						t.Errorf("%s changed at %s", k, tt.level)
 					}
 				}
+			}
+			if tt.name == "red over budget" && len(a.Actions) != len(tt.changed) {
+				t.Errorf("actions %q, want only %q (the rest is pinned)", a.Actions, tt.changed)
 			}
 			if tt.level != Green && a.After >= a.Before {
 				t.Errorf("nothing saved: %d → %d", a.Before, a.After)

@@ -15,8 +15,8 @@ const (
 	// Orange is 70–85%: COLD segments are evicted and WARM ones compressed
 	// to 30%.
 	Orange
-	// Red is 85% and over: only HOT segments are kept, and a handoff is
-	// recommended.
+	// Red is 85% and over: only HOT and pinned segments are kept, and a
+	// handoff is recommended.
 	Red
 )
 
@@ -68,6 +68,9 @@ func floorOf(l Level) int {
 // Applied is what a budget level did.
 type Applied struct {
 	Level Level `json:"level"`
+	// Budget is the token budget the level was measured against: the
+	// target's budget, else the context window.
+	Budget int `json:"budget"`
 	// Before and After are the segment totals in tokens.
 	Before int `json:"before"`
 	After  int `json:"after"`
@@ -83,14 +86,17 @@ type Applied struct {
 // prompt's tokens) reaches against budget to the outcomes of a pass:
 // YELLOW compresses WARM segments to 50%; ORANGE evicts COLD segments (one
 // line each) and compresses WARM ones to 30%; RED evicts everything that is
-// not HOT. Segments are visited from the dynamic end backwards (dynamic
-// tier, then semi, then stable, each from its last segment), and the
-// actions stop as soon as the prompt is below the level's lower bound, so
-// the stable prefix survives as long as possible. segs and outs are
-// parallel (Compress's input and output); outs is changed in place.
+// not HOT. Pinned segments (LevelPinned: the stable tier, the recitation,
+// the preserved block and stop signals) are never touched, whatever the
+// level, so the prompt can stay over budget when they alone exceed it; the
+// caller reports that. The other segments are visited from the dynamic end
+// backwards (dynamic tier, then semi, each from its last segment), and the
+// actions stop as soon as the prompt is below the level's lower bound.
+// segs and outs are parallel (Compress's input and output); outs is
+// changed in place.
 func ApplyLevel(segs []Segment, outs []Outcome, total, budget int, count Counter) Applied {
 	lvl := LevelOf(total, budget)
-	a := Applied{Level: lvl, Before: total, After: total, Handoff: lvl == Red}
+	a := Applied{Level: lvl, Budget: budget, Before: total, After: total, Handoff: lvl == Red}
 	if lvl == Green {
 		return a
 	}
@@ -113,7 +119,7 @@ func ApplyLevel(segs []Segment, outs []Outcome, total, budget int, count Counter
 				return a
 			}
 			o := &outs[i]
-			if o.Heat != st.heat || o.Text == "" {
+			if LevelPinned(segs[i]) || o.Heat != st.heat || o.Text == "" {
 				continue
 			}
 			var text, what string
@@ -144,7 +150,8 @@ type step struct {
 }
 
 // visitOrder lists segment indexes from the dynamic end backwards: tier 2,
-// then 1, then 0, each from its last segment to its first.
+// then 1, then 0, each from its last segment to its first. (ApplyLevel
+// skips the stable tier's, which are pinned.)
 func visitOrder(segs []Segment) []int {
 	var out []int
 	for tier := 2; tier >= 0; tier-- {

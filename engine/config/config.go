@@ -83,15 +83,29 @@ type Target struct {
 	// Conversation is the id of the conversation whose tail this target
 	// carries; "" for none.
 	Conversation string `yaml:"conversation"`
-	// Model is written into request bodies that name a model (ollama); ""
-	// leaves it out.
+	// Model, when set, is written as "model" into the anthropic, openai and
+	// ollama bodies; "" leaves it out and the caller supplies it. The gemini
+	// body has no model field: the model is part of the request URL
+	// (models/MODEL:generateContent).
 	Model string `yaml:"model"`
+	// MaxTokens is the anthropic body's max_tokens, the reply's length
+	// limit in tokens, which the Messages API requires; it is written only
+	// with Model (default 4096; must be positive).
+	MaxTokens int `yaml:"max_tokens"`
 	// OpenAISystemRole is "system" (default) or "developer" (o1 and newer;
 	// PROVIDERS.md §5).
 	OpenAISystemRole string `yaml:"openai_system_role"`
 	// Capabilities override the provider capability table per provider.
 	Capabilities map[string]CapabilityOverride `yaml:"capabilities"`
+
+	// Line is the line of this target's entry in recite.yaml (0 for the
+	// default target), for diagnostics about it.
+	Line int `yaml:"-"`
 }
+
+// DefaultMaxTokens is a target's max_tokens when unset: the reply limit, in
+// tokens, written into anthropic bodies that name a model.
+const DefaultMaxTokens = 4096
 
 // CapabilityOverride overrides entries of the provider capability table for
 // one target. A nil field keeps the table's value. Only the context limit
@@ -183,6 +197,9 @@ func (c *Config) fill() {
 		if t.OpenAISystemRole == "" {
 			t.OpenAISystemRole = "system"
 		}
+		if t.MaxTokens == 0 {
+			t.MaxTokens = DefaultMaxTokens
+		}
 	}
 	if c.Agent.Timeout == 0 {
 		c.Agent.Timeout = Duration(10 * time.Minute)
@@ -230,6 +247,9 @@ func Parse(path string, src []byte) (*Config, error) {
 	}
 	lines := keyLines(src)
 	c.fill()
+	for i := range c.Targets {
+		c.Targets[i].Line = lines[fmt.Sprintf("targets[%d]", i)]
+	}
 	if err := c.validate(path, lines); err != nil {
 		return nil, err
 	}
@@ -312,6 +332,9 @@ func (c *Config) validate(path string, lines map[string]int) error {
 		}
 		if t.Budget < 0 {
 			return fail(at+".budget", "target %q: budget must be a positive number of tokens", t.Name)
+		}
+		if t.MaxTokens < 0 {
+			return fail(at+".max_tokens", "target %q: max_tokens must be a positive number of tokens", t.Name)
 		}
 		if t.OpenAISystemRole != "system" && t.OpenAISystemRole != "developer" {
 			return fail(at+".openai_system_role", "target %q: openai_system_role must be system or developer", t.Name)

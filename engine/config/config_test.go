@@ -32,7 +32,7 @@ func TestParse(t *testing.T) {
 	if c.ContextWindow != 128000 || c.Tokenizer != "cl100k_base" || c.Thresholds.Warning != 0.6 {
 		t.Fatalf("%+v", c)
 	}
-	if c.Targets[0].Budget != 50000 || c.Targets[0].OpenAISystemRole != "system" {
+	if c.Targets[0].Budget != 50000 || c.Targets[0].OpenAISystemRole != "system" || c.Targets[0].MaxTokens != DefaultMaxTokens {
 		t.Fatalf("%+v", c.Targets[0])
 	}
 	if time.Duration(c.Agent.Timeout) != 30*time.Second {
@@ -56,6 +56,7 @@ func TestParseErrors(t *testing.T) {
 		{"bad thresholds", "thresholds:\n  warning: 0.9\n  critical: 0.5\n", `recite.yaml:1: thresholds must satisfy`},
 		{"bad duration", "agent:\n  timeout: soon\n", `recite.yaml:2:`},
 		{"bad strategy", "history:\n  strategy: magic\n", `recite.yaml:1: history.strategy "magic"`},
+		{"negative max_tokens", "targets:\n  - name: a\n    model: m\n    max_tokens: -1\n", `recite.yaml:4: target "a": max_tokens must be a positive number`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse("recite.yaml", []byte(tc.src))

@@ -46,6 +46,13 @@ type Input struct {
 	// where they were recorded.
 	Errors       []string
 	ErrorSources []string
+	// Stops are stop signals (BLOCKED/STUCK lines, STOP: lines, rejected
+	// tool uses) of the conversation log, verbatim, oldest first;
+	// StopSources name the records they came from. They share the errors
+	// section, and every shorter form of it keeps them all: Fit never cuts
+	// a stop signal (DESIGN.md §1).
+	Stops       []string
+	StopSources []string
 	// Messages are the conversation tail, oldest first; Conversation names
 	// its log.
 	Messages     []Message
@@ -117,7 +124,7 @@ func Assemble(in Input) *Prompt {
 			b.WriteString("### " + f.Path + "\n\n" + fence(f.Text, langOf(f.Path)))
 			ss = append(ss, f.Path)
 		}
-		p.Add(Section{ID: IDFiles, Heading: "Files of the current task", Sources: ss, Body: b.String()})
+		p.Add(Section{ID: IDFiles, Heading: "Files of the current task", Sources: ss, Body: b.String(), Shorter: shorterFiles(in.Files), ShorterNotes: shorterFilesNotes})
 	}
 	if len(in.Health) > 0 {
 		var ss []string
@@ -133,17 +140,21 @@ func Assemble(in Input) *Prompt {
 
 	// Dynamic tier: conversation, preserved signals, errors, recitation last.
 	if len(in.Messages) > 0 {
-		p.Messages = in.Messages
+		p.Messages = make([]Message, len(in.Messages))
+		for i, m := range in.Messages {
+			m.Content = CleanControls(m.Content)
+			p.Messages[i] = m
+		}
 		p.Add(Section{ID: IDConversation, Heading: "Conversation", Sources: []string{in.Conversation}})
 	}
 	if in.Preserved != nil {
 		p.Add(Section{ID: IDPreserved, Heading: "Preserved stop signals (do not summarize)", Sources: []string{in.Preserved.Path}, Body: strings.TrimSpace(in.Preserved.Text)})
 	}
-	if len(in.Errors) > 0 {
-		s := Section{ID: IDErrors, Heading: "Recent errors (verbatim)", Sources: in.ErrorSources, Body: errorsBody(in.Errors)}
+	if len(in.Errors) > 0 || len(in.Stops) > 0 {
+		s := Section{ID: IDErrors, Heading: errorsHeading(in), Sources: append(append([]string(nil), in.StopSources...), in.ErrorSources...), Body: signalsBody(in.Stops, in.Errors)}
 		for _, keep := range []int{3, 1} {
 			if len(in.Errors) > keep {
-				s.Shorter = append(s.Shorter, errorsBody(in.Errors[len(in.Errors)-keep:]))
+				s.Shorter = append(s.Shorter, signalsBody(in.Stops, in.Errors[len(in.Errors)-keep:]))
 				s.ShorterNotes = append(s.ShorterNotes, fmt.Sprintf("kept the %d most recent of %d errors", keep, len(in.Errors)))
 			}
 		}
@@ -151,6 +162,109 @@ func Assemble(in Input) *Prompt {
 	}
 	p.Add(Section{ID: IDRecitation, Heading: "Recitation", Sources: recitationSources(proj, src), Body: Recite(recitationInput(proj, in))})
 	return p
+}
+
+// fileCuts are the shares of the files' lines (percent) the shorter forms
+// of the files section omit, tried in order by Fit: small steps first, so
+// Fit stops close to the budget.
+var fileCuts = []int{5, 10, 15, 20, 30, 45, 60, 75, 90}
+
+// minFileLines is the fewest lines a shorter form keeps of a file.
+const minFileLines = 8
+
+// shorterFilesNotes say what each shorter form of the files section cut.
+var shorterFilesNotes = func() []string {
+	var out []string
+	for _, pct := range fileCuts {
+		out = append(out, fmt.Sprintf("omitted %d%% of the files' lines, from the middle of the longest files", pct))
+	}
+	return out
+}()
+
+// shorterFiles are the shorter forms of the files section, so Fit shortens
+// the files being edited before it drops any section: each omits a share
+// (fileCuts) of all the files' lines, taken one line at a time from the
+// file with the most lines kept (the longest files are cut first, and a
+// file keeps at least minFileLines), each cut file keeping its head and
+// tail (headTail).
+func shorterFiles(files []File) []string {
+	lines := make([]int, len(files))
+	total := 0
+	for i, f := range files {
+		lines[i] = strings.Count(strings.TrimRight(f.Text, "\n"), "\n") + 1
+		total += lines[i]
+	}
+	var out []string
+	for _, pct := range fileCuts {
+		keep := append([]int(nil), lines...)
+		for omit := total * pct / 100; omit > 0; omit-- {
+			k := -1
+			for i := range keep {
+				if keep[i] > minFileLines && (k < 0 || keep[i] > keep[k]) {
+					k = i
+				}
+			}
+			if k < 0 {
+				break
+			}
+			keep[k]--
+		}
+		var b strings.Builder
+		for i, f := range files {
+			if i > 0 {
+				b.WriteString("\n\n")
+			}
+			b.WriteString("### " + f.Path + "\n\n" + fence(headTail(f.Path, f.Text, keep[i]), langOf(f.Path)))
+		}
+		out = append(out, b.String())
+	}
+	return out
+}
+
+// headTail keeps keep lines of text: two thirds from the head, the rest
+// from the tail, around a line "⟨PATH: N lines omitted to fit the token
+// budget⟩".
+func headTail(path, text string, keep int) string {
+	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
+	if keep >= len(lines) {
+		return text
+	}
+	h := keep * 2 / 3
+	t := keep - h
+	var b strings.Builder
+	for _, l := range lines[:h] {
+		b.WriteString(l + "\n")
+	}
+	n := len(lines) - keep
+	fmt.Fprintf(&b, "⟨%s: %d %s omitted to fit the token budget⟩", path, n, plural(n, "line", "lines"))
+	for _, l := range lines[len(lines)-t:] {
+		b.WriteString("\n" + l)
+	}
+	return b.String()
+}
+
+// errorsHeading names the errors section by what it carries.
+func errorsHeading(in Input) string {
+	switch {
+	case len(in.Stops) == 0:
+		return "Recent errors (verbatim)"
+	case len(in.Errors) == 0:
+		return "Stop signals (verbatim)"
+	}
+	return "Stop signals and recent errors (verbatim)"
+}
+
+// signalsBody is the errors section's body: the stop signals, then the
+// errors, each verbatim in a fence; with both, under "### Stop signals"
+// and "### Errors".
+func signalsBody(stops, errs []string) string {
+	if len(stops) == 0 {
+		return errorsBody(errs)
+	}
+	if len(errs) == 0 {
+		return errorsBody(stops)
+	}
+	return "### Stop signals\n\n" + errorsBody(stops) + "\n\n### Errors\n\n" + errorsBody(errs)
 }
 
 func errorsBody(errs []string) string {
@@ -420,4 +534,11 @@ func openBlockers(proj *planning.Project) []planning.Blocker {
 		out = append(out, bl)
 	}
 	return out
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -69,3 +69,26 @@ func CapabilitiesOf(provider string) (Capabilities, error) {
 
 // Providers lists every provider recite renders, in a fixed order.
 func Providers() []string { return []string{Markdown, Anthropic, OpenAI, Gemini, Ollama, Text} }
+
+// CleanControls removes the C0 control characters other than tab and line
+// feed (NUL, carriage return, escape…) from s: they carry nothing a model
+// reads, and a NUL or an escape sequence in a prompt file breaks the tools
+// that show it. Every section body and message content goes through it in
+// Assemble and Add.
+func CleanControls(s string) string {
+	i := 0
+	for i < len(s) && (s[i] >= 0x20 || s[i] == '\t' || s[i] == '\n') {
+		i++
+	}
+	if i == len(s) {
+		return s
+	}
+	b := make([]byte, 0, len(s))
+	b = append(b, s[:i]...)
+	for ; i < len(s); i++ {
+		if c := s[i]; c >= 0x20 || c == '\t' || c == '\n' {
+			b = append(b, c)
+		}
+	}
+	return string(b)
+}

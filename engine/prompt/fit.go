@@ -33,15 +33,20 @@ func messagesTokens(msgs []Message, count Counter) int {
 }
 
 // Fit shortens p until its token total is at most budget, by these rules, in
-// order, and records each cut in p.Cuts:
+// order, stopping as soon as the prompt fits, and records each cut in
+// p.Cuts:
 //
 //  1. the conversation loses its oldest messages, a tool call always
 //     together with its results (DESIGN.md invariant 12), keeping at least
 //     the last message group;
-//  2. dynamic sections that are not pinned (recent errors) take their
-//     shorter forms;
-//  3. semi-stable sections, last first (health, files, state), take their
-//     shorter forms, then are dropped.
+//  2. dynamic sections that are not pinned (recent errors; their shorter
+//     forms keep every stop signal), then semi-stable sections from the
+//     last one back (health, state, files: the files keep their head and
+//     tail), take their shorter forms; a shorter form that is not shorter
+//     than the current body (a compression pass already shrank it) is
+//     skipped;
+//  3. only when every shorter form was not enough, semi-stable sections
+//     are dropped, last first, until the prompt fits.
 //
 // The stable prefix, the recitation and the preservation block are pinned
 // and never cut. Fit returns the final total; it can stay above budget
@@ -66,43 +71,58 @@ func (p *Prompt) Fit(count Counter, budget int) int {
 		}
 		if dropped > 0 {
 			p.Cuts = append(p.Cuts, fmt.Sprintf("conversation: dropped the %d oldest messages (%d tokens)", dropped, droppedTokens))
-			p.Count(count)
+			total = p.Count(count)
 		}
 	}
-	// 2 and 3: shorter forms of unpinned sections, dynamic first, then semi
-	// from the last one back.
-	var candidates []int
+	// 2. Shorter forms of unpinned sections, dynamic first, then semi from
+	// the last one back.
+	var candidates []string
 	for i := len(p.Sections) - 1; i >= 0; i-- {
 		if s := p.Sections[i]; !s.Pinned && s.ID != IDConversation && s.Tier == Dynamic {
-			candidates = append(candidates, i)
+			candidates = append(candidates, s.ID)
 		}
 	}
 	for i := len(p.Sections) - 1; i >= 0; i-- {
 		if s := p.Sections[i]; !s.Pinned && s.Tier == Semi {
-			candidates = append(candidates, i)
+			candidates = append(candidates, s.ID)
 		}
 	}
-	var drop []string
-	for _, i := range candidates {
-		s := &p.Sections[i]
+	for _, id := range candidates {
+		s := p.Section(id)
+		orig, note := s.Tokens, ""
 		for k := 0; total > budget && k < len(s.Shorter); k++ {
 			before := s.Tokens
+			body := s.Body
 			s.Body = s.Shorter[k]
-			s.Tokens = count(s.Text())
-			total += s.Tokens - before
-			note := "shortened"
+			after := count(s.Text())
+			if after >= before {
+				s.Body = body
+				continue
+			}
+			s.Tokens = after
+			total += after - before
+			note = "shortened"
 			if k < len(s.ShorterNotes) {
 				note = s.ShorterNotes[k]
 			}
-			p.Cuts = append(p.Cuts, fmt.Sprintf("%s: %s (%d tokens saved)", s.ID, note, before-s.Tokens))
 		}
-		if total > budget && s.Tier == Semi {
-			total -= s.Tokens
-			p.Cuts = append(p.Cuts, fmt.Sprintf("%s: dropped (%d tokens)", s.ID, s.Tokens))
-			drop = append(drop, s.ID)
+		// One cut per section: the form kept and the saving against the
+		// body Fit started from.
+		if note != "" {
+			p.Cuts = append(p.Cuts, fmt.Sprintf("%s: %s (%d tokens saved)", s.ID, note, orig-s.Tokens))
 		}
 	}
-	for _, id := range drop {
+	// 3. Drop semi-stable sections, last first.
+	for _, id := range candidates {
+		if total <= budget {
+			break
+		}
+		s := p.Section(id)
+		if s.Tier != Semi {
+			continue
+		}
+		total -= s.Tokens
+		p.Cuts = append(p.Cuts, fmt.Sprintf("%s: dropped (%d tokens)", s.ID, s.Tokens))
 		for i := range p.Sections {
 			if p.Sections[i].ID == id {
 				p.Sections = append(p.Sections[:i], p.Sections[i+1:]...)
@@ -114,14 +134,16 @@ func (p *Prompt) Fit(count Counter, budget int) int {
 }
 
 // messageGroups splits msgs into units that must stay together: an
-// assistant message with tool calls and the tool results that follow it,
-// or a single message. It returns the size of each group.
+// assistant message with tool calls, the assistant messages with more calls
+// right after it (parallel calls recorded one per message) and the tool
+// results that follow them, or a single message. It returns the size of
+// each group.
 func messageGroups(msgs []Message) []int {
 	var groups []int
 	for i := 0; i < len(msgs); {
 		j := i + 1
 		if msgs[i].Role == "assistant" && len(msgs[i].ToolCalls) > 0 {
-			for j < len(msgs) && msgs[j].Role == "tool" {
+			for j < len(msgs) && (msgs[j].Role == "tool" || msgs[j].Role == "assistant" && len(msgs[j].ToolCalls) > 0 && msgs[j].Content == "" && msgs[j-1].Role == "assistant") {
 				j++
 			}
 		}

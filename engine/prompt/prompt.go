@@ -151,8 +151,16 @@ type Prompt struct {
 }
 
 // Add inserts s in its fixed position. A section with an empty body (and,
-// for the conversation, no messages) is left out.
+// for the conversation, no messages) is left out. The body and its shorter
+// forms lose their C0 control characters (CleanControls).
 func (p *Prompt) Add(s Section) {
+	s.Body = CleanControls(s.Body)
+	if len(s.Shorter) > 0 {
+		s.Shorter = append([]string(nil), s.Shorter...)
+		for i := range s.Shorter {
+			s.Shorter[i] = CleanControls(s.Shorter[i])
+		}
+	}
 	if strings.TrimSpace(s.Body) == "" && s.ID != IDConversation {
 		return
 	}

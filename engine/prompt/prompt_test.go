@@ -133,6 +133,10 @@ func TestValidatorRejects(t *testing.T) {
 		{OpenAI, `{"messages":[{"role":"assistant","content":null,"tool_calls":[{"id":"a","type":"function","function":{"name":"x","arguments":{}}}]},{"role":"tool","tool_call_id":"a","content":"r"}]}`},
 		{Gemini, `{"contents":[{"role":"model","parts":[{"functionCall":{"name":"f","args":{}}}]},{"role":"user","parts":[{"text":"no response"}]}]}`},
 		{Gemini, `{"contents":[{"role":"assistant","parts":[{"text":"x"}]}]}`},
+		{Gemini, `{"contents":[{"role":"model","parts":[{"functionCall":{"name":"f","args":{}}}]},{"role":"user","parts":[{"functionResponse":{"name":"f","response":{}}}]}]}`},
+		{Gemini, `{"contents":[{"role":"model","parts":[{"text":"x"}]},{"role":"user","parts":[{"text":"y"}]}]}`},
+		{OpenAI, `{"messages":[{"role":"assistant","content":null,"tool_calls":[{"id":"b","type":"function","function":{"name":"x","arguments":"{}"}}]},{"role":"tool","tool_call_id":"a","content":"r"},{"role":"tool","tool_call_id":"b","content":"r"}]}`},
+		{Ollama, `{"messages":[{"role":"system","content":"s"},{"role":"tool","content":"r"}]}`},
 		{Ollama, `{"messages":[{"role":"assistant","content":"","tool_calls":[{"function":{"name":"f","arguments":"{}"}}]}]}`},
 	} {
 		if err := validateBody(tc.prov, []byte(tc.body)); err == nil {
@@ -253,5 +257,173 @@ func TestMessageGroups(t *testing.T) {
 	got := messageGroups(fixtureMessages())
 	if fmt.Sprint(got) != "[1 3 1 1 1]" {
 		t.Fatalf("groups %v", got)
+	}
+}
+
+// leadingCallMessages is a tail pruned to start at a tool call (a window
+// over an imported Claude Code transcript), with parallel calls recorded
+// one per message, a result without a call id, an orphan result whose
+// call was pruned, and a call whose result is missing.
+func leadingCallMessages() []Message {
+	return []Message{
+		{ID: "a1", Role: "assistant", ToolCalls: []ToolCall{{ID: "toolu_1", Name: "Read", Arguments: `{"file_path":"src/a.ts"}`}}},
+		{ID: "a2", Role: "assistant", ToolCalls: []ToolCall{{ID: "toolu_2", Name: "Bash", Arguments: `{"command":"ls"}`}}},
+		{ID: "t1", Role: "tool", ToolCallID: "toolu_1", ToolName: "Read", Content: "export const a = 1"},
+		{ID: "t2", Role: "tool", ToolName: "Bash", Content: "a.ts"},
+		{ID: "t9", Role: "tool", ToolCallID: "toolu_gone", ToolName: "Grep", Content: "orphan"},
+		{ID: "a3", Role: "assistant", Content: "Read it.", ToolCalls: []ToolCall{{ID: "toolu_3", Name: "Edit", Arguments: `{}`}}},
+		{ID: "u1", Role: "user", Content: "go on"},
+		{ID: "a4", Role: "assistant", Content: "Done."},
+	}
+}
+
+// TestRenderLeadingToolCall: a tail that opens with a model tool call
+// renders a valid body for every provider (gemini and anthropic open with
+// a user turn), no tool result is orphaned, and every call is answered.
+func TestRenderLeadingToolCall(t *testing.T) {
+	in := fixtureInput()
+	in.Messages = leadingCallMessages()
+	p := Assemble(in)
+	for _, prov := range Providers() {
+		t.Run(prov, func(t *testing.T) {
+			body, err := Render(p, prov, RenderOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := validateBody(prov, body); err != nil {
+				t.Fatalf("invalid %s body: %v\n%s", prov, err, body)
+			}
+			for _, w := range []string{"export const a = 1", "orphan"} {
+				if !bytes.Contains(body, []byte(w)) {
+					t.Errorf("%s body lost %q", prov, w)
+				}
+			}
+			golden(t, "leading-call."+prov, body)
+		})
+	}
+}
+
+func TestMessageGroupsParallelCalls(t *testing.T) {
+	if got := fmt.Sprint(messageGroups(leadingCallMessages())); got != "[5 1 1 1]" {
+		t.Fatalf("groups %v, want [5 1 1 1]", got)
+	}
+}
+
+// TestFitShortensBeforeDropping: after a compression pass shrank the state
+// section (its shorter forms, computed before, are now longer), Fit never
+// records a negative saving, shortens the files (head and tail) before
+// dropping any section, and stops as soon as the prompt fits.
+func TestFitShortensBeforeDropping(t *testing.T) {
+	in := fixtureInput()
+	in.Messages = nil
+	var long strings.Builder
+	for i := 1; i <= 120; i++ {
+		fmt.Fprintf(&long, "line %d of the handler\n", i)
+	}
+	in.Files = []File{{Path: "internal/api/handler.go", Text: long.String()}, {Path: "go.mod", Text: "module x\n"}}
+	p := Assemble(in)
+	st := p.Section(IDState)
+	st.Body = "[evicted at RED] Position: Phase 2 of 2"
+	count := func(s string) int { return utf8.RuneCountInString(s) / 4 }
+	full := p.Count(count)
+	files := p.Section(IDFiles).Tokens
+	budget := full - files/5
+	got := p.Fit(count, budget)
+	if got > budget {
+		t.Fatalf("total %d over budget %d; cuts %v", got, budget, p.Cuts)
+	}
+	for _, c := range p.Cuts {
+		if strings.Contains(c, "(-") || strings.Contains(c, "dropped") {
+			t.Errorf("cut %q", c)
+		}
+	}
+	f := p.Section(IDFiles)
+	if f == nil || p.Section(IDState) == nil || p.Section(IDHealth) == nil {
+		t.Fatalf("a section was dropped: cuts %v", p.Cuts)
+	}
+	for _, w := range []string{"line 1 of the handler", "line 120 of the handler", "⟨internal/api/handler.go: ", "module x"} {
+		if !strings.Contains(f.Body, w) {
+			t.Errorf("files section lacks %q", w)
+		}
+	}
+	if got < budget*9/10 {
+		t.Errorf("cut too much: %d of %d", got, budget)
+	}
+}
+
+// topKeys returns the top-level keys of a JSON object body, in order.
+func topKeys(t *testing.T, body []byte) []string {
+	t.Helper()
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(body, &m); err != nil {
+		t.Fatal(err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if _, err := dec.Token(); err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, k.(string))
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return keys
+}
+
+// TestRenderModel checks where a target's model goes: the first key of the
+// anthropic, openai and ollama bodies, with max_tokens (the target's, else
+// 4096) right after it in the anthropic body, which the Messages API
+// requires; never into the gemini body (the model is in its URL). Without a
+// model the top-level keys are the model-less ones and max_tokens is
+// ignored.
+func TestRenderModel(t *testing.T) {
+	p := Assemble(fixtureInput())
+	tests := []struct {
+		prov string
+		opts RenderOptions
+		want string // top-level keys
+		max  int    // anthropic max_tokens, 0 for none
+	}{
+		{Anthropic, RenderOptions{}, "system,messages", 0},
+		{Anthropic, RenderOptions{MaxTokens: 1024}, "system,messages", 0},
+		{Anthropic, RenderOptions{Model: "claude-sonnet-4-5"}, "model,max_tokens,system,messages", 4096},
+		{Anthropic, RenderOptions{Model: "claude-sonnet-4-5", MaxTokens: 1024}, "model,max_tokens,system,messages", 1024},
+		{OpenAI, RenderOptions{}, "messages", 0},
+		{OpenAI, RenderOptions{Model: "gpt-5", MaxTokens: 1024}, "model,messages", 0},
+		{Ollama, RenderOptions{}, "messages,stream", 0},
+		{Ollama, RenderOptions{Model: "llama3.1"}, "model,messages,stream", 0},
+		{Gemini, RenderOptions{}, "systemInstruction,contents", 0},
+		{Gemini, RenderOptions{Model: "gemini-2.5-pro", MaxTokens: 1024}, "systemInstruction,contents", 0},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%s/%s/%d", tt.prov, tt.opts.Model, tt.opts.MaxTokens), func(t *testing.T) {
+			body, err := Render(p, tt.prov, tt.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := validateBody(tt.prov, body); err != nil {
+				t.Fatalf("invalid %s body: %v", tt.prov, err)
+			}
+			if got := strings.Join(topKeys(t, body), ","); got != tt.want {
+				t.Fatalf("keys %s, want %s", got, tt.want)
+			}
+			var head struct {
+				Model     string `json:"model"`
+				MaxTokens int    `json:"max_tokens"`
+			}
+			if err := json.Unmarshal(body, &head); err != nil {
+				t.Fatal(err)
+			}
+			if strings.HasPrefix(tt.want, "model") && head.Model != tt.opts.Model || head.MaxTokens != tt.max {
+				t.Errorf("model %q max_tokens %d, want %q %d", head.Model, head.MaxTokens, tt.opts.Model, tt.max)
+			}
+		})
 	}
 }

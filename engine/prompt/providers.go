@@ -28,8 +28,10 @@ type anthropicMessage struct {
 }
 
 type anthropicRequest struct {
-	System   []anthropicBlock   `json:"system"`
-	Messages []anthropicMessage `json:"messages"`
+	Model     string             `json:"model,omitempty"`
+	MaxTokens int                `json:"max_tokens,omitempty"`
+	System    []anthropicBlock   `json:"system,omitempty"`
+	Messages  []anthropicMessage `json:"messages"`
 }
 
 // anthropicBody follows the Messages API rules of PROVIDERS.md §4–§5: a
@@ -37,10 +39,20 @@ type anthropicRequest struct {
 // stable tier and of the semi tier, one more breakpoint on the final block
 // when there is a conversation (3 of the 4 allowed), messages starting with a user
 // turn, consecutive same-role turns merged, tool_result blocks first in
-// their turn.
-func anthropicBody(p *Prompt) anthropicRequest {
+// their turn. "system" is left out when the stable and semi tiers are
+// empty (a bare conversation, `recite conversation show`). With opts.Model
+// the body opens with "model" and
+// "max_tokens" (required by the API; opts.MaxTokens, default
+// DefaultMaxTokens); without it both are left out.
+func anthropicBody(p *Prompt, opts RenderOptions) anthropicRequest {
 	eph := &cacheControl{Type: "ephemeral"}
 	req := anthropicRequest{System: []anthropicBlock{}, Messages: []anthropicMessage{}}
+	if opts.Model != "" {
+		req.Model, req.MaxTokens = opts.Model, opts.MaxTokens
+		if req.MaxTokens <= 0 {
+			req.MaxTokens = DefaultMaxTokens
+		}
+	}
 	if s := p.TierText(Stable); s != "" {
 		req.System = append(req.System, anthropicBlock{Type: "text", Text: s, CacheControl: eph})
 	}
@@ -65,7 +77,7 @@ func anthropicBody(p *Prompt) anthropicRequest {
 		}
 		msgs = append(msgs, anthropicMessage{Role: role, Content: blocks})
 	}
-	for _, m := range p.Messages {
+	for _, m := range pairTools(p.Messages) {
 		switch m.Role {
 		case "assistant":
 			var blocks []anthropicBlock
@@ -131,23 +143,28 @@ type openAIMessage struct {
 }
 
 type openAIRequest struct {
+	Model    string          `json:"model,omitempty"`
 	Messages []openAIMessage `json:"messages"`
 }
 
 func strp(s string) *string { return &s }
 
 // openAIBody: one system (or developer) message with the stable and semi
-// tiers, the conversation, then a user message with the dynamic context.
+// tiers (none when both are empty), the conversation, then a user message with the dynamic context.
 // Tool-call arguments stay a JSON string; every tool_call_id is answered by
 // a tool message (PROVIDERS.md §5), an unanswered one gets a placeholder
-// result so the body is valid.
+// result so the body is valid. With opts.Model the body opens with
+// "model".
 func openAIBody(p *Prompt, opts RenderOptions) openAIRequest {
 	role := opts.OpenAISystemRole
 	if role == "" {
 		role = "system"
 	}
-	req := openAIRequest{Messages: []openAIMessage{{Role: role, Content: strp(systemText(p))}}}
-	msgs := p.Messages
+	req := openAIRequest{Model: opts.Model, Messages: []openAIMessage{}}
+	if sys := systemText(p); sys != "" {
+		req.Messages = append(req.Messages, openAIMessage{Role: role, Content: strp(sys)})
+	}
+	msgs := pairTools(p.Messages)
 	for i := 0; i < len(msgs); i++ {
 		m := msgs[i]
 		switch m.Role {
@@ -156,20 +173,28 @@ func openAIBody(p *Prompt, opts RenderOptions) openAIRequest {
 			if m.Content != "" || len(m.ToolCalls) == 0 {
 				om.Content = strp(m.Content)
 			}
-			for _, tc := range m.ToolCalls {
+			calls := m.ToolCalls
+			// A run of parallel calls recorded one per message (Claude Code
+			// transcripts) is one assistant message: the tool messages
+			// must answer the message right before them.
+			j := i + 1
+			for len(calls) > 0 && j < len(msgs) && msgs[j].Role == "assistant" && len(msgs[j].ToolCalls) > 0 && msgs[j].Content == "" {
+				calls = append(calls[:len(calls):len(calls)], msgs[j].ToolCalls...)
+				j++
+			}
+			for _, tc := range calls {
 				om.ToolCalls = append(om.ToolCalls, openAIToolCall{ID: tc.ID, Type: "function", Function: openAIFunction{Name: tc.Name, Arguments: tc.Arguments}})
 			}
 			req.Messages = append(req.Messages, om)
 			// Answer every call: the results that follow, in call order.
 			answered := map[string]bool{}
-			j := i + 1
 			for ; j < len(msgs) && msgs[j].Role == "tool"; j++ {
 				answered[msgs[j].ToolCallID] = true
 				req.Messages = append(req.Messages, openAIMessage{Role: "tool", Content: strp(msgs[j].Content), ToolCallID: msgs[j].ToolCallID})
 			}
-			for _, tc := range m.ToolCalls {
+			for _, tc := range calls {
 				if !answered[tc.ID] {
-					req.Messages = append(req.Messages, openAIMessage{Role: "tool", Content: strp("(no result recorded)"), ToolCallID: tc.ID})
+					req.Messages = append(req.Messages, openAIMessage{Role: "tool", Content: strp(noResult), ToolCallID: tc.ID})
 				}
 			}
 			i = j - 1
@@ -210,19 +235,27 @@ type geminiContent struct {
 }
 
 type geminiRequest struct {
-	SystemInstruction geminiContent   `json:"systemInstruction"`
+	SystemInstruction *geminiContent  `json:"systemInstruction,omitempty"`
 	Contents          []geminiContent `json:"contents"`
 }
 
-// geminiBody: systemInstruction with one part per tier, contents with user
-// and model roles, consecutive same-role turns merged, a functionCall turn
-// followed directly by its functionResponse turn (PROVIDERS.md §5).
+// geminiBody: systemInstruction with one part per non-empty tier (left out
+// when there is none), contents with user
+// and model roles starting with a user turn, consecutive same-role turns
+// merged, a functionCall turn followed directly by its functionResponse
+// turn (PROVIDERS.md §5; tool results paired by pairTools). The body has
+// no model field, whatever RenderOptions.Model says: generateContent takes
+// the model in the URL (models/MODEL:generateContent).
 func geminiBody(p *Prompt) geminiRequest {
-	req := geminiRequest{SystemInstruction: geminiContent{Parts: []geminiPart{}}, Contents: []geminiContent{}}
+	req := geminiRequest{Contents: []geminiContent{}}
+	var sys []geminiPart
 	for _, t := range []Tier{Stable, Semi} {
 		if s := p.TierText(t); s != "" {
-			req.SystemInstruction.Parts = append(req.SystemInstruction.Parts, geminiPart{Text: s})
+			sys = append(sys, geminiPart{Text: s})
 		}
+	}
+	if len(sys) > 0 {
+		req.SystemInstruction = &geminiContent{Parts: sys}
 	}
 	names := map[string]string{}
 	add := func(role string, parts ...geminiPart) {
@@ -232,7 +265,7 @@ func geminiBody(p *Prompt) geminiRequest {
 		}
 		req.Contents = append(req.Contents, geminiContent{Role: role, Parts: parts})
 	}
-	for _, m := range p.Messages {
+	for _, m := range pairTools(p.Messages) {
 		switch m.Role {
 		case "assistant":
 			var parts []geminiPart
@@ -265,6 +298,12 @@ func geminiBody(p *Prompt) geminiRequest {
 	if dyn := p.DynamicContext(); dyn != "" {
 		add("user", geminiPart{Text: dyn})
 	}
+	// The first content must be a user turn, and a functionCall must follow
+	// a user turn (PROVIDERS.md §5): a tail that opens with a model turn
+	// gets the same opening user turn as the anthropic body.
+	if len(req.Contents) > 0 && req.Contents[0].Role != "user" {
+		req.Contents = append([]geminiContent{{Role: "user", Parts: []geminiPart{{Text: "(conversation continues)"}}}}, req.Contents...)
+	}
 	if len(req.Contents) == 0 {
 		req.Contents = append(req.Contents, geminiContent{Role: "user", Parts: []geminiPart{{Text: "Continue with the next task."}}})
 	}
@@ -295,11 +334,16 @@ type ollamaRequest struct {
 	Stream   bool            `json:"stream"`
 }
 
-// ollamaBody is an /api/chat body: tool-call arguments are an object
-// (PROVIDERS.md §5), streaming off.
+// ollamaBody is an /api/chat body: a system message with the stable and
+// semi tiers (none when both are empty), tool-call arguments are an object
+// (PROVIDERS.md §5), tool results paired with their calls (pairTools),
+// streaming off.
 func ollamaBody(p *Prompt, opts RenderOptions) ollamaRequest {
-	req := ollamaRequest{Model: opts.Model, Messages: []ollamaMessage{{Role: "system", Content: systemText(p)}}}
-	for _, m := range p.Messages {
+	req := ollamaRequest{Model: opts.Model, Messages: []ollamaMessage{}}
+	if sys := systemText(p); sys != "" {
+		req.Messages = append(req.Messages, ollamaMessage{Role: "system", Content: sys})
+	}
+	for _, m := range pairTools(p.Messages) {
 		om := ollamaMessage{Role: m.Role, Content: m.Content}
 		for _, tc := range m.ToolCalls {
 			om.ToolCalls = append(om.ToolCalls, ollamaToolCall{Function: ollamaFunction{Name: tc.Name, Arguments: argsObject(tc.Arguments)}})

@@ -11,9 +11,20 @@ import (
 type RenderOptions struct {
 	// OpenAISystemRole is "system" or "developer" (PROVIDERS.md §5).
 	OpenAISystemRole string
-	// Model is written into bodies that carry one (ollama); "" omits it.
+	// Model, when set, is written as "model" into the anthropic, openai
+	// and ollama bodies (their first key); "" omits it. Gemini bodies never
+	// carry it: generateContent takes the model in the URL
+	// (models/MODEL:generateContent).
 	Model string
+	// MaxTokens is the anthropic body's "max_tokens" (after "model"),
+	// written only with Model: the Messages API requires it. 0 writes
+	// DefaultMaxTokens.
+	MaxTokens int
 }
+
+// DefaultMaxTokens is the anthropic max_tokens written with a model when
+// RenderOptions.MaxTokens is 0 (recite.yaml targets[].max_tokens default).
+const DefaultMaxTokens = 4096
 
 // Render returns the request body of p for provider. JSON bodies have keys
 // in a fixed order, are indented with two spaces and end in a newline; the
@@ -25,7 +36,7 @@ func Render(p *Prompt, provider string, opts RenderOptions) ([]byte, error) {
 	case Text:
 		return renderText(p), nil
 	case Anthropic:
-		return marshal(anthropicBody(p))
+		return marshal(anthropicBody(p, opts))
 	case OpenAI:
 		return marshal(openAIBody(p, opts))
 	case Gemini:
@@ -112,23 +123,29 @@ func roleLabel(m Message) string {
 }
 
 // renderText is the single prompt string of simple completion providers:
-// "System: … Human: … Assistant:".
+// "System: … Human: … Assistant:" (issue 3). The "System: " part is left
+// out when the stable and semi tiers are empty (a bare conversation), and
+// the closing "Assistant:" cue is written only when the last turn is not
+// the assistant's: a prompt whose last turn is an assistant message (no
+// dynamic context after it) ends with that message and one newline.
 func renderText(p *Prompt) []byte {
 	var b strings.Builder
-	b.WriteString("System: ")
-	b.WriteString(p.TierText(Stable))
-	if semi := p.TierText(Semi); semi != "" {
+	if sys := systemText(p); sys != "" {
+		b.WriteString("System: ")
+		b.WriteString(sys)
 		b.WriteString("\n")
-		b.WriteString(semi)
 	}
-	b.WriteString("\n")
 	if len(p.Messages) > 0 {
 		b.WriteString(transcript(p.Messages, "%s"))
 	}
-	if dyn := p.DynamicContext(); dyn != "" {
+	dyn := p.DynamicContext()
+	if dyn != "" {
 		b.WriteString("Human: ")
 		b.WriteString(dyn)
 		b.WriteString("\n")
+	}
+	if dyn == "" && len(p.Messages) > 0 && p.Messages[len(p.Messages)-1].Role == "assistant" {
+		return []byte(strings.TrimRight(b.String(), "\n") + "\n")
 	}
 	b.WriteString("Assistant:")
 	return []byte(b.String())
@@ -161,4 +178,77 @@ func argsObject(args string) json.RawMessage {
 	}
 	b, _ := json.Marshal(map[string]string{"_raw": args})
 	return b
+}
+
+// noResult is the content of the placeholder result of a tool call whose
+// result is not in the conversation tail.
+const noResult = "(no result recorded)"
+
+// pairTools returns msgs in the shape every chat API accepts (PROVIDERS.md
+// §5, DESIGN.md invariant 12): each run of assistant tool calls (an
+// assistant message with tool calls and the assistant messages with tool
+// calls and no text right after it) is followed directly by one tool
+// message per call. A result that names no call id is given the first
+// unanswered call of its tool; a call without a result gets a placeholder
+// result (noResult); a tool result that answers no call of the run before
+// it (its call was pruned, or it follows other messages) becomes a user
+// message "Tool result (NAME): …" after the run's results. msgs is not
+// changed.
+func pairTools(msgs []Message) []Message {
+	out := make([]Message, 0, len(msgs))
+	orphan := func(m Message) Message {
+		return Message{ID: m.ID, Role: "user", Content: "Tool result (" + m.ToolName + "): " + m.Content}
+	}
+	for i := 0; i < len(msgs); {
+		m := msgs[i]
+		if m.Role == "tool" {
+			out = append(out, orphan(m))
+			i++
+			continue
+		}
+		if m.Role != "assistant" || len(m.ToolCalls) == 0 {
+			out = append(out, m)
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(msgs) && msgs[j].Role == "assistant" && len(msgs[j].ToolCalls) > 0 && msgs[j].Content == "" {
+			j++
+		}
+		out = append(out, msgs[i:j]...)
+		var calls []ToolCall
+		for _, a := range msgs[i:j] {
+			calls = append(calls, a.ToolCalls...)
+		}
+		answered := make([]bool, len(calls))
+		var late []Message
+		for ; j < len(msgs) && msgs[j].Role == "tool"; j++ {
+			t := msgs[j]
+			k := -1
+			for c := range calls {
+				if !answered[c] && (t.ToolCallID == calls[c].ID || t.ToolCallID == "" && (t.ToolName == "" || t.ToolName == calls[c].Name)) {
+					k = c
+					break
+				}
+			}
+			if k < 0 {
+				late = append(late, orphan(t))
+				continue
+			}
+			answered[k] = true
+			t.ToolCallID = calls[k].ID
+			if t.ToolName == "" {
+				t.ToolName = calls[k].Name
+			}
+			out = append(out, t)
+		}
+		for c, ok := range answered {
+			if !ok {
+				out = append(out, Message{Role: "tool", ToolCallID: calls[c].ID, ToolName: calls[c].Name, Content: noResult})
+			}
+		}
+		out = append(out, late...)
+		i = j
+	}
+	return out
 }

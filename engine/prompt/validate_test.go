@@ -146,7 +146,11 @@ func validateOpenAI(body []byte) error {
 		}
 		j := i + 1
 		for ; j < len(req.Messages) && req.Messages[j].Role == "tool"; j++ {
-			delete(want, req.Messages[j].ToolCallID)
+			id := req.Messages[j].ToolCallID
+			if !want[id] {
+				return fmt.Errorf("message %d: tool_call_id %q answers no open call of message %d", j, id, i)
+			}
+			delete(want, id)
 		}
 		if len(want) > 0 {
 			return fmt.Errorf("message %d: tool_call_ids %v not answered", i, want)
@@ -178,6 +182,9 @@ func validateGemini(body []byte) error {
 	if err := json.Unmarshal(body, &req); err != nil {
 		return err
 	}
+	if len(req.Contents) > 0 && req.Contents[0].Role != "user" {
+		return fmt.Errorf("contents must start with a user turn, not %q", req.Contents[0].Role)
+	}
 	for i, c := range req.Contents {
 		if c.Role != "user" && c.Role != "model" {
 			return fmt.Errorf("content %d: role %q", i, c.Role)
@@ -206,6 +213,9 @@ func validateGemini(body []byte) error {
 			}
 		}
 		if calls > 0 {
+			if i == 0 || req.Contents[i-1].Role != "user" {
+				return fmt.Errorf("content %d: functionCall not right after a user turn or a functionResponse", i)
+			}
 			if i+1 >= len(req.Contents) {
 				return fmt.Errorf("content %d: functionCall never answered", i)
 			}
@@ -242,6 +252,12 @@ func validateOllama(body []byte) error {
 		case "system", "user", "assistant", "tool":
 		default:
 			return fmt.Errorf("message %d: role %q", i, m.Role)
+		}
+		if m.Role == "tool" {
+			prev := req.Messages[max(i-1, 0)]
+			if i == 0 || prev.Role != "tool" && (prev.Role != "assistant" || len(prev.ToolCalls) == 0) {
+				return fmt.Errorf("message %d: tool result without a preceding tool call", i)
+			}
 		}
 		for _, tc := range m.ToolCalls {
 			if _, ok := tc.Function.Arguments.(map[string]any); !ok {

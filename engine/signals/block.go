@@ -255,7 +255,11 @@ func longestRun(s string, c byte) int {
 
 // AppendBlock appends RenderBlock(b) to the file at path (normally
 // `.planning/context-preserved.md`), creating it (mode 0644) with the
-// header "# Context preserved by recite" when it is absent or empty. The
+// header "# Context preserved by recite" when it is absent or empty. When
+// the file ends inside a code fence left open (a note appended by hand
+// with an unclosed fence), a line closing that fence is written first, so
+// the block is not swallowed by it (OpenFence decides, by the rules
+// ParseBlocks splits on). The
 // file is append-only (DESIGN.md invariant 6): the block is written with
 // one write(2) on an O_APPEND descriptor and fsynced, under an exclusive
 // flock on the file itself (TRAPS.md B4) so concurrent appenders, in this
@@ -274,7 +278,7 @@ func AppendBlock(ctx context.Context, path string, b Block) error {
 		return fmt.Errorf("append block to %s: lock not acquired", path)
 	}
 	defer func() { _ = lk.Unlock() }()
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return fmt.Errorf("append block to %s: %w", path, err)
 	}
@@ -287,7 +291,19 @@ func AppendBlock(ctx context.Context, path string, b Block) error {
 	if st.Size() == 0 {
 		data = fileHeader + "\n" + data
 	} else {
-		data = "\n" + data
+		old := make([]byte, st.Size())
+		if _, err := f.ReadAt(old, 0); err != nil {
+			_ = f.Close()
+			return fmt.Errorf("append block to %s: %w", path, err)
+		}
+		lead := ""
+		if old[len(old)-1] != '\n' {
+			lead = "\n" // end the last line
+		}
+		if fence := OpenFence(old); fence != "" {
+			lead += fence + "\n" // close the fence left open
+		}
+		data = lead + "\n" + data
 	}
 	if _, err := f.Write([]byte(data)); err != nil {
 		_ = f.Close()
@@ -301,6 +317,29 @@ func AppendBlock(ctx context.Context, path string, b Block) error {
 		return fmt.Errorf("append block to %s: %w", path, err)
 	}
 	return nil
+}
+
+// OpenFence returns the column-0 code fence (a run of 3 or more backticks
+// or tildes) that src leaves open at its end, as ParseBlocks pairs fences
+// (a closing fence is the same character, at least as long, with nothing
+// after it but spaces); "" when every fence is closed. Writing the
+// returned string on a line of its own closes it.
+func OpenFence(src []byte) string {
+	p := newBlockParser("")
+	text := strings.ReplaceAll(string(src), "\r\n", "\n")
+	fence := ""
+	for _, l := range strings.Split(text, "\n") {
+		f := p.fence.FindString(l)
+		if f == "" {
+			continue
+		}
+		if fence == "" {
+			fence = f
+		} else if f[0] == fence[0] && len(f) >= len(fence) && strings.TrimSpace(l[len(f):]) == "" {
+			fence = ""
+		}
+	}
+	return fence
 }
 
 // Latest returns the newest of blocks: the one with the latest Timestamp,

@@ -149,7 +149,8 @@ func TestParsePublishedFormats(t *testing.T) {
 		{FormatStopSignals, 3, []string{
 			"error:TypeError: Cannot read property 'token' of undefined",
 			"blocked:Stripe sandbox keys missing",
-			"failed_approach:2 — approaches: direct fix, mock service",
+			// The FAILED ATTEMPTS count is a counter, not an approach.
+			"failed_approach:direct fix", "failed_approach:mock service",
 			"circuit_breaker:WARNING (spin 3/5)",
 			"failed_approach:direct fix", "failed_approach:mock service",
 		}},
@@ -328,5 +329,94 @@ func BenchmarkParseBlocks(b *testing.B) {
 	b.SetBytes(int64(len(src)))
 	for b.Loop() {
 		ParseBlocks("p.md", src)
+	}
+}
+
+func TestOpenFence(t *testing.T) {
+	tests := []struct{ src, want string }{
+		{"", ""},
+		{"# x\n\n```\ncode\n```\n", ""},
+		{"\n```\nnote\n", "```"},
+		{"\n````go\nnote ```\n", "````"},
+		{"~~~\nx\n```\n", "~~~"},
+		{"```\nx\n```` \n", ""},
+		{"```\nx\n``` trailing\n", "```"},
+		{"  ```\nindented fences are not column-0 fences\n", ""},
+		{"```\r\nx\r\n```\r\n", ""},
+	}
+	for _, tt := range tests {
+		if got := OpenFence([]byte(tt.src)); got != tt.want {
+			t.Errorf("OpenFence(%q) = %q, want %q", tt.src, got, tt.want)
+		}
+	}
+}
+
+// TestAppendBlockAfterOpenFence: a note with an unclosed fence appended by
+// hand (printf '\n```\nnote\n' >> file) does not hide the blocks appended
+// after it, and normal appends are unchanged.
+func TestAppendBlockAfterOpenFence(t *testing.T) {
+	ctx := context.Background()
+	b := func(i int) Block {
+		return Block{Timestamp: time.Date(2026, 2, 7, 10, i, 0, 0, time.UTC), Trigger: TriggerManual, Signals: []Signal{{Kind: KindError, Text: fmt.Sprintf("Error: boom %d", i)}}}
+	}
+	for _, tail := range []string{"\n```\nnote\n", "\n~~~~\nnote without newline", ""} {
+		path := filepath.Join(t.TempDir(), "context-preserved.md")
+		if err := AppendBlock(ctx, path, b(1)); err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.WriteString(tail); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		for i := 2; i <= 3; i++ {
+			if err := AppendBlock(ctx, path, b(i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		src, _ := os.ReadFile(path)
+		blocks, diags := ParseBlocks("c.md", src)
+		if len(blocks) != 3 || len(diags) != 0 {
+			t.Fatalf("tail %q: %d blocks, diagnostics %v:\n%s", tail, len(blocks), diags, src)
+		}
+		if l, _ := Latest(blocks); l.Signals[0].Text != "Error: boom 3" {
+			t.Errorf("tail %q: latest %+v", tail, l)
+		}
+		if OpenFence(src) != "" {
+			t.Errorf("tail %q: file still ends in an open fence", tail)
+		}
+		if want := fileHeader + "\n" + RenderBlock(b(1)) + "\n" + RenderBlock(b(2)) + "\n" + RenderBlock(b(3)); tail == "" && string(src) != want {
+			t.Errorf("normal appends changed:\n%s", src)
+		}
+	}
+}
+
+// TestParseBlocksRecoversFromOpenFence: a file already corrupted (blocks
+// appended after a stray fence by a writer that did not close it) still
+// yields its later blocks, with a diagnostic naming the fence's line; a
+// heading quoted inside a closed fence of a well-formed file stays text.
+func TestParseBlocksRecoversFromOpenFence(t *testing.T) {
+	b1 := RenderBlock(Block{Trigger: TriggerManual, Signals: []Signal{{Kind: KindError, Text: "Error: one"}}})
+	b2 := RenderBlock(Block{Trigger: TriggerManual, Signals: []Signal{{Kind: KindError, Text: "Error: two"}, {Kind: KindBlocked, Text: "waiting"}}})
+	b3 := RenderBlock(Block{Trigger: TriggerCompaction, Signals: []Signal{{Kind: KindError, Text: "Error: three"}}})
+	src := fileHeader + "\n" + b1 + "\n```\nnote\n" + "\n" + b2 + "\n" + b3
+	blocks, diags := ParseBlocks("c.md", []byte(src))
+	if len(blocks) != 3 {
+		t.Fatalf("%d blocks, want 3; diagnostics %v", len(blocks), diags)
+	}
+	if l, _ := Latest(blocks); l.Trigger != TriggerCompaction || l.Signals[0].Text != "Error: three" {
+		t.Errorf("latest %+v", l)
+	}
+	if len(diags) == 0 || !strings.Contains(diags[0].String(), "never closed") {
+		t.Errorf("diagnostics %v", diags)
+	}
+	// Well-formed: an error quoting the heading stays inside its fence.
+	quoted := RenderBlock(Block{Signals: []Signal{{Kind: KindError, Text: "cat failed:\n" + headBlock + "\nend"}}})
+	blocks, diags = ParseBlocks("c.md", []byte(fileHeader+"\n"+quoted+"\n"+b3))
+	if len(blocks) != 2 || len(diags) != 0 || !strings.Contains(blocks[0].Signals[0].Text, headBlock) {
+		t.Errorf("quoted heading: %d blocks, %v", len(blocks), diags)
 	}
 }

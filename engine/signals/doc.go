@@ -24,16 +24,22 @@
 //     starts (after optional list markers, `>` quotes and bold markers) with
 //     `STOP:` or `STOP —` is a stop signal. Lower-case "blocked" or "stop"
 //     is ordinary prose and ignored. Text inside fenced code is ignored.
-//   - loop files (FORMATS.md §2.6): non-empty Loop Progress error hashes
-//     (error), Loop Progress rows whose Health is BLOCKED or whose Action
-//     carries a BLOCKED/STUCK/STOP mark, the last Circuit Breaker State row
-//     when it is not HEALTHY (circuit_breaker), Approaches Tried
-//     (failed_approach), and Sabbath snapshot Preserved Stop Signals by
-//     label (ERROR/ERRORS → error, BLOCKED → blocked, FAILED ATTEMPTS and
-//     TRIED AND FAILED → failed_approach, CIRCUIT BREAKER → circuit_breaker,
-//     anything else → stop).
-//   - debug files that are not resolved (FORMATS.md §2.11): each eliminated
-//     hypothesis is a failed_approach whose Detail is its evidence.
+//   - loop files (FORMATS.md §2.6): the errors the file quotes verbatim in
+//     fenced blocks (`### Last Error (verbatim)`; the last one counted once
+//     per Loop Progress row carrying the latest error hash), Error Hash
+//     cells that hold an error text rather than a hash (a hash such as
+//     a41c9e07 is not an error text and yields no signal), Loop Progress
+//     rows whose Health is BLOCKED or whose Action or Result carries a
+//     BLOCKED/STUCK/STOP mark, the last Circuit Breaker State row when it
+//     is not HEALTHY (circuit_breaker), Approaches Tried (failed_approach),
+//     and Sabbath snapshot Preserved Stop Signals by label (ERROR/ERRORS →
+//     error, unless the loop already quotes it; BLOCKED → blocked; FAILED
+//     ATTEMPTS → one failed_approach per listed approach, its count being a
+//     counter; TRIED AND FAILED → failed_approach; CIRCUIT BREAKER →
+//     circuit_breaker; anything else → stop).
+//   - debug files that are not resolved (FORMATS.md §2.11): the Symptoms
+//     errors verbatim (error, unless "none"), and each eliminated
+//     hypothesis as a failed_approach whose Detail is its evidence.
 //   - open blockers: blocked, with the blocker id (BLOCKER-005) as ID.
 //
 // Signals are deduplicated by (Kind, Hash); Hash is computed over Normalize

@@ -134,9 +134,15 @@ func (h Health) BreakerLine() string {
 // blockedPattern matches the BLOCKED error codes and phrases of
 // error-classification.md (FORMATS.md §2.14). ENOENT "on an external
 // resource" cannot be told from a missing local file and is left out.
+// "Cannot connect" (and "could not connect", "unable to connect",
+// "connection refused") is the wording of a refused connection without its
+// code, e.g. Docker's "Cannot connect to the Docker daemon".
 func blockedPattern() *regexp.Regexp {
-	return regexp.MustCompile(`\b(EACCES|EPERM|ECONNREFUSED|MODULE_NOT_FOUND|rate_limit_exceeded)\b|(?i)permission denied|not authorized|service unavailable|rate limit|quota exceeded`)
+	return regexp.MustCompile(`\b(EACCES|EPERM|ECONNREFUSED|MODULE_NOT_FOUND|rate_limit_exceeded)\b|(?i:permission denied|not authorized|service unavailable|rate limit|quota exceeded|(?:cannot|can't|could not|couldn't|unable to) connect|connection refused)`)
 }
+
+// blockedMark matches an explicit BLOCKED mark: the word in capitals.
+func blockedMark() *regexp.Regexp { return regexp.MustCompile(`\bBLOCKED\b`) }
 
 // counters holds the measures of one prefix of the iterations.
 type counters struct {
@@ -154,10 +160,14 @@ func measure(iters []IterationRecord, th Thresholds, norm *normalizer) counters 
 		}
 	}
 	if n := len(iters); n > 0 {
-		c.hash = iterHash(iters[n-1], norm)
+		// The latest iteration whose error is known: an iteration that
+		// does not record errors neither counts nor resets the spin.
+		if k := lastKnownError(iters, n); k >= 0 {
+			c.hash = iterHash(iters[k], norm)
+		}
 		if c.hash != "" {
 			for _, it := range iters {
-				if iterHash(it, norm) == c.hash {
+				if !it.ErrorUnknown && iterHash(it, norm) == c.hash {
 					c.spin++
 				}
 			}
@@ -183,6 +193,17 @@ func measure(iters []IterationRecord, th Thresholds, norm *normalizer) counters 
 		}
 	}
 	return c
+}
+
+// lastKnownError returns the index of the last of iters[:n] whose error is
+// known (not ErrorUnknown), or -1.
+func lastKnownError(iters []IterationRecord, n int) int {
+	for k := n - 1; k >= 0; k-- {
+		if !iters[k].ErrorUnknown {
+			return k
+		}
+	}
+	return -1
 }
 
 func iterHash(it IterationRecord, norm *normalizer) string {
@@ -235,7 +256,10 @@ func breakerState(c counters, th Thresholds) (string, []string) {
 // Measures: StallCount counts the trailing iterations with FilesChanged 0
 // (iterations with an unknown, negative count are skipped, neither counted
 // nor resetting); SpinCount counts the iterations whose error hash
-// (ErrorHash, else Hash(ErrorText)) equals the latest iteration's;
+// (ErrorHash, else Hash(ErrorText)) equals that of the latest iteration
+// whose error is known (iterations with ErrorUnknown, such as a loop's
+// resume rows, neither count nor reset it; a known iteration without an
+// error makes it 0);
 // DeclinePct compares the latest known OutputLines with the mean of the
 // first BaselineIterations known ones and needs at least
 // BaselineIterations+1 known values (negative is unknown). The caller
@@ -249,18 +273,21 @@ func breakerState(c counters, th Thresholds) (string, []string) {
 // and no threshold is reached now; HEALTHY otherwise.
 //
 // State, by priority BLOCKED > SPINNING > DEGRADED > STALLED > PROGRESS:
-//   - BLOCKED: the latest error matches EACCES, EPERM, ECONNREFUSED,
-//     MODULE_NOT_FOUND, rate_limit_exceeded or contains "permission
-//     denied", "not authorized", "service unavailable", "rate limit",
-//     "quota exceeded" (case-insensitive for the phrases). ECONNREFUSED is
+//   - BLOCKED: the latest iteration's error or Outcome matches EACCES,
+//     EPERM, ECONNREFUSED, MODULE_NOT_FOUND, rate_limit_exceeded or
+//     contains "permission denied", "not authorized", "service
+//     unavailable", "rate limit", "quota exceeded", "cannot connect" (or
+//     could not / unable to connect, "connection refused"; case-insensitive
+//     for the phrases), or its Outcome carries the BLOCKED mark in
+//     capitals, or its Health was recorded as BLOCKED. ECONNREFUSED is
 //     both a BLOCKED code and a spin-hash example in fire-flow (§4.9):
 //     recite classifies it BLOCKED and still counts it in SpinCount, so a
 //     refused connection that repeats also moves the breaker.
 //   - SPINNING: SpinCount ≥ SpinWarning and a file changed in the last
 //     SpinWarning iterations (with nothing changed it is STALLED).
 //   - DEGRADED: DeclinePct ≥ DeclineWarningPct.
-//   - STALLED: StallCount ≥ StallWarning and the latest error is not new
-//     (none, or the same hash as the previous iteration's).
+//   - STALLED: StallCount ≥ StallWarning and the latest known error is
+//     not new (none, or the same hash as the previous known iteration's).
 //     error-classification.md says STALLED at 2 idle iterations while the
 //     breaker warns at 3 (§4.9); recite uses the breaker's StallWarning for
 //     both so the health state and the breaker never disagree, and the
@@ -291,11 +318,26 @@ func Evaluate(iters []IterationRecord, th Thresholds) Health {
 		if strings.TrimSpace(errText) == "" && !emptyCell(last.ErrorHash) {
 			errText = last.ErrorHash
 		}
-		newError := c.hash != "" && (n == 1 || iterHash(iters[n-2], norm) != c.hash)
+		newError := false
+		if k := lastKnownError(iters, n); k >= 0 && c.hash != "" {
+			prev := lastKnownError(iters, k)
+			newError = prev < 0 || iterHash(iters[prev], norm) != c.hash
+		}
+		bp := blockedPattern()
+		outcome := strings.TrimSpace(last.Outcome)
 		switch {
-		case errText != "" && blockedPattern().MatchString(errText):
+		case errText != "" && bp.MatchString(errText):
 			h.State = HealthBlocked
 			reasons = append(reasons, "external error: "+firstLine(errText))
+		case outcome != "" && bp.MatchString(outcome):
+			h.State = HealthBlocked
+			reasons = append(reasons, "external error: "+firstLine(outcome))
+		case outcome != "" && blockedMark().MatchString(outcome):
+			h.State = HealthBlocked
+			reasons = append(reasons, "blocked: "+firstLine(outcome))
+		case strings.EqualFold(strings.TrimSpace(last.Health), HealthBlocked):
+			h.State = HealthBlocked
+			reasons = append(reasons, fmt.Sprintf("iteration %d recorded BLOCKED", last.N))
 		case c.spin >= th.SpinWarning && recentChange:
 			h.State = HealthSpinning
 		case c.decline >= th.DeclineWarningPct:
@@ -317,18 +359,26 @@ func firstLine(s string) string {
 }
 
 // IterationsFromLoop turns a loop's Loop Progress rows into iteration
-// records: N, FilesChanged, OutputLines and the Error Hash cell (as
-// ErrorHash; empty-looking cells such as "-" or "none" become ""), with
-// the timestamp parsed as RFC 3339 or a date when possible. l may be nil.
+// records: N, FilesChanged, OutputLines, the Error Hash cell (a hash as
+// ErrorHash, words as ErrorText; empty-looking cells such as "-" or
+// "none" give neither), ErrorUnknown for a row of a table without an
+// error column (the resume table), the Result cell as Outcome and the
+// Health cell, with the timestamp parsed as RFC 3339 or a date when
+// possible. l may be nil.
 func IterationsFromLoop(l *planning.Loop) []IterationRecord {
 	if l == nil {
 		return nil
 	}
 	out := make([]IterationRecord, 0, len(l.Iterations))
 	for _, it := range l.Iterations {
-		r := IterationRecord{N: it.N, FilesChanged: it.FilesChanged, OutputLines: it.OutputLines, Timestamp: parseTime(it.Timestamp)}
-		if !emptyCell(it.ErrorHash) {
-			r.ErrorHash = strings.TrimSpace(it.ErrorHash)
+		r := IterationRecord{N: it.N, FilesChanged: it.FilesChanged, OutputLines: it.OutputLines, Timestamp: parseTime(it.Timestamp),
+			ErrorUnknown: it.NoErrorColumn, Outcome: strings.TrimSpace(it.Result), Health: strings.TrimSpace(it.Health)}
+		switch cell := strings.TrimSpace(it.ErrorHash); {
+		case emptyCell(cell):
+		case looksLikeHash(cell):
+			r.ErrorHash = cell
+		default:
+			r.ErrorText = cell // an Error column holding the message
 		}
 		out = append(out, r)
 	}

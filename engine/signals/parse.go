@@ -128,10 +128,29 @@ func ParseBlocks(path string, src []byte) ([]Block, []Diagnostic) {
 
 // headings finds the column-0 ATX headings outside column-0 fences.
 func (p *blockParser) headings(lines []line) []heading {
-	var out []heading
-	fence := ""
-	fenceLine := 0
+	out, fence, fenceLine := p.scanHeadings(lines, false)
+	if fence == "" {
+		return out
+	}
+	// A fence left open to the end of the file (a note appended by hand)
+	// would hide every later block: scan again, letting a canonical block
+	// heading line end an open fence. Only a file that is broken anyway is
+	// read this way, as a verbatim error quoting that exact line would be
+	// split.
+	rec, _, _ := p.scanHeadings(lines, true)
+	p.diag(fenceLine, "code fence %s is never closed; blocks after it were read from their `%s` headings", fence, headBlock)
+	return rec
+}
+
+// scanHeadings finds the headings outside column-0 fences and the fence
+// left open at the end (with its line), if any. With recover, a line that
+// is exactly the canonical block heading ends an open fence and is a
+// heading.
+func (p *blockParser) scanHeadings(lines []line, recover bool) (out []heading, fence string, fenceLine int) {
 	for i, l := range lines {
+		if fence != "" && recover && strings.TrimRight(l.text, " \t") == headBlock {
+			fence = ""
+		}
 		if f := p.fence.FindString(l.text); f != "" {
 			if fence == "" {
 				fence, fenceLine = f, l.n
@@ -149,10 +168,7 @@ func (p *blockParser) headings(lines []line) []heading {
 			out = append(out, heading{level: len(m[1]), title: strings.TrimSpace(m[2]), idx: i})
 		}
 	}
-	if fence != "" {
-		p.diag(fenceLine, "code fence %s is never closed", fence)
-	}
-	return out
+	return out, fence, fenceLine
 }
 
 // canonical parses the body of a canonical block: the timestamp and
@@ -229,7 +245,10 @@ func (p *blockParser) canonical(b *Block, body []line, heads []heading, hi, end 
 				rest = append(rest, l)
 			}
 			for _, it := range p.items(rest) {
-				word := strings.ToUpper(strings.Trim(strings.Fields(it.text + " ")[0], ".,;:"))
+				word := ""
+				if f := strings.Fields(it.text); len(f) > 0 {
+					word = strings.ToUpper(strings.Trim(f[0], ".,;:"))
+				}
 				b.Signals = append(b.Signals, Signal{Kind: KindCircuitBreaker, Text: it.text, ID: word, Source: p.at(it.n)})
 			}
 		case strings.HasPrefix(low, "working state"):

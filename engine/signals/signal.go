@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/recite-dev/recite/planning"
 )
@@ -106,6 +107,18 @@ type IterationRecord struct {
 	OutputLines int
 	// Timestamp is when the iteration ended; zero if unknown.
 	Timestamp time.Time
+	// ErrorUnknown reports that the source does not say whether the
+	// iteration failed (a loop's resume table has no Error Hash column):
+	// the spin counter neither counts nor resets on it. ErrorText and
+	// ErrorHash are then "".
+	ErrorUnknown bool
+	// Outcome is what the iteration reported besides an error (a loop
+	// row's Result cell), or ""; Evaluate checks the latest iteration's for
+	// a BLOCKED mark or pattern. It is never hashed.
+	Outcome string
+	// Health is the health state the writer recorded for the iteration (a
+	// loop row's Health cell, e.g. BLOCKED), or "".
+	Health string
 }
 
 // collector deduplicates signals by (kind, hash) in first-seen order.
@@ -373,12 +386,26 @@ func FromProject(p *planning.Project) []Signal {
 }
 
 // FromLoop extracts the stop signals of one loop file (FORMATS.md §2.6):
-// Loop Progress error hashes (error; the cell is the text and, normalised,
-// the hash, so rows with the same hash merge), rows whose Health is BLOCKED
-// or whose Action carries a BLOCKED/STUCK/STOP mark, the last Circuit
-// Breaker State row when its state is not HEALTHY (circuit_breaker, ID the
-// state word), Approaches Tried (failed_approach) and the Preserved Stop
-// Signals of its Sabbath snapshots by label. l may be nil.
+//
+//   - the errors the file quotes verbatim (planning.Loop.Errors, e.g.
+//     `### Last Error (verbatim)`), each an error signal with its own
+//     path:line; the last one is the error of the latest Error Hash in the
+//     Loop Progress table, so it gets the Count, FirstSeen and LastSeen of
+//     the rows carrying that hash;
+//   - an Error Hash cell that holds words rather than a hash (an "Error"
+//     column used for the message) is an error signal; a hash-looking cell
+//     (hex with a digit, e.g. a41c9e07) is not an error text and yields
+//     none;
+//   - rows whose Health is BLOCKED, or whose Action or Result carries a
+//     BLOCKED/STUCK/STOP mark (blocked, stop);
+//   - the last Circuit Breaker State row when its state is not HEALTHY
+//     (circuit_breaker, ID the state word);
+//   - Approaches Tried (failed_approach);
+//   - the Preserved Stop Signals of its Sabbath snapshots by label
+//     (fromLabel), except an ERRORS text already contained in one of the
+//     loop's verbatim errors (the snapshot quotes its first line).
+//
+// l may be nil.
 func FromLoop(l *planning.Loop) []Signal {
 	if l == nil {
 		return nil
@@ -391,12 +418,39 @@ func FromLoop(l *planning.Loop) []Signal {
 		return l.Path
 	}
 	var out []Signal
+	lastHash := ""
+	for _, it := range l.Iterations {
+		if h := strings.TrimSpace(it.ErrorHash); looksLikeHash(h) {
+			lastHash = h
+		}
+	}
+	var verbatim []string
+	for i, e := range l.Errors {
+		s := Signal{Kind: KindError, Text: e.Text, Source: e.Source}
+		if i == len(l.Errors)-1 && lastHash != "" {
+			s.Count = 0
+			for _, it := range l.Iterations {
+				if strings.TrimSpace(it.ErrorHash) != lastHash {
+					continue
+				}
+				s.Count++
+				if ts := parseTime(it.Timestamp); !ts.IsZero() {
+					if s.FirstSeen.IsZero() || ts.Before(s.FirstSeen) {
+						s.FirstSeen = ts
+					}
+					if ts.After(s.LastSeen) {
+						s.LastSeen = ts
+					}
+				}
+			}
+		}
+		out = append(out, s)
+		verbatim = append(verbatim, squash(e.Text))
+	}
 	for _, it := range l.Iterations {
 		ts := parseTime(it.Timestamp)
-		if !emptyCell(it.ErrorHash) {
-			// The cell already is a hash: hash it as is, not normalised
-			// (Normalize would turn every hex hash into "*").
-			out = append(out, Signal{Kind: KindError, Text: it.ErrorHash, Hash: hashNormalized(strings.TrimSpace(it.ErrorHash)), Source: at(it.Line), FirstSeen: ts, LastSeen: ts})
+		if cell := strings.TrimSpace(it.ErrorHash); !emptyCell(cell) && !looksLikeHash(cell) {
+			out = append(out, Signal{Kind: KindError, Text: cell, Source: at(it.Line), FirstSeen: ts, LastSeen: ts})
 		}
 		base := Signal{Source: at(it.Line), FirstSeen: ts, LastSeen: ts}
 		action := strings.TrimSpace(it.Action)
@@ -419,13 +473,18 @@ func FromLoop(l *planning.Loop) []Signal {
 			}
 			out = append(out, ss...)
 		}
+		if r := strings.TrimSpace(it.Result); r != "" {
+			out = append(out, m.fromText(r, base)...)
+		}
 	}
 	if n := len(l.Breaker); n > 0 {
 		row := l.Breaker[n-1]
-		state := strings.TrimSpace(row.State)
-		word := strings.ToUpper(strings.Fields(state + " ")[0])
-		if state != "" && word != "HEALTHY" && word != "CLOSED" {
-			out = append(out, Signal{Kind: KindCircuitBreaker, Text: state, ID: word, Source: at(row.Line)})
+		// An empty State cell is no state (strings.Fields gives nothing).
+		if state := strings.TrimSpace(row.State); state != "" {
+			word := strings.ToUpper(strings.Fields(state)[0])
+			if word != "HEALTHY" && word != "CLOSED" {
+				out = append(out, Signal{Kind: KindCircuitBreaker, Text: state, ID: word, Source: at(row.Line)})
+			}
 		}
 	}
 	for _, a := range l.Approaches {
@@ -436,10 +495,47 @@ func FromLoop(l *planning.Loop) []Signal {
 			continue
 		}
 		for _, sg := range snap.Signals {
-			out = append(out, fromLabel(sg.Label, sg.Text, sg.Source)...)
+			for _, s := range fromLabel(sg.Label, sg.Text, sg.Source) {
+				if s.Kind == KindError && containedIn(squash(s.Text), verbatim) {
+					continue
+				}
+				out = append(out, s)
+			}
 		}
 	}
 	return out
+}
+
+// looksLikeHash reports a table cell that is an error hash rather than an
+// error text: 6 to 64 hex digits with at least one decimal digit (so that
+// words such as "added" stay text).
+func looksLikeHash(s string) bool {
+	if len(s) < 6 || len(s) > 64 || !strings.ContainsAny(s, "0123456789") {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'f' || r >= 'A' && r <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+// squash collapses white space runs to one space and trims.
+func squash(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// containedIn reports whether s (squashed, non-empty) occurs in one of the
+// squashed texts.
+func containedIn(s string, texts []string) bool {
+	if s == "" {
+		return false
+	}
+	for _, t := range texts {
+		if strings.Contains(t, s) {
+			return true
+		}
+	}
+	return false
 }
 
 // fromLabel maps one labelled preserved-stop-signal line (FORMATS.md §2.6
@@ -447,7 +543,7 @@ func FromLoop(l *planning.Loop) []Signal {
 // nothing.
 func fromLabel(label, text, source string) []Signal {
 	text = strings.TrimSpace(text)
-	if emptyCell(text) || isPlaceholder(text) {
+	if emptyCell(text) || isPlaceholder(text) || onlyPlaceholders(text) {
 		return nil
 	}
 	switch strings.ToUpper(strings.TrimSpace(label)) {
@@ -459,9 +555,13 @@ func fromLabel(label, text, source string) []Signal {
 		word := strings.ToUpper(strings.Trim(strings.Fields(text)[0], ".,;:"))
 		return []Signal{{Kind: KindCircuitBreaker, Text: text, ID: word, Source: source}}
 	case "FAILED ATTEMPTS":
-		// "{count} — approaches: {list}": keep the line whole; the list
-		// items are usually also under TRIED AND FAILED.
-		return []Signal{{Kind: KindFailedApproach, Text: text, Source: source}}
+		// "{count} — approaches: {list}" (FORMATS.md §2.8): the count is a
+		// counter, not an approach; each listed approach is one.
+		var out []Signal
+		for _, item := range failedAttempts(text) {
+			out = append(out, Signal{Kind: KindFailedApproach, Text: item, Source: source})
+		}
+		return out
 	case "TRIED AND FAILED":
 		var out []Signal
 		for _, item := range strings.Split(text, ", ") {
@@ -472,6 +572,63 @@ func fromLabel(label, text, source string) []Signal {
 		return out
 	}
 	return []Signal{{Kind: KindStop, Text: strings.TrimSpace(label + ": " + text), Source: source}}
+}
+
+// failedAttempts splits a FAILED ATTEMPTS value, "{count} — approaches:
+// {list}" or "{count} — {list}", into the listed approaches (separated by
+// "; ", else ", "); a bare count gives none, text without a leading count
+// is one approach.
+func failedAttempts(text string) []string {
+	rest := strings.TrimSpace(text)
+	i := 0
+	for i < len(rest) && rest[i] >= '0' && rest[i] <= '9' {
+		i++
+	}
+	if i > 0 && (i == len(rest) || rest[i] == ' ') {
+		rest = strings.TrimSpace(rest[i:])
+		for _, sep := range []string{"—", "–", "--", "-", ":"} {
+			if strings.HasPrefix(rest, sep) {
+				rest = strings.TrimSpace(rest[len(sep):])
+				break
+			}
+		}
+		if len(rest) >= len("approaches:") && strings.EqualFold(rest[:len("approaches:")], "approaches:") {
+			rest = strings.TrimSpace(rest[len("approaches:"):])
+		}
+	}
+	if rest == "" || onlyPlaceholders(rest) {
+		return nil
+	}
+	sep := ", "
+	if strings.Contains(rest, ";") {
+		sep = ";"
+	}
+	var out []string
+	for _, item := range strings.Split(rest, sep) {
+		if item = strings.TrimSpace(item); item != "" && !onlyPlaceholders(item) {
+			out = append(out, item)
+		}
+	}
+	return out
+}
+
+// onlyPlaceholders reports text made only of template placeholders
+// ("[count] — [list]", "{a1}, {a2}") and punctuation.
+func onlyPlaceholders(s string) bool {
+	depth := 0
+	for _, r := range s {
+		switch {
+		case r == '[' || r == '{':
+			depth++
+		case r == ']' || r == '}':
+			if depth > 0 {
+				depth--
+			}
+		case depth == 0 && (unicode.IsLetter(r) || unicode.IsDigit(r)):
+			return false
+		}
+	}
+	return true
 }
 
 // isPlaceholder reports template text like "[exact error]" or "{state}".
@@ -488,18 +645,40 @@ func unquote(s string) string {
 	return s
 }
 
-// FromDebug extracts one failed_approach per eliminated hypothesis of a
-// debug file that is not resolved (FORMATS.md §2.11); Detail is the
+// FromDebug extracts the stop signals of a debug file that is not
+// resolved (FORMATS.md §2.11): its Symptoms errors, verbatim, as one error
+// signal sourced at the line where they start (values such as "none" or
+// "none (silent double-loop)" and template placeholders give none), and
+// one failed_approach per eliminated hypothesis, whose Detail is the
 // evidence. d may be nil.
 func FromDebug(d *planning.DebugFile) []Signal {
 	if d == nil || d.Resolved || strings.EqualFold(d.Status, "resolved") {
 		return nil
 	}
 	var out []Signal
+	if e := strings.TrimSpace(d.Errors); !noneValue(e) && !onlyPlaceholders(e) {
+		src := d.Path
+		if d.ErrorsLine > 0 {
+			src = fmt.Sprintf("%s:%d", d.Path, d.ErrorsLine)
+		}
+		out = append(out, Signal{Kind: KindError, Text: d.Errors, Source: src})
+	}
 	for _, h := range d.Eliminated {
 		out = append(out, Signal{Kind: KindFailedApproach, Text: h.Text, Detail: h.Evidence, Source: h.Source})
 	}
 	return out
+}
+
+// noneValue reports a field value that says there is nothing: an empty
+// cell, or text whose first word is "none" or "n/a" ("none (silent
+// double-loop)").
+func noneValue(s string) bool {
+	if emptyCell(s) {
+		return true
+	}
+	first := strings.ToLower(strings.Fields(s)[0])
+	first = strings.TrimRightFunc(first, func(r rune) bool { return !unicode.IsLetter(r) && r != '/' })
+	return first == "none" || first == "n/a"
 }
 
 // FromBlockers extracts one blocked signal per open blocker; ID is the

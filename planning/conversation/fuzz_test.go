@@ -2,6 +2,7 @@ package conversation
 
 import (
 	"bytes"
+	"errors"
 	"strings"
 	"testing"
 )
@@ -41,6 +42,14 @@ func FuzzImportClaudeCode(f *testing.F) {
 	f.Add(`{"type":"summary","summary":"t","leafUuid":"l"}` + "\n{bad")
 	f.Fuzz(func(t *testing.T, in string) {
 		recs, rep, err := ImportClaudeCode(strings.NewReader(in))
+		var fe *FormatError
+		if errors.As(err, &fe) {
+			// Not this importer's format: nothing is imported.
+			if recs != nil {
+				t.Fatalf("%v with %d records", err, len(recs))
+			}
+			return
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -60,6 +69,14 @@ func FuzzImportAider(f *testing.F) {
 	f.Add("####\n>\n# aider chat started at x\r\ntext")
 	f.Fuzz(func(t *testing.T, in string) {
 		recs, rep, err := ImportAider(strings.NewReader(in))
+		var fe *FormatError
+		if errors.As(err, &fe) {
+			// Not this importer's format: nothing is imported.
+			if recs != nil {
+				t.Fatalf("%v with %d records", err, len(recs))
+			}
+			return
+		}
 		if err != nil {
 			t.Fatal(err)
 		}

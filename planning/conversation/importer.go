@@ -45,6 +45,41 @@ func (r Report) SkippedTotal() int {
 	return n
 }
 
+// FormatError is the error of an importer whose input is not in its
+// format at all (a file given to the wrong importer): nothing is imported.
+// The command line prefixes the file name and exits 2.
+type FormatError struct {
+	// What names the expected format, with its article: "a Claude Code
+	// transcript (JSONL)", "an aider chat history (.aider.chat.history.md)".
+	What string
+	// Reason says what was found instead, with a hint at the right
+	// importer when the input looks like the other format.
+	Reason string
+}
+
+// Error reads "does not look like WHAT: REASON".
+func (e *FormatError) Error() string { return "does not look like " + e.What + ": " + e.Reason }
+
+// Formats named by FormatError.
+const (
+	ccWhat    = "a Claude Code transcript (JSONL)"
+	aiderWhat = "an aider chat history (.aider.chat.history.md)"
+)
+
+// looksJSONObject reports whether a line is a whole JSON object, the shape
+// of every JSONL transcript line.
+func looksJSONObject(line []byte) bool {
+	t := bytes.TrimSpace(line)
+	return len(t) > 0 && t[0] == '{' && json.Valid(t)
+}
+
+// looksAider reports whether a line is one of aider's markers (a session
+// start or a user line).
+func looksAider(line []byte) bool {
+	s := string(bytes.TrimRight(line, " \r\n"))
+	return strings.HasPrefix(s, aiderStart) || s == "####" || strings.HasPrefix(s, "#### ")
+}
+
 // ccEntry is the part of a Claude Code transcript entry the importer reads
 // (PROVIDERS.md §3; there is no official schema).
 type ccEntry struct {
@@ -106,13 +141,29 @@ const ccAgent = "claude-code"
 // Record ids are "cc-" + the entry uuid, with "-N" for block N when an entry
 // has several blocks, so importing twice with [Store.AppendNew] adds
 // nothing. Conversation is left empty (Append sets it). A malformed line is
-// skipped with a diagnostic naming the line (the path is "claude-code"); the
-// error is for a failing reader only.
+// skipped with a diagnostic naming the line (the path is "claude-code").
+//
+// When no line is a transcript entry (a JSON object with a "type"), which
+// includes an empty input, the input is not a Claude Code transcript: the
+// error is a *FormatError and no record is returned (with a hint when the
+// lines look like an aider chat history). Any other error is a failing
+// reader's.
 func ImportClaudeCode(r io.Reader) ([]Record, Report, error) {
 	var rep Report
 	var out []Record
 	br := bufio.NewReader(r)
-	lineNo := 0
+	lineNo, typed, aiderLines := 0, 0, 0
+	firstReason, firstLine := "", 0
+	notTranscript := func() error {
+		reason := "it is empty"
+		if rep.Entries > 0 {
+			reason = fmt.Sprintf("none of its %d non-blank lines is a transcript entry (a JSON object with a \"type\"; line %d: %s)", rep.Entries, firstLine, firstReason)
+		}
+		if aiderLines > 0 {
+			reason += "; it looks like an aider chat history: use `recite import aider`"
+		}
+		return &FormatError{What: ccWhat, Reason: reason}
+	}
 	for {
 		line, err := br.ReadBytes('\n')
 		if len(line) > 0 {
@@ -120,6 +171,14 @@ func ImportClaudeCode(r io.Reader) ([]Record, Report, error) {
 			if t := bytes.TrimSpace(line); len(t) > 0 {
 				rep.Entries++
 				recs, reason := ccConvert(t)
+				if reason != "malformed JSON" && reason != "malformed: no type" {
+					typed++
+				} else if firstLine == 0 {
+					firstReason, firstLine = reason, lineNo
+				}
+				if looksAider(line) {
+					aiderLines++
+				}
 				if reason != "" {
 					rep.skip(reason)
 					if strings.HasPrefix(reason, "malformed") {
@@ -133,6 +192,9 @@ func ImportClaudeCode(r io.Reader) ([]Record, Report, error) {
 			}
 		}
 		if err == io.EOF {
+			if typed == 0 {
+				return nil, rep, notTranscript()
+			}
 			return out, rep, nil
 		}
 		if err != nil {
@@ -313,6 +375,11 @@ const aiderStart = "# aider chat started at "
 // line, zero-padded) keep file order under (timestamp, id) and make a second
 // import add nothing. Records before the first session marker get the Unix
 // epoch.
+//
+// An input that is not an aider chat history is a *FormatError and yields
+// no record: one whose first non-blank line is a JSON object (JSONL, such
+// as a Claude Code transcript; detected on that line, before reading on),
+// and one with no "####" user line (which includes an empty input).
 func ImportAider(r io.Reader) ([]Record, Report, error) {
 	var rep Report
 	var out []Record
@@ -353,10 +420,17 @@ func ImportAider(r io.Reader) ([]Record, Report, error) {
 	}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), 64<<20)
-	lineNo := 0
+	lineNo, users := 0, 0
+	sniffed := false
 	for sc.Scan() {
 		lineNo++
 		line := strings.TrimSuffix(sc.Text(), "\r")
+		if !sniffed && strings.TrimSpace(line) != "" {
+			sniffed = true
+			if looksJSONObject(sc.Bytes()) {
+				return nil, Report{}, &FormatError{What: aiderWhat, Reason: fmt.Sprintf("line %d is a JSON object; it looks like JSONL (a Claude Code transcript? use `recite import claude-code`)", lineNo)}
+			}
+		}
 		switch {
 		case strings.HasPrefix(line, aiderStart):
 			flush()
@@ -375,6 +449,7 @@ func ImportAider(r io.Reader) ([]Record, Report, error) {
 			out = append(out, Record{ID: fmt.Sprintf("aider-%08d", lineNo), Kind: KindMeta, Time: session,
 				Event: EventSessionStart, Content: stamp, Source: fmt.Sprintf("aider:%d", lineNo)})
 		case line == "####" || strings.HasPrefix(line, "#### "):
+			users++
 			if cur == nil || cur.kind != "user" {
 				flush()
 				cur = &block{kind: "user", start: lineNo}
@@ -403,6 +478,13 @@ func ImportAider(r io.Reader) ([]Record, Report, error) {
 	flush()
 	if err := sc.Err(); err != nil {
 		return out, rep, fmt.Errorf("import aider line %d: %w", lineNo+1, err)
+	}
+	if users == 0 {
+		reason := "it is empty"
+		if lineNo > 0 {
+			reason = fmt.Sprintf("none of its %d lines is a \"#### \" user line", lineNo)
+		}
+		return nil, rep, &FormatError{What: aiderWhat, Reason: reason}
 	}
 	return out, rep, nil
 }

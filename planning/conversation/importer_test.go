@@ -2,6 +2,8 @@ package conversation
 
 import (
 	"context"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -252,5 +254,63 @@ func TestImportAiderSmall(t *testing.T) {
 	}
 	if rep.Entries != 9 || rep.Imported != 8 || rep.Skipped["malformed session marker"] != 1 || len(rep.Diagnostics) != 1 || rep.Diagnostics[0].Line != 19 {
 		t.Errorf("report %+v", rep)
+	}
+}
+
+// TestImportWrongFormat gives each importer the other's format, and inputs
+// of neither: every one is a *FormatError naming the expected format, with
+// no record, and the hint at the other importer where it applies. The real
+// files of ../shared/transcripts are used when present.
+func TestImportWrongFormat(t *testing.T) {
+	aider := "# aider chat started at 2026-04-22 22:40:12\n\n> Aider v0.86.2  \n\n#### add a health check  \n\nAdded `/healthz`.\n"
+	cc := `{"type":"user","uuid":"u1","timestamp":"2026-02-01T10:00:00Z","message":{"role":"user","content":"hi"}}` + "\n"
+	tests := []struct {
+		name, in string
+		imp      func(io.Reader) ([]Record, Report, error)
+		what     string
+		reasons  []string // substrings of the error
+		realdata string   // a file of ../shared/transcripts used instead of in
+	}{
+		{"claude-code on aider", aider, ImportClaudeCode, ccWhat, []string{"none of its 4 non-blank lines", "line 1: malformed JSON", "use `recite import aider`"}, ""},
+		{"claude-code on JSON objects without a type", `{"role":"user"}` + "\n[1,2]\n", ImportClaudeCode, ccWhat, []string{"none of its 2 non-blank lines", "line 1: malformed: no type"}, ""},
+		{"claude-code on empty", "\n\n", ImportClaudeCode, ccWhat, []string{"it is empty"}, ""},
+		{"aider on JSONL", "\n" + cc, ImportAider, aiderWhat, []string{"line 2 is a JSON object", "use `recite import claude-code`"}, ""},
+		{"aider on plain text", "just some notes\n\n> a quote\n", ImportAider, aiderWhat, []string{"none of its 3 lines is a \"#### \" user line"}, ""},
+		{"aider on empty", "", ImportAider, aiderWhat, []string{"it is empty"}, ""},
+		{"claude-code on real aider", "", ImportClaudeCode, ccWhat, []string{"non-blank lines is a transcript entry", "use `recite import aider`"}, "aider/AlexShchuka__mozgoslav__.aider.chat.history.md"},
+		{"aider on real claude-code", "", ImportAider, aiderWhat, []string{"line 1 is a JSON object"}, "theogbrand__napoli-matcha__0c_c3173e5050_0_full.jsonl"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var r io.Reader = strings.NewReader(tt.in)
+			if tt.realdata != "" {
+				f, err := os.Open(filepath.Join(sharedtest.Dir(t), "transcripts", filepath.FromSlash(tt.realdata)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer f.Close()
+				r = f
+			}
+			recs, _, err := tt.imp(r)
+			var fe *FormatError
+			if !errors.As(err, &fe) {
+				t.Fatalf("err = %v, want a *FormatError", err)
+			}
+			if recs != nil || fe.What != tt.what {
+				t.Errorf("%d records, format %q; want none, %q", len(recs), fe.What, tt.what)
+			}
+			for _, want := range tt.reasons {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q lacks %q", err, want)
+				}
+			}
+		})
+	}
+	// The right importer on the same inputs still succeeds.
+	if _, _, err := ImportAider(strings.NewReader(aider)); err != nil {
+		t.Errorf("aider: %v", err)
+	}
+	if _, _, err := ImportClaudeCode(strings.NewReader(cc)); err != nil {
+		t.Errorf("claude-code: %v", err)
 	}
 }

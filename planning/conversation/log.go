@@ -119,7 +119,11 @@ type Conversation struct {
 	// TestsPassing is the last reported TestsPassing of any message or
 	// iteration, nil when never reported.
 	TestsPassing *bool
-	// LastActivity is the timestamp of the newest record, zero when empty.
+	// LastActivity is the timestamp of the newest message or iteration
+	// record (a fork's inherited messages included), so an imported
+	// transcript shows when its last message was written, not when it was
+	// imported; a conversation with neither falls back to its newest record
+	// (the creation meta). Zero when empty.
 	LastActivity time.Time
 }
 
@@ -127,9 +131,10 @@ type Conversation struct {
 func build(id string, recs []Record, inherited []Record) *Conversation {
 	c := &Conversation{ID: id}
 	c.Messages = append(c.Messages, inherited...)
+	var newest time.Time // of any record, the fallback of LastActivity
 	for _, r := range recs {
-		if r.Time.After(c.LastActivity) {
-			c.LastActivity = r.Time
+		if r.Time.After(newest) {
+			newest = r.Time
 		}
 		switch r.Kind {
 		case KindMessage:
@@ -144,6 +149,16 @@ func build(id string, recs []Record, inherited []Record) *Conversation {
 				mergeMeta(&c.Meta, *r.Meta)
 			}
 		}
+	}
+	for _, set := range [][]Record{c.Messages, c.Iterations} {
+		for _, r := range set {
+			if r.Time.After(c.LastActivity) {
+				c.LastActivity = r.Time
+			}
+		}
+	}
+	if c.LastActivity.IsZero() {
+		c.LastActivity = newest
 	}
 	seen := map[string]bool{}
 	add := func(files []string) {

@@ -215,18 +215,31 @@ func (s *Store) Create(ctx context.Context, id string, meta Meta) error {
 // fsynced (TRAPS.md B4); when Append returns nil, the records are durable.
 // recs are not modified.
 func (s *Store) Append(ctx context.Context, id string, recs ...Record) error {
-	_, err := s.appendRecords(ctx, id, recs, false)
+	_, err := s.appendRecords(ctx, id, recs, false, nil)
 	return err
+}
+
+// AppendStamped is Append returning the records as written, in order: with
+// their id, time, kind and conversation set (`conversation say` reports the
+// new message's position from its id). On error it returns nil.
+func (s *Store) AppendStamped(ctx context.Context, id string, recs ...Record) ([]Record, error) {
+	var out []Record
+	if _, err := s.appendRecords(ctx, id, recs, false, &out); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // AppendNew is Append for records that may already be in the log (imports):
 // records whose id is present in the conversation's own log, or repeated
 // within recs, are skipped. It returns how many records were appended.
 func (s *Store) AppendNew(ctx context.Context, id string, recs ...Record) (int, error) {
-	return s.appendRecords(ctx, id, recs, true)
+	return s.appendRecords(ctx, id, recs, true, nil)
 }
 
-func (s *Store) appendRecords(ctx context.Context, id string, recs []Record, onlyNew bool) (int, error) {
+// appendRecords appends recs (see Append and AppendNew); when written is
+// not nil, the stamped records are appended to it.
+func (s *Store) appendRecords(ctx context.Context, id string, recs []Record, onlyNew bool, written *[]Record) (int, error) {
 	p, err := s.Path(id)
 	if err != nil {
 		return 0, err
@@ -296,6 +309,9 @@ func (s *Store) appendRecords(ctx context.Context, id string, recs []Record, onl
 		}
 		buf.Write(b)
 		n++
+		if written != nil {
+			*written = append(*written, r)
+		}
 	}
 	if n == 0 {
 		return 0, nil
@@ -489,13 +505,25 @@ type Summary struct {
 }
 
 // List summarises every conversation in Dir (not the archive), sorted by id.
-// Files whose name is not a valid id are ignored.
+// Files whose name is not a valid id are ignored, and a conversation that
+// cannot be read (a fork whose parent is gone) is left out: ListDiagnosed
+// reports it.
 func (s *Store) List() ([]Summary, error) {
+	out, _, err := s.ListDiagnosed()
+	return out, err
+}
+
+// ListDiagnosed is List with a diagnostic for each conversation it left out
+// because it cannot be read (its log's path and the reason), so one broken
+// fork does not hide the others. The error is for a Dir that cannot be
+// listed.
+func (s *Store) ListDiagnosed() ([]Summary, []markdown.Diagnostic, error) {
 	ents, err := os.ReadDir(s.Dir)
 	if err != nil {
-		return nil, fmt.Errorf("list conversations: %w", err)
+		return nil, nil, fmt.Errorf("list conversations: %w", err)
 	}
 	var out []Summary
+	var diags []markdown.Diagnostic
 	for _, e := range ents {
 		id, ok := strings.CutSuffix(e.Name(), ".jsonl")
 		if !ok || e.IsDir() || ValidateID(id) != nil {
@@ -503,14 +531,15 @@ func (s *Store) List() ([]Summary, error) {
 		}
 		c, _, err := s.Read(id)
 		if err != nil {
-			return nil, err
+			diags = append(diags, markdown.Diagnostic{Path: filepath.Join(s.Dir, e.Name()), Message: fmt.Sprintf("conversation %q left out: %v", id, err)})
+			continue
 		}
 		out = append(out, Summary{
 			ID: id, AgentType: c.Meta.AgentType, Title: c.Meta.Title, Parent: c.Meta.Parent,
 			Messages: len(c.Messages), LastActivity: c.LastActivity,
 		})
 	}
-	return out, nil
+	return out, diags, nil
 }
 
 // Fork creates conversation newID as a branch of id after its first at

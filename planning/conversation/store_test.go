@@ -142,7 +142,9 @@ func TestCreateAppendRead(t *testing.T) {
 	if len(c.Iterations) != 1 || c.Messages[2].ToolCalls[0].Arguments != `{"cmd": "go test ./..."}` {
 		t.Errorf("iterations %d, tool call %+v", len(c.Iterations), c.Messages[2].ToolCalls)
 	}
-	if want := t0.Add(7 * time.Second); !c.LastActivity.Equal(want) {
+	// The newest message or iteration (the iteration record), not the
+	// meta record written after it.
+	if want := t0.Add(6 * time.Second); !c.LastActivity.Equal(want) {
 		t.Errorf("last activity %v, want %v", c.LastActivity, want)
 	}
 	if err := s.Append(ctx, "missing", msg(RoleUser, "x")); !errors.Is(err, ErrNotFound) {
@@ -417,6 +419,40 @@ func TestForkCycle(t *testing.T) {
 	}
 }
 
+// TestListSkipsBrokenFork: a fork whose parent log is gone is left out of
+// List with a diagnostic; the other conversations are still listed.
+func TestListSkipsBrokenFork(t *testing.T) {
+	s := newStore(t)
+	ctx := context.Background()
+	for _, id := range []string{"c", "d"} {
+		if err := s.Create(ctx, id, Meta{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Append(ctx, "c", Record{Role: RoleUser, Content: "a"}, Record{Role: RoleUser, Content: "b"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Fork(ctx, "c", 1, "k1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(s.Dir, "c.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	list, diags, err := s.ListDiagnosed()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 1 || list[0].ID != "d" {
+		t.Errorf("List = %+v, want d only", list)
+	}
+	if len(diags) != 1 || !strings.HasSuffix(diags[0].Path, "k1.jsonl") || !strings.Contains(diags[0].Message, `conversation not found: "c"`) {
+		t.Errorf("diagnostics = %v", diags)
+	}
+	if l2, err := s.List(); err != nil || len(l2) != 1 {
+		t.Errorf("List() = %v %v", l2, err)
+	}
+}
+
 func TestAppendNew(t *testing.T) {
 	s := newStore(t)
 	ctx := context.Background()
@@ -452,5 +488,40 @@ func TestLockHonoursContext(t *testing.T) {
 	// same process blocks like another process would.
 	if err := s.Append(ctx, "c", msg(RoleUser, "x")); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("Append under a held lock = %v, want deadline exceeded", err)
+	}
+}
+
+// TestLastActivityOfImport is the imported-log case: the conversation is
+// created now, its messages were written weeks before; the list shows the
+// newest message's time, and a conversation with no message yet its
+// creation time.
+func TestLastActivityOfImport(t *testing.T) {
+	s := newStore(t)
+	ctx := context.Background()
+	created := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	s.Now = func() time.Time { return created }
+	for _, id := range []string{"imported", "fresh"} {
+		if err := s.Create(ctx, id, Meta{AgentType: "claude-code"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	last := time.Date(2026, 2, 12, 3, 58, 0, 0, time.UTC)
+	if err := s.Append(ctx, "imported",
+		Record{ID: "cc-1", Role: RoleUser, Content: "hi", Time: last.Add(-time.Hour)},
+		Record{ID: "cc-2", Role: RoleAssistant, Content: "hello", Time: last},
+		Record{ID: "cc-s", Kind: KindMeta, Event: EventSummary, Content: "a session", Time: time.Unix(0, 0).UTC()},
+	); err != nil {
+		t.Fatal(err)
+	}
+	list, err := s.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]time.Time{}
+	for _, c := range list {
+		got[c.ID] = c.LastActivity
+	}
+	if !got["imported"].Equal(last) || !got["fresh"].Truncate(time.Second).Equal(created) {
+		t.Errorf("last activity imported %v (want %v), fresh %v (want %v)", got["imported"], last, got["fresh"], created)
 	}
 }

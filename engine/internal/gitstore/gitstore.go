@@ -14,6 +14,13 @@
 // over .git/index. Worktree.Add and Worktree.Commit are not used: they stage
 // ignored files (TRAPS.md §B3) and commit everything staged.
 //
+// The history is append-only (issue 7 review, bug 3): a commit adds and
+// updates files, and never deletes one. A file HEAD tracks under a prefix
+// but the work tree lacks — a log moved away, or `.planning/` renamed for a
+// moment — stays in the commit as HEAD has it, its index entry is left as
+// it is, and Result.Kept names it. Deleting recite's files from the history
+// is left to the user's own git (`git rm`).
+//
 // Untracked files that .gitignore, .git/info/exclude or the global excludes
 // file ignore are never committed; tracked files are committed even when an
 // ignore rule matches them, as git does.
@@ -64,6 +71,11 @@ const (
 	// ErrNoCommits: the branch HEAD points to has no commit yet and
 	// Committer.NoRootCommit is set.
 	ErrNoCommits Error = "the repository has no commits yet"
+	// ErrBeyondSymlink: a folder on the way to a prefix is a symbolic link
+	// (a .planning/ kept elsewhere). git cannot track files through one
+	// ("pathspec is beyond a symbolic link"), and committing them would
+	// replace the tracked link with a folder.
+	ErrBeyondSymlink Error = "path is beyond a symbolic link"
 )
 
 // Defaults of Committer.
@@ -103,59 +115,96 @@ func CommitPaths(ctx context.Context, repoDir string, prefixes []string, msg str
 	return Committer{}.CommitPaths(ctx, repoDir, prefixes, msg, author)
 }
 
-// CommitPaths commits the current work-tree content of the files under the
+// Result is what Committer.Commit did.
+type Result struct {
+	// Hash is the new commit's hash in hex; "" when the tree would not
+	// change (no empty commits).
+	Hash string
+	// Kept lists the files under the prefixes that HEAD tracks and the work
+	// tree lacks (missing, or a directory in their place), as slash paths
+	// relative to the work-tree root, sorted. They stay in the commit as
+	// HEAD has them and their index entries are untouched: the history is
+	// append-only, and deleting it is left to the user's own git.
+	Kept []string
+	// Blocked lists the work-tree files under the prefixes that were not
+	// committed because committing them would delete a file of Kept (a new
+	// file below a path HEAD holds as a file, or a file where HEAD holds a
+	// directory of tracked files); sorted, like Kept. They stay untracked.
+	Blocked []string
+}
+
+// CommitPaths is Commit returning only the new commit's hash ("" when
+// nothing changed).
+func (c Committer) CommitPaths(ctx context.Context, repoDir string, prefixes []string, msg string, author Signature) (string, error) {
+	res, err := c.Commit(ctx, repoDir, prefixes, msg, author)
+	return res.Hash, err
+}
+
+// Commit commits the current work-tree content of the files under the
 // given path prefixes, and nothing else, on the branch HEAD points to.
 //
 // repoDir is a directory inside the work tree (usually the project root);
 // prefixes are slash- or OS-separated paths relative to repoDir, each naming
 // a file or a directory (".planning/conversations/",
-// ".planning/context-preserved.md"). Under the prefixes the commit mirrors
-// the work tree: new and changed files are added, deleted files removed.
-// Untracked ignored files are skipped (never staged or committed).
+// ".planning/context-preserved.md"). Under the prefixes the commit adds new
+// files and updates changed ones; it never deletes one: a file HEAD tracks
+// that the work tree lacks stays as HEAD has it and is listed in
+// Result.Kept (see the package comment). Untracked ignored files are
+// skipped (never staged or committed).
 //
-// It returns the new commit's hash in hex, or "" and nil when the tree would
-// not change (no empty commits). Afterwards the index entries of those paths
-// match the commit, so `git status` shows them clean, while every other index
-// entry — the user's staged and unstaged changes — is kept byte for byte.
-// Index extensions (cache tree, untracked cache, resolve-undo) are dropped;
-// git rebuilds them.
+// Result.Hash is the new commit's hash in hex, or "" when the tree would
+// not change (no empty commits). Afterwards the index entries of the
+// committed paths match the commit, so `git status` shows them clean,
+// while every other index entry — the user's staged and unstaged changes,
+// and the entries of the Kept files — is kept byte for byte. Index
+// extensions (cache tree, untracked cache, resolve-undo) are dropped; git
+// rebuilds them.
 //
 // Errors: ErrNoRepository; ErrDetachedHead; ErrIndexLocked (wrapped, after
 // waiting up to LockWait or until ctx is done) — nothing is written while
 // another process holds the lock; ErrNoAuthor; a prefix outside the work
 // tree; I/O and object errors (wrapped). A repository without commits gets a
 // root commit, or ErrNoCommits when NoRootCommit is set.
-func (c Committer) CommitPaths(ctx context.Context, repoDir string, prefixes []string, msg string, author Signature) (string, error) {
+func (c Committer) Commit(ctx context.Context, repoDir string, prefixes []string, msg string, author Signature) (Result, error) {
+	hash, st, err := c.commit(ctx, repoDir, prefixes, msg, author)
+	res := Result{Hash: hash}
+	if st != nil {
+		res.Kept, res.Blocked = st.kept, st.blocked
+	}
+	return res, err
+}
+
+func (c Committer) commit(ctx context.Context, repoDir string, prefixes []string, msg string, author Signature) (string, *state, error) {
 	repo, top, gitDir, err := open(repoDir)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	pfx, err := normPrefixes(repoDir, top, prefixes)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	head, err := repo.Storer.Reference(plumbing.HEAD)
 	if err != nil {
-		return "", fmt.Errorf("read HEAD: %w", err)
+		return "", nil, fmt.Errorf("read HEAD: %w", err)
 	}
 	if head.Type() != plumbing.SymbolicReference {
-		return "", fmt.Errorf("%w (at %s)", ErrDetachedHead, head.Hash())
+		return "", nil, fmt.Errorf("%w (at %s)", ErrDetachedHead, head.Hash())
 	}
 	branch := head.Target()
 	sig, err := signature(repo, author)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 
 	if c.NoRootCommit {
 		if _, err := repo.Storer.Reference(branch); errors.Is(err, plumbing.ErrReferenceNotFound) {
-			return "", fmt.Errorf("%w (branch %s is unborn)", ErrNoCommits, branch.Short())
+			return "", nil, fmt.Errorf("%w (branch %s is unborn)", ErrNoCommits, branch.Short())
 		}
 	}
 
 	lock, err := c.lockIndex(ctx, gitDir)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	lockPath := lock.Name()
 	committed := false
@@ -168,7 +217,7 @@ func (c Committer) CommitPaths(ctx context.Context, repoDir string, prefixes []s
 
 	idx, err := readIndex(gitDir)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	var parent *plumbing.Reference
 	var baseTree *object.Tree
@@ -176,21 +225,21 @@ func (c Committer) CommitPaths(ctx context.Context, repoDir string, prefixes []s
 	case errors.Is(err, plumbing.ErrReferenceNotFound):
 		// Unborn branch: the root commit.
 	case err != nil:
-		return "", fmt.Errorf("read %s: %w", branch, err)
+		return "", nil, fmt.Errorf("read %s: %w", branch, err)
 	default:
 		parent = ref
 		commit, err := repo.CommitObject(ref.Hash())
 		if err != nil {
-			return "", fmt.Errorf("read commit %s: %w", ref.Hash(), err)
+			return "", nil, fmt.Errorf("read commit %s: %w", ref.Hash(), err)
 		}
 		if baseTree, err = commit.Tree(); err != nil {
-			return "", fmt.Errorf("read tree of %s: %w", ref.Hash(), err)
+			return "", nil, fmt.Errorf("read tree of %s: %w", ref.Hash(), err)
 		}
 	}
 
 	st := &state{repo: repo, top: top, gitDir: gitDir, prefixes: pfx}
 	if err := st.collect(baseTree, idx); err != nil {
-		return "", err
+		return "", st, err
 	}
 
 	hash := ""
@@ -201,7 +250,7 @@ func (c Committer) CommitPaths(ctx context.Context, repoDir string, prefixes []s
 		}
 		newTree, err := st.rebuild(baseHash, buildChangeTree(st.treeChanges))
 		if err != nil {
-			return "", err
+			return "", st, err
 		}
 		if newTree != baseHash {
 			commit := &object.Commit{
@@ -215,45 +264,49 @@ func (c Committer) CommitPaths(ctx context.Context, repoDir string, prefixes []s
 			}
 			obj := repo.Storer.NewEncodedObject()
 			if err := commit.Encode(obj); err != nil {
-				return "", fmt.Errorf("encode commit: %w", err)
+				return "", st, fmt.Errorf("encode commit: %w", err)
 			}
 			h, err := repo.Storer.SetEncodedObject(obj)
 			if err != nil {
-				return "", fmt.Errorf("write commit: %w", err)
+				return "", st, fmt.Errorf("write commit: %w", err)
 			}
 			if err := repo.Storer.CheckAndSetReference(plumbing.NewHashReference(branch, h), parent); err != nil {
-				return "", fmt.Errorf("update %s: %w", branch, err)
+				return "", st, fmt.Errorf("update %s: %w", branch, err)
 			}
 			hash = h.String()
 		}
 	}
 
 	if !st.updateIndex(idx) {
-		return hash, nil // the deferred cleanup removes our lock
+		return hash, st, nil // the deferred cleanup removes our lock
 	}
 	if err := index.NewEncoder(lock).Encode(idx); err != nil {
-		return hash, fmt.Errorf("write index: %w", err)
+		return hash, st, fmt.Errorf("write index: %w", err)
 	}
 	if err := lock.Sync(); err != nil {
-		return hash, fmt.Errorf("write index: %w", err)
+		return hash, st, fmt.Errorf("write index: %w", err)
 	}
 	if err := lock.Close(); err != nil {
-		return hash, fmt.Errorf("write index: %w", err)
+		return hash, st, fmt.Errorf("write index: %w", err)
 	}
 	if err := os.Rename(lockPath, filepath.Join(gitDir, "index")); err != nil {
-		return hash, fmt.Errorf("write index: %w", err)
+		return hash, st, fmt.Errorf("write index: %w", err)
 	}
 	committed = true
-	return hash, nil
+	return hash, st, nil
 }
 
 // Check reports, without writing anything, whether CommitPaths could commit
-// in the repository containing repoDir: ErrNoRepository, ErrDetachedHead, or
-// (with NoRootCommit) ErrNoCommits; nil otherwise. The index lock and the
-// author are not checked.
-func (c Committer) Check(repoDir string) error {
-	repo, _, _, err := open(repoDir)
+// the given prefixes (none: no prefix check) in the repository containing
+// repoDir: ErrNoRepository, ErrBeyondSymlink, ErrDetachedHead, or (with
+// NoRootCommit) ErrNoCommits; nil otherwise. The index lock and the author
+// are not checked.
+func (c Committer) Check(repoDir string, prefixes ...string) error {
+	repo, top, _, err := open(repoDir)
 	if err != nil {
+		return err
+	}
+	if _, err := normPrefixes(repoDir, top, prefixes); err != nil {
 		return err
 	}
 	head, err := repo.Storer.Reference(plumbing.HEAD)
@@ -317,6 +370,13 @@ func normPrefixes(repoDir, top string, prefixes []string) ([]string, error) {
 		rel = filepath.ToSlash(rel)
 		if rel == "." || rel == ".." || strings.HasPrefix(rel, "../") || rel == ".git" || strings.HasPrefix(rel, ".git/") {
 			return nil, fmt.Errorf("prefix %q: outside the work tree or the whole tree", p)
+		}
+		parts := strings.Split(rel, "/")
+		for i := 1; i < len(parts); i++ {
+			dir := path.Join(parts[:i]...)
+			if fi, err := os.Lstat(filepath.Join(top, filepath.FromSlash(dir))); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+				return nil, fmt.Errorf("%w: %s (%s is a symbolic link; git cannot track the files it leads to)", ErrBeyondSymlink, rel, dir)
+			}
 		}
 		out = append(out, rel)
 	}
@@ -428,7 +488,9 @@ type state struct {
 
 	want        map[string]*wantFile // desired present files
 	candidates  map[string]bool      // every path seen in HEAD, index or work tree
-	treeChanges map[string]*wantFile // path → new content, nil = delete
+	treeChanges map[string]*wantFile // path → new content (never a deletion)
+	kept        []string             // tracked in HEAD, missing from the work tree
+	blocked     []string             // work-tree files whose commit would delete a kept file
 }
 
 func (s *state) underAny(p string) bool {
@@ -442,7 +504,8 @@ func (s *state) underAny(p string) bool {
 
 // collect gathers HEAD's, the index's and the work tree's files under the
 // prefixes, writes blobs for the work-tree files, and computes the tree
-// changes.
+// changes: additions and updates only (the history is append-only; see the
+// package comment).
 func (s *state) collect(base *object.Tree, idx *index.Index) error {
 	s.want = map[string]*wantFile{}
 	s.candidates = map[string]bool{}
@@ -546,11 +609,33 @@ func (s *state) collect(base *object.Tree, idx *index.Index) error {
 		old, was := inHead[p]
 		switch {
 		case w == nil && was:
-			s.treeChanges[p] = nil
+			s.kept = append(s.kept, p) // never commit a deletion
 		case w != nil && (!was || old.Hash != w.hash || old.Mode != w.mode):
 			s.treeChanges[p] = w
 		}
 	}
+	// A change that cannot enter the tree without deleting a file HEAD
+	// holds — a file below a path HEAD has as a file, or a file where HEAD
+	// has a directory — is not committed either.
+	headDirs := map[string]bool{}
+	for p := range inHead {
+		for d := path.Dir(p); d != "." && !headDirs[d]; d = path.Dir(d) {
+			headDirs[d] = true
+		}
+	}
+	for p := range s.treeChanges {
+		blocked := headDirs[p]
+		for d := path.Dir(p); !blocked && d != "."; d = path.Dir(d) {
+			_, blocked = inHead[d]
+		}
+		if blocked {
+			delete(s.treeChanges, p)
+			delete(s.want, p)
+			s.blocked = append(s.blocked, p)
+		}
+	}
+	slices.Sort(s.kept)
+	slices.Sort(s.blocked)
 	return nil
 }
 
@@ -690,7 +775,7 @@ func (s *state) matcher() (gitignore.Matcher, error) {
 // changeNode is one directory level of the tree changes.
 type changeNode struct {
 	children map[string]*changeNode
-	file     *wantFile // leaf: new content; nil with leaf=true means delete
+	file     *wantFile // leaf: new content
 	leaf     bool
 }
 
@@ -781,8 +866,10 @@ func (s *state) rebuild(base plumbing.Hash, n *changeNode) (plumbing.Hash, error
 	return s.repo.Storer.SetEncodedObject(obj)
 }
 
-// updateIndex replaces the entries of the candidate paths with the desired
-// state and reports whether anything changed. Other entries are untouched.
+// updateIndex replaces the entries of the candidate paths present in the
+// work tree with the desired state and reports whether anything changed.
+// Other entries — including those of missing (kept) and blocked paths —
+// are untouched.
 func (s *state) updateIndex(idx *index.Index) bool {
 	current := map[string][]*index.Entry{}
 	for _, e := range idx.Entries {
@@ -797,10 +884,7 @@ func (s *state) updateIndex(idx *index.Index) bool {
 		w := s.want[p]
 		cur := current[p]
 		if w == nil {
-			if len(cur) > 0 {
-				drop[p], changed = true, true
-			}
-			continue
+			continue // missing, ignored or blocked: the user's git decides
 		}
 		// Stage 0 is a merged entry; go-git's index.Merged constant is 1
 		// (equal to AncestorMode), so compare with 0 directly.

@@ -118,6 +118,14 @@ func TestCommitPaths(t *testing.T) {
 		absent []string
 		// unstaged lists paths that must not be in the index either.
 		unstaged []string
+		// kept is Result.Kept: tracked files missing from the work tree,
+		// which must stay in HEAD (the history is append-only).
+		kept []string
+		// blocked is Result.Blocked.
+		blocked []string
+		// status is `git status --porcelain` of recite's paths after the
+		// commit, as a set of lines; nil means clean.
+		status []string
 	}{
 		{
 			name:      "new conversation file",
@@ -213,7 +221,7 @@ func TestCommitPaths(t *testing.T) {
 			unstaged:  []string{".planning/conversations/c-new.jsonl"},
 		},
 		{
-			name: "archive move deletes the old path and adds the new",
+			name: "archive move adds the new path and keeps the old (append-only)",
 			setup: func(r *testRepo) {
 				r.base()
 				if err := os.MkdirAll(filepath.Join(r.dir, ".planning/conversations/archive"), 0o755); err != nil {
@@ -224,19 +232,90 @@ func TestCommitPaths(t *testing.T) {
 					r.t.Fatal(err)
 				}
 			},
-			wantFiles: []string{".planning/conversations/archive/c-001.jsonl", ".planning/conversations/c-001.jsonl"},
-			absent:    []string{".planning/conversations/c-001.jsonl"},
+			wantFiles: []string{".planning/conversations/archive/c-001.jsonl"},
+			kept:      []string{".planning/conversations/c-001.jsonl"},
+			status:    []string{" D .planning/conversations/c-001.jsonl"},
 		},
 		{
-			name: "deleting the last conversation removes the folder from the tree",
+			name: "a missing conversations folder is not committed as a deletion",
 			setup: func(r *testRepo) {
 				r.base()
 				if err := os.RemoveAll(filepath.Join(r.dir, ".planning/conversations")); err != nil {
 					r.t.Fatal(err)
 				}
 			},
-			wantFiles: []string{".planning/conversations/c-001.jsonl"},
-			absent:    []string{".planning/conversations"},
+			wantFiles: nil,
+			kept:      []string{".planning/conversations/c-001.jsonl"},
+			status:    []string{" D .planning/conversations/c-001.jsonl"},
+		},
+		{
+			name: ".planning renamed away for a moment: nothing deleted, no commit",
+			setup: func(r *testRepo) {
+				r.base()
+				if err := os.Rename(filepath.Join(r.dir, ".planning"), filepath.Join(r.dir, "away")); err != nil {
+					r.t.Fatal(err)
+				}
+			},
+			wantFiles: nil,
+			kept:      []string{".planning/context-preserved.md", ".planning/conversations/c-001.jsonl"},
+			status:    []string{" D .planning/context-preserved.md", " D .planning/conversations/c-001.jsonl"},
+		},
+		{
+			name: "a missing log beside a new one: only the new one is committed",
+			setup: func(r *testRepo) {
+				r.base()
+				if err := os.Remove(filepath.Join(r.dir, ".planning/conversations/c-001.jsonl")); err != nil {
+					r.t.Fatal(err)
+				}
+				r.write(".planning/conversations/c-002.jsonl", "{}\n")
+				r.write(".planning/context-preserved.md", "# preserved\n\n## block 2\n")
+			},
+			wantFiles: []string{".planning/context-preserved.md", ".planning/conversations/c-002.jsonl"},
+			kept:      []string{".planning/conversations/c-001.jsonl"},
+			status:    []string{" D .planning/conversations/c-001.jsonl"},
+		},
+		{
+			name: "the user's staged deletion stays staged and is not committed",
+			setup: func(r *testRepo) {
+				r.base()
+				r.git("rm", "-q", ".planning/conversations/c-001.jsonl")
+				r.write(".planning/conversations/c-002.jsonl", "{}\n")
+			},
+			wantFiles: []string{".planning/conversations/c-002.jsonl"},
+			kept:      []string{".planning/conversations/c-001.jsonl"},
+			status:    []string{"D  .planning/conversations/c-001.jsonl"},
+		},
+		{
+			name: "a folder where a tracked log was: the log is kept, the folder's files wait",
+			setup: func(r *testRepo) {
+				r.base()
+				if err := os.Remove(filepath.Join(r.dir, ".planning/conversations/c-001.jsonl")); err != nil {
+					r.t.Fatal(err)
+				}
+				r.write(".planning/conversations/c-001.jsonl/x.jsonl", "{}\n")
+			},
+			wantFiles: nil,
+			kept:      []string{".planning/conversations/c-001.jsonl"},
+			blocked:   []string{".planning/conversations/c-001.jsonl/x.jsonl"},
+			status:    []string{" D .planning/conversations/c-001.jsonl", "?? .planning/conversations/c-001.jsonl/x.jsonl"},
+		},
+		{
+			name: "a file where a tracked folder was: the folder's logs are kept, the file waits",
+			setup: func(r *testRepo) {
+				r.base()
+				r.write(".planning/conversations/sub/a.jsonl", "{}\n")
+				r.git("add", ".")
+				r.git("commit", "-q", "-m", "sub")
+				if err := os.RemoveAll(filepath.Join(r.dir, ".planning/conversations/sub")); err != nil {
+					r.t.Fatal(err)
+				}
+				r.write(".planning/conversations/sub", "a file now\n")
+				r.write(".planning/conversations/c-002.jsonl", "{}\n")
+			},
+			wantFiles: []string{".planning/conversations/c-002.jsonl"},
+			kept:      []string{".planning/conversations/sub/a.jsonl"},
+			blocked:   []string{".planning/conversations/sub"},
+			status:    []string{" D .planning/conversations/sub/a.jsonl", "?? .planning/conversations/sub"},
 		},
 		{
 			name: "file mode: executable and symlink",
@@ -317,16 +396,33 @@ func TestCommitPaths(t *testing.T) {
 			headBefore := r.head()
 			indexBefore, _ := os.ReadFile(filepath.Join(r.dir, ".git", "index"))
 
-			hash, err := CommitPaths(context.Background(), r.dir, recitePrefixes, "recite: commit", author)
+			res, err := Committer{}.Commit(context.Background(), r.dir, recitePrefixes, "recite: commit", author)
 			if err != nil {
-				t.Fatalf("CommitPaths: %v", err)
+				t.Fatalf("Commit: %v", err)
 			}
+			hash := res.Hash
 			indexAfter, _ := os.ReadFile(filepath.Join(r.dir, ".git", "index"))
 			if after := r.userView(); after != before {
 				t.Errorf("user's view changed:\nbefore %+v\nafter  %+v", before, after)
 			}
-			if st := r.git("status", "--porcelain", "--untracked-files=all", "--", ".planning/conversations", ".planning/context-preserved.md"); st != "" {
-				t.Errorf("recite paths not clean after commit:\n%s", st)
+			st := strings.Split(strings.TrimRight(r.git("status", "--porcelain", "--untracked-files=all", "--", ".planning/conversations", ".planning/context-preserved.md"), "\n"), "\n")
+			if st[0] == "" {
+				st = nil
+			}
+			slices.Sort(st)
+			if !slices.Equal(st, tt.status) {
+				t.Errorf("status of recite paths after commit = %q, want %q", st, tt.status)
+			}
+			if !slices.Equal(res.Kept, tt.kept) || !slices.Equal(res.Blocked, tt.blocked) {
+				t.Errorf("Kept %v, Blocked %v; want %v, %v", res.Kept, res.Blocked, tt.kept, tt.blocked)
+			}
+			for _, p := range tt.kept {
+				if out := r.git("ls-tree", "-r", "--name-only", "HEAD", "--", p); out != p+"\n" {
+					t.Errorf("kept file %s is not in HEAD (ls-tree %q): the commit deleted history", p, out)
+				}
+				if out := r.git("log", "--diff-filter=D", "--format=%H", "--", p); out != "" {
+					t.Errorf("a commit deleted %s: %s", p, out)
+				}
 			}
 			if tt.wantFiles == nil {
 				if hash != "" || r.head() != headBefore {
@@ -668,5 +764,44 @@ func TestNoRootCommit(t *testing.T) {
 	r.git("checkout", "-q", "--detach")
 	if err := c.Check(r.dir); !errors.Is(err, ErrDetachedHead) {
 		t.Errorf("Check on a detached HEAD = %v, want ErrDetachedHead", err)
+	}
+}
+
+// TestBeyondSymlink: with .planning a symbolic link to a folder elsewhere,
+// git refuses to add files through it, and so does recite, before writing
+// anything (committing them would replace the tracked link with a folder).
+func TestBeyondSymlink(t *testing.T) {
+	r := newRepo(t)
+	r.write("README.md", "r\n")
+	r.write("planning-real/conversations/c-001.jsonl", "{}\n")
+	if err := os.Symlink("planning-real", filepath.Join(r.dir, ".planning")); err != nil {
+		t.Fatal(err)
+	}
+	r.git("add", ".")
+	r.git("commit", "-q", "-m", "base")
+	r.write("planning-real/conversations/c-002.jsonl", "{}\n")
+	headBefore := r.head()
+
+	cmd := exec.Command("git", "add", ".planning/conversations/c-002.jsonl")
+	cmd.Dir, cmd.Env = r.dir, r.env
+	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "beyond a symbolic link") {
+		t.Fatalf("git add through the link: %v %s; the oracle changed", err, out)
+	}
+	if err := (Committer{}).Check(r.dir, recitePrefixes...); !errors.Is(err, ErrBeyondSymlink) {
+		t.Errorf("Check = %v, want ErrBeyondSymlink", err)
+	}
+	hash, err := CommitPaths(context.Background(), r.dir, recitePrefixes, "m", author)
+	if !errors.Is(err, ErrBeyondSymlink) {
+		t.Fatalf("CommitPaths = %q, %v; want ErrBeyondSymlink", hash, err)
+	}
+	t.Logf("error: %v", err)
+	if r.head() != headBefore {
+		t.Error("HEAD moved")
+	}
+	if got := strings.Fields(r.git("ls-tree", "HEAD", "--", ".planning")); len(got) == 0 || got[0] != "120000" {
+		t.Errorf(".planning in HEAD is %v, want the symbolic link", got)
+	}
+	if _, err := os.Stat(filepath.Join(r.dir, ".git", "index.lock")); err == nil {
+		t.Error("index.lock left behind")
 	}
 }

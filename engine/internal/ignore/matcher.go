@@ -28,12 +28,12 @@ const (
 // Line is 1-based, Pattern is the line as written (with "!" and a trailing
 // "/" but without trimmed trailing spaces).
 type Source struct {
-	File    string
-	Line    int
-	Pattern string
+	File    string `json:"file"`
+	Line    int    `json:"line"`
+	Pattern string `json:"pattern"`
 	// Note says why an extra pattern applies (SetExtra), e.g. "task type
 	// frontend, front matter task_type of …"; "" for ignore files.
-	Note string `json:",omitempty"`
+	Note string `json:"note,omitempty"`
 }
 
 // String formats s as FILE:LINE:PATTERN.
@@ -46,13 +46,13 @@ type Verdict struct {
 	// Ignored reports whether git (with .powerignore on top) excludes the
 	// path, either by its own last matching pattern or because an ancestor
 	// directory is excluded.
-	Ignored bool
+	Ignored bool `json:"ignored"`
 	// Source is the deciding pattern; nil when no pattern matched. A
 	// negative pattern can decide a verdict with Ignored false.
-	Source *Source
+	Source *Source `json:"source,omitempty"`
 	// Via is the excluded ancestor directory that hides the path (slash
 	// path relative to the root), or "" when the path's own match decided.
-	Via string
+	Via string `json:"via,omitempty"`
 }
 
 // Matcher answers gitignore questions for one directory tree with git's

@@ -18,10 +18,10 @@ import (
 type Include struct {
 	// Path is a slash path relative to the root. A directory includes
 	// every file below it (except .git).
-	Path string
+	Path string `json:"path"`
 	// Reason says who named the path, e.g. "current plan
 	// .planning/phases/01-x/01-01-PLAN.md"; Explain prints it.
-	Reason string
+	Reason string `json:"reason"`
 }
 
 // WalkOptions tunes Walk. The zero value walks with GOMAXPROCS readers and
@@ -250,13 +250,13 @@ func (m *Matcher) included(ctx context.Context, incs []Include) ([]string, error
 // Explanation says why a path enters context or not, for `recite files
 // --why`.
 type Explanation struct {
-	Path string // cleaned slash path
+	Path string `json:"path"` // cleaned slash path
 	// InContext is the final answer: not ignored, or named by an Include.
-	InContext bool
+	InContext bool `json:"in_context"`
 	// Verdict is what the ignore files alone decide.
-	Verdict Verdict
+	Verdict Verdict `json:"verdict"`
 	// Include is the never-exclude entry that names the path, if any.
-	Include *Include
+	Include *Include `json:"include,omitempty"`
 }
 
 // String renders e like `git check-ignore -v` (SOURCE:LINE:PATTERN, a TAB,

@@ -3,21 +3,33 @@
 //
 // A secret becomes ⟨secret:KIND:HASH8⟩, where KIND is the id of the rule
 // that found it (gitleaks ids where the rule is gitleaks', see rules.go) and
-// HASH8 the first 8 hex digits of the SHA-256 of the secret. The same secret
-// always gives the same bytes, so prompt caching stays stable, and two
-// different secrets stay distinguishable. Only the secret itself is
-// replaced: "password = hunter22" becomes "password = ⟨secret:password:…⟩".
+// HASH8 the first 8 hex digits of HMAC-SHA256(key, secret) with the
+// project's key (recite keeps it in .planning/.recite/redact.key, 32 random
+// bytes made on first use, mode 0600, ignored by git). The same secret
+// always gives the same bytes in one project, so prompt caching stays
+// stable, and two different secrets stay distinguishable; without the key
+// a placeholder cannot be checked against a guess offline (an unkeyed
+// hash of "Summer2024!" would confirm a weak password with one sha256sum).
+// Only the secret itself is replaced: "password = hunter22" becomes
+// "password = ⟨secret:password:…⟩".
 //
 // Detection is gitleaks' (regular expression, then Shannon-entropy floor,
 // then the rule's allowlists, stopwords and line allowlist, then gitleaks'
 // global allowlist and stopwords) with a keyword prefilter; recite adds password
-// assignments, URL credentials, Azure connection-string keys, the AWS
-// secret key and every value of a .env file.
+// assignments (also with the value on the next line), URL credentials
+// (also with an empty user, redis://:pw@host), Authorization headers,
+// bearer tokens and Basic credentials outside curl commands, Azure
+// connection-string keys, the AWS secret key and every value of a .env
+// file. A token ends at any character that cannot continue it, not only
+// at gitleaks' quote, space or ";" (see tokenEnd in rules.go).
 package redact
 
 import (
+	"crypto/hmac"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"math"
 	"regexp"
@@ -44,19 +56,43 @@ type rule struct {
 	stopwords  []string
 	paths      *regexp.Regexp
 	whole      bool
+	nextLine   bool
+	check      func(string) bool
 	global     []*regexp.Regexp // globalAllow, shared
 }
 
-// Redactor holds the compiled rules; it is safe for concurrent use.
+// Redactor holds the compiled rules and the placeholder key; it is safe
+// for concurrent use.
 type Redactor struct {
 	rules []rule
+	key   []byte
 }
 
-// New compiles the rule set. It returns an error only if a rule does not
-// compile, which is a bug in this package.
-func New() (*Redactor, error) {
+// KeySize is the size in bytes of a key made by NewKey.
+const KeySize = 32
+
+// MinKeySize is the smallest key New accepts, in bytes.
+const MinKeySize = 16
+
+// NewKey returns KeySize random bytes from crypto/rand, a fresh
+// placeholder key.
+func NewKey() ([]byte, error) {
+	k := make([]byte, KeySize)
+	if _, err := rand.Read(k); err != nil {
+		return nil, fmt.Errorf("redact: new key: %w", err)
+	}
+	return k, nil
+}
+
+// New compiles the rule set; placeholders are keyed with key (at least
+// MinKeySize bytes, see Placeholder). It returns an error for a short key,
+// or if a rule does not compile, which is a bug in this package.
+func New(key []byte) (*Redactor, error) {
+	if len(key) < MinKeySize {
+		return nil, errors.New("redact: key shorter than 16 bytes")
+	}
 	specs := ruleSpecs()
-	r := &Redactor{rules: make([]rule, 0, len(specs))}
+	r := &Redactor{rules: make([]rule, 0, len(specs)), key: append([]byte(nil), key...)}
 	compile := func(id, src string) (*regexp.Regexp, error) {
 		re, err := regexp.Compile(src)
 		if err != nil {
@@ -73,7 +109,7 @@ func New() (*Redactor, error) {
 		global = append(global, re)
 	}
 	for _, s := range specs {
-		ru := rule{id: s.id, entropy: s.entropy, keywords: s.keywords, whole: s.whole, global: global,
+		ru := rule{id: s.id, entropy: s.entropy, keywords: s.keywords, whole: s.whole, nextLine: s.nextLine, check: s.check, global: global,
 			stopwords: append(append([]string(nil), s.stopwords...), globalStopwords...)}
 		for _, a := range s.allowLine {
 			re, err := compile(s.id, a)
@@ -110,10 +146,13 @@ func New() (*Redactor, error) {
 	return r, nil
 }
 
-// Placeholder returns the replacement for secret found by rule kind.
-func Placeholder(kind, secret string) string {
-	sum := sha256.Sum256([]byte(secret))
-	return "⟨secret:" + kind + ":" + hex.EncodeToString(sum[:4]) + "⟩"
+// Placeholder returns the replacement for secret found by rule kind:
+// ⟨secret:KIND:HASH8⟩ with HASH8 the first 4 bytes, in hex, of
+// HMAC-SHA256(key, secret).
+func Placeholder(key []byte, kind, secret string) string {
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte(secret))
+	return "⟨secret:" + kind + ":" + hex.EncodeToString(m.Sum(nil)[:4]) + "⟩"
 }
 
 type span struct {
@@ -148,6 +187,12 @@ func (r *Redactor) Redact(path, text string) (string, []Finding) {
 		}
 		for _, ln := range keywordLines(lower, lines, ru.keywords) {
 			start, end := lineBounds(text, lines, ln)
+			if ru.nextLine {
+				if ln+1 >= len(lines) {
+					continue
+				}
+				_, end = lineBounds(text, lines, ln+1)
+			}
 			spans = ru.find(text, start, text[start:end], spans)
 		}
 	}
@@ -172,7 +217,7 @@ func (r *Redactor) Redact(path, text string) (string, []Finding) {
 			continue
 		}
 		line := sort.Search(len(lines), func(i int) bool { return lines[i] > s.start })
-		ph := Placeholder(s.kind, text[s.start:s.end])
+		ph := Placeholder(r.key, s.kind, text[s.start:s.end])
 		b.WriteString(text[pos:s.start])
 		b.WriteString(ph)
 		pos = s.end
@@ -194,10 +239,13 @@ func (ru *rule) find(text string, off int, sub string, spans []span) []span {
 			}
 		}
 		secret := sub[start:end]
-		if secret == "" || strings.Contains(secret, "⟨secret:") {
+		if secret == "" || strings.Contains(secret, "⟨secret:") || inPlaceholder(text, off+start) {
 			continue
 		}
 		if ru.entropy > 0 && shannon(secret) < ru.entropy {
+			continue
+		}
+		if ru.check != nil && !ru.check(secret) {
 			continue
 		}
 		if anyMatch(ru.allow, secret) || anyMatch(ru.global, secret) || containsStopword(secret, ru.stopwords) {
@@ -230,6 +278,23 @@ func (ru *rule) find(text string, off int, sub string, spans []span) []span {
 	}
 	return spans
 }
+
+// inPlaceholder reports whether byte pos of text lies inside a placeholder
+// of an earlier pass ("password: ⟨secret:password:1a2b3c4d⟩" must not
+// yield the secret "1a2b3c4d⟩"), so Redact is idempotent.
+func inPlaceholder(text string, pos int) bool {
+	lo := max(0, pos-maxPlaceholder)
+	i := strings.LastIndex(text[lo:pos], "⟨secret:")
+	if i < 0 {
+		return false
+	}
+	j := strings.Index(text[lo+i:], "⟩")
+	return j >= 0 && lo+i+j >= pos
+}
+
+// maxPlaceholder bounds the length of a placeholder in bytes (rule ids
+// are short).
+const maxPlaceholder = 96
 
 // containsStopword reports whether the lowercased secret contains one of
 // words (gitleaks Allowlist.ContainsStopWord).

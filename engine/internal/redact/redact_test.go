@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"encoding/base64"
 	"flag"
 	"math/rand/v2"
 	"os"
@@ -14,6 +15,9 @@ import (
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/realdata-findings.golden")
+
+// testKey is the placeholder key of the tests, so placeholders are fixed.
+var testKey = []byte("recite-test-key-0123456789abcdef")
 
 // gen returns n characters from alphabet, the same for the same seed, so
 // the planted secrets are well-formed, fixed, and not literal in the source.
@@ -43,6 +47,11 @@ type planted struct {
 	path   string
 	text   string
 	secret []string // substrings that must not survive
+}
+
+// basic is the credentials of an HTTP Basic header (RFC 7617).
+func basic(user, password string) string {
+	return base64.StdEncoding.EncodeToString([]byte(user + ":" + password))
 }
 
 func corpus() []planted {
@@ -92,6 +101,23 @@ func corpus() []planted {
 		p("password", `{"password": "`, "correct-horse-battery-staple", `"}`),
 		p("url-credentials", "DATABASE_URL is postgres://admin:", "Sup3rS3cret", "@db.example.com:5432/app\n"),
 		p("generic-api-key", `api_key = "`, gen(hexd, 32, 45), `"`),
+		// Issue 6 review: tokens followed by punctuation, HTTP credentials,
+		// an empty URL user, a password on the next line.
+		p("stripe-access-token", "const u=`https://api.stripe.com/v1/charges?key=", "sk_live_"+gen(alnum, 24, 46), "&limit=3`;"),
+		p("stripe-access-token", "const s = stripe(", "sk_live_"+gen(alnum, 24, 47), ");"),
+		p("stripe-access-token", "keys: ", "rk_live_"+gen(alnum, 24, 48), ", then"),
+		p("jwt", "token ", jwt, "."),
+		p("jwt", "session(", jwt, ")"),
+		p("authorization-header", `const h={Authorization:"Bearer `, gen(hexd, 40, 49), `"};`),
+		p("authorization-header", "Authorization: Token ", gen(alnum, 32, 50), "\r\n"),
+		p("authorization-header", `req.Header.Set("Authorization", "Basic `, basic("admin", gen(alnum, 14, 51)), `")`),
+		p("basic-auth", `const b="Basic `, basic("admin", gen(alnum, 14, 52)), `";`),
+		p("bearer-token", `headers: {"X-Auth": "Bearer `, gen(wordDsh, 32, 53), `"}`),
+		p("curl-auth-header", `curl -s -H "X-Api-Key: `, gen(alnum, 32, 54), `" https://api.example.com/v1`),
+		p("curl-auth-user", "curl -u admin:", gen(alnum, 16, 55), " https://api.example.com/v1"),
+		p("url-credentials", `const r="redis://:`, gen(alnum, 16, 56), `@cache:6379";`),
+		p("password", "database:\n  password:\n    ", gen(alnum, 12, 57), "\n  user: app\n"),
+		p("password", "db_password: |\n  ", gen(alnum+"!#%", 14, 58), "\n"),
 		{kind: "env-value", path: "app/.env", text: "# local\nSESSION_SECRET=" + "averylongsessionvalue\nexport REDIS_HOST=cache.internal\nPORT=8080\n",
 			secret: []string{"averylongsessionvalue", "cache.internal"}},
 	}
@@ -99,7 +125,7 @@ func corpus() []planted {
 }
 
 func TestRedactCorpus(t *testing.T) {
-	r, err := New()
+	r, err := New(testKey)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,17 +160,33 @@ func TestRedactCorpus(t *testing.T) {
 }
 
 func TestRedactPlaceholderAndLine(t *testing.T) {
-	r, err := New()
+	r, err := New(testKey)
 	if err != nil {
 		t.Fatal(err)
 	}
 	tok := "ghp_" + gen(alnum, 36, 9)
 	text := "line one\nline two\nuse " + tok + " here\nand again " + tok + "\n"
 	out, findings := r.Redact("notes.md", text)
-	// sha256 of tok, first 8 hex digits, from `printf %s TOKEN | sha256sum`.
-	want := "⟨secret:github-pat:d5c294ee⟩"
-	if got := Placeholder("github-pat", tok); got != want {
+	// HMAC-SHA256 of tok with testKey, first 8 hex digits, from
+	// `printf %s TOKEN | openssl dgst -sha256 -hmac recite-test-key-0123456789abcdef`.
+	want := "⟨secret:github-pat:f5c901f6⟩"
+	if got := Placeholder(testKey, "github-pat", tok); got != want {
 		t.Fatalf("Placeholder = %q, want %q", got, want)
+	}
+	// Not the unkeyed hash: `printf %s TOKEN | sha256sum | cut -c1-8`
+	// must not confirm a guess.
+	if strings.Contains(out, "d5c294ee") {
+		t.Errorf("placeholder is the unkeyed sha256 of the secret:\n%s", out)
+	}
+	other, err := New([]byte("another-project-key-0123456789ab"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o, _ := other.Redact("notes.md", text); o == out {
+		t.Errorf("two keys gave the same placeholders:\n%s", o)
+	}
+	if _, err := New([]byte("short")); err == nil {
+		t.Error("New accepted a 5-byte key")
 	}
 	if len(findings) != 2 || findings[0].Line != 3 || findings[1].Line != 4 {
 		t.Fatalf("findings = %+v, want two on lines 3 and 4", findings)
@@ -158,7 +200,7 @@ func TestRedactPlaceholderAndLine(t *testing.T) {
 // TestRedactProse checks ordinary planning prose, code and markdown pass
 // through unchanged.
 func TestRedactProse(t *testing.T) {
-	r, err := New()
+	r, err := New(testKey)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,6 +213,14 @@ func TestRedactProse(t *testing.T) {
 		"export const API_URL = process.env.API_URL;\nconst password = process.env.DB_PASSWORD;\n",
 		"Run `recite files --why .env` to see why a file is excluded.\n",
 		"session_key: sessionKeyName\nprimary_key: id\naccess: read-only\n",
+		"### D-23-02 — Source authorization = POLICY-01 edit right on the recipe's own cookbook\n",
+		"Bearer tokens expire after an hour; send `Authorization: Bearer <token>` or Authorization: Bearer YOUR_API_TOKEN.\n",
+		"Use Basic authentication (Basic realm) for the admin area; Basic dXNlcg== has no password.\n",
+		"curl -u $USER:$PASS https://x\ncurl -u admin:changeme https://x\ncurl -H \"Authorization: Bearer $TOKEN\" https://x\n",
+		"url: redis://cache:6379/0 and http://:8080/ and postgres://localhost/db\n",
+		"password:\n  secretKeyRef:\n    name: db\n",
+		"**Password:**\n\nMust be at least 12 characters.\n",
+		"- password:\n  - required\n",
 	}
 	for _, s := range texts {
 		if out, f := r.Redact("doc.md", s); out != s {
@@ -185,7 +235,7 @@ func TestRedactProse(t *testing.T) {
 // was read by hand; see the report for the count.
 func TestRealdataFalsePositives(t *testing.T) {
 	root := filepath.Join(sharedtest.Dir(t), "realdata")
-	r, err := New()
+	r, err := New(testKey)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,7 +295,7 @@ func FuzzRedact(f *testing.F) {
 	f.Add(".env", "A=\nB='x'\n=c\n")
 	f.Add("x.md", "password: ⟨secret:password:00000000⟩")
 	f.Add("x", "-----BEGIN PRIVATE KEY-----\xff\xfe")
-	r, err := New()
+	r, err := New(testKey)
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -268,7 +318,7 @@ func FuzzRedact(f *testing.F) {
 }
 
 func BenchmarkRedact(b *testing.B) {
-	r, err := New()
+	r, err := New(testKey)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -290,7 +340,7 @@ func BenchmarkRedact(b *testing.B) {
 // line allowlist and gitleaks' global allowlist: the realdata false
 // positives stay as written, while a real key beside them is still found.
 func TestGitleaksAllowlists(t *testing.T) {
-	r, err := New()
+	r, err := New(testKey)
 	if err != nil {
 		t.Fatal(err)
 	}

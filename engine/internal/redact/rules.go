@@ -1,5 +1,12 @@
 package redact
 
+import (
+	"bytes"
+	"encoding/base64"
+	"strings"
+	"unicode/utf8"
+)
+
 // The rules below are ported from gitleaks v8.30.1 config/gitleaks.toml
 // (github.com/zricethezav/gitleaks, MIT License, Copyright (c) 2019 Zachary
 // Rice): same ids, same regular expressions, same entropy floors, keywords
@@ -46,10 +53,36 @@ type ruleSpec struct {
 	// whole runs the rule on the whole text; other rules run on single
 	// lines that hold a keyword (see Redactor.Redact).
 	whole bool
+	// nextLine runs the rule on a line that holds a keyword together with
+	// the line after it (a key and its value on two lines).
+	nextLine bool
+	// check, when set, must accept the secret (e.g. basic-auth: it
+	// decodes to user:password).
+	check func(secret string) bool
 }
 
-// gitleaksEnd is gitleaks' usual right boundary of a token.
-const gitleaksEnd = `(?:[\x60'"\s;]|\\[nr]|$)`
+// Token ends. gitleaks ends most tokens with (?:[\x60'"\s;]|\\[nr]|$):
+// a quote, a space, ";", an escaped newline or the end of the line. That
+// lets a token followed by "&", ")", ",", "." or any other punctuation
+// through ("?key=sk_live_…&limit=3", "stripe(sk_live_…)", "token eyJ….",
+// issue 6 review), so recite ends a token at any character that cannot
+// continue it instead. Each end accepts everything gitleaks' end accepts
+// (an escaped newline starts with a backslash).
+
+// tokenEnd ends a token of word characters and "-": any other byte, or the
+// end of the line.
+const tokenEnd = `(?:[^\w-]|$)`
+
+// b64End ends a base64 token (also "+", "/" and "=").
+const b64End = `(?:[^\w+/=-]|$)`
+
+// jwtEnd ends a JWT: its segments hold word characters, "-", "/", "\\" and
+// a trailing "=" padding.
+const jwtEnd = `(?:[^\w/\\=-]|$)`
+
+// genericEnd ends the secret of generic-api-key, whose first form takes
+// word characters, ".", "=" and "-" and the second base64.
+const genericEnd = `(?:[^\w.=+/-]|$)`
 
 func ruleSpecs() []ruleSpec {
 	return []ruleSpec{
@@ -57,15 +90,15 @@ func ruleSpecs() []ruleSpec {
 		{id: "aws-access-token", regex: `\b((?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16})\b`, entropy: 3,
 			keywords: []string{"a3t", "akia", "asia", "abia", "acca"}},
 		{id: "aws-secret-access-key", // recite: the secret half, by its usual names
-			regex:    `(?i)aws[\w.-]{0,20}secret[\w.-]{0,20}[\s'"]{0,3}(?:=|:|=>)[\x60'"\s]{0,5}([A-Za-z0-9/+=]{40})` + gitleaksEnd,
+			regex:    `(?i)aws[\w.-]{0,20}secret[\w.-]{0,20}[\s'"]{0,3}(?:=|:|=>)[\x60'"\s]{0,5}([A-Za-z0-9/+=]{40})` + b64End,
 			keywords: []string{"aws"}},
-		{id: "gcp-api-key", regex: `\b(AIza[\w-]{35})` + gitleaksEnd, entropy: 4, keywords: []string{"aiza"}},
+		{id: "gcp-api-key", regex: `\b(AIza[\w-]{35})` + tokenEnd, entropy: 4, keywords: []string{"aiza"}},
 		{id: "azure-ad-client-secret", regex: `(?:^|[\\'"\x60\s>=:(,)])([a-zA-Z0-9_~.]{3}\dQ~[a-zA-Z0-9_~.-]{31,34})(?:$|[\\'"\x60\s<),])`, entropy: 3,
 			keywords: []string{"q~"}},
 		{id: "azure-storage-key", // recite: connection strings
 			regex: `(?i)(?:AccountKey|SharedAccessKey)=([A-Za-z0-9+/]{40,88}={0,2})`, keywords: []string{"accountkey", "sharedaccesskey"}},
-		{id: "digitalocean-pat", regex: `\b(dop_v1_[a-f0-9]{64})` + gitleaksEnd, entropy: 3, keywords: []string{"dop_v1_"}},
-		{id: "heroku-api-key-v2", regex: `\b((HRKU-AA[0-9a-zA-Z_-]{58}))` + gitleaksEnd, entropy: 4, keywords: []string{"hrku-aa"}},
+		{id: "digitalocean-pat", regex: `\b(dop_v1_[a-f0-9]{64})` + tokenEnd, entropy: 3, keywords: []string{"dop_v1_"}},
+		{id: "heroku-api-key-v2", regex: `\b((HRKU-AA[0-9a-zA-Z_-]{58}))` + tokenEnd, entropy: 4, keywords: []string{"hrku-aa"}},
 
 		// Code hosting.
 		{id: "github-pat", regex: `ghp_[0-9a-zA-Z]{36}`, entropy: 3, keywords: []string{"ghp_"}},
@@ -77,7 +110,7 @@ func ruleSpecs() []ruleSpec {
 		{id: "gitlab-pat", regex: `glpat-[\w-]{20}`, entropy: 3, keywords: []string{"glpat-"}},
 		{id: "gitlab-ptt", regex: `glptt-[0-9a-f]{40}`, entropy: 3, keywords: []string{"glptt-"}},
 		{id: "gitlab-rrt", regex: `GR1348941[\w-]{20}`, entropy: 3, keywords: []string{"gr1348941"}},
-		{id: "npm-access-token", regex: `(?i)\b(npm_[a-z0-9]{36})` + gitleaksEnd, entropy: 2, keywords: []string{"npm_"}},
+		{id: "npm-access-token", regex: `(?i)\b(npm_[a-z0-9]{36})` + tokenEnd, entropy: 2, keywords: []string{"npm_"}},
 		{id: "pypi-upload-token", regex: `pypi-AgEIcHlwaS5vcmc[\w-]{50,1000}`, entropy: 3, keywords: []string{"pypi-ageichlwas5vcmc"}},
 
 		// Chat, payments, mail, AI.
@@ -86,36 +119,67 @@ func ruleSpecs() []ruleSpec {
 		{id: "slack-app-token", regex: `(?i)xapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+`, entropy: 2, keywords: []string{"xapp"}},
 		{id: "slack-legacy-token", regex: `xox[os]-\d+-\d+-\d+-[a-fA-F\d]+`, entropy: 2, keywords: []string{"xoxo", "xoxs"}},
 		{id: "slack-webhook-url", regex: `(?:https?://)?hooks.slack.com/(?:services|workflows|triggers)/[A-Za-z0-9+/]{43,56}`, keywords: []string{"hooks.slack.com"}},
-		{id: "discord-api-token", regex: `(?i)(?:discord)(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)[\x60'"\s=]{0,5}([a-f0-9]{64})` + gitleaksEnd, keywords: []string{"discord"}},
-		{id: "telegram-bot-api-token", regex: `(?i)(?:telegr)(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)[\x60'"\s=]{0,5}([0-9]{5,16}:(?-i:A)[a-z0-9_\-]{34})` + gitleaksEnd, keywords: []string{"telegr"}},
-		{id: "stripe-access-token", regex: `\b((?:sk|rk)_(?:test|live|prod)_[a-zA-Z0-9]{10,99})` + gitleaksEnd, entropy: 2, keywords: []string{"sk_test", "sk_live", "sk_prod", "rk_test", "rk_live", "rk_prod"}},
-		{id: "sendgrid-api-token", regex: `\b(SG\.(?i)[a-z0-9=_\-\.]{66})` + gitleaksEnd, entropy: 2, keywords: []string{"sg."}},
-		{id: "mailgun-private-api-token", regex: `(?i)(?:mailgun)(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)[\x60'"\s=]{0,5}(key-[a-f0-9]{32})` + gitleaksEnd, keywords: []string{"mailgun"}},
+		{id: "discord-api-token", regex: `(?i)(?:discord)(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)[\x60'"\s=]{0,5}([a-f0-9]{64})` + tokenEnd, keywords: []string{"discord"}},
+		{id: "telegram-bot-api-token", regex: `(?i)(?:telegr)(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)[\x60'"\s=]{0,5}([0-9]{5,16}:(?-i:A)[a-z0-9_\-]{34})` + tokenEnd, keywords: []string{"telegr"}},
+		{id: "stripe-access-token", regex: `\b((?:sk|rk)_(?:test|live|prod)_[a-zA-Z0-9]{10,99})` + tokenEnd, entropy: 2, keywords: []string{"sk_test", "sk_live", "sk_prod", "rk_test", "rk_live", "rk_prod"}},
+		{id: "sendgrid-api-token", regex: `\b(SG\.(?i)[a-z0-9=_\-\.]{66})` + tokenEnd, entropy: 2, keywords: []string{"sg."}},
+		{id: "mailgun-private-api-token", regex: `(?i)(?:mailgun)(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)[\x60'"\s=]{0,5}(key-[a-f0-9]{32})` + tokenEnd, keywords: []string{"mailgun"}},
 		{id: "twilio-api-key", regex: `SK[0-9a-fA-F]{32}`, entropy: 3, keywords: []string{"sk"}},
 		{id: "shopify-access-token", regex: `shpat_[a-fA-F0-9]{32}`, entropy: 2, keywords: []string{"shpat_"}},
-		{id: "openai-api-key", regex: `\b(sk-(?:proj|svcacct|admin)-(?:[A-Za-z0-9_-]{74}|[A-Za-z0-9_-]{58})T3BlbkFJ(?:[A-Za-z0-9_-]{74}|[A-Za-z0-9_-]{58})\b|sk-[a-zA-Z0-9]{20}T3BlbkFJ[a-zA-Z0-9]{20})` + gitleaksEnd, entropy: 3, keywords: []string{"t3blbkfj"}},
-		{id: "anthropic-api-key", regex: `\b(sk-ant-api03-[a-zA-Z0-9_\-]{93}AA)` + gitleaksEnd, keywords: []string{"sk-ant-api03"}},
-		{id: "anthropic-admin-api-key", regex: `\b(sk-ant-admin01-[a-zA-Z0-9_\-]{93}AA)` + gitleaksEnd, keywords: []string{"sk-ant-admin01"}},
-		{id: "huggingface-access-token", regex: `\b(hf_(?i:[a-z]{34}))` + gitleaksEnd, entropy: 2, keywords: []string{"hf_"}},
+		{id: "openai-api-key", regex: `\b(sk-(?:proj|svcacct|admin)-(?:[A-Za-z0-9_-]{74}|[A-Za-z0-9_-]{58})T3BlbkFJ(?:[A-Za-z0-9_-]{74}|[A-Za-z0-9_-]{58})\b|sk-[a-zA-Z0-9]{20}T3BlbkFJ[a-zA-Z0-9]{20})` + tokenEnd, entropy: 3, keywords: []string{"t3blbkfj"}},
+		{id: "anthropic-api-key", regex: `\b(sk-ant-api03-[a-zA-Z0-9_\-]{93}AA)` + tokenEnd, keywords: []string{"sk-ant-api03"}},
+		{id: "anthropic-admin-api-key", regex: `\b(sk-ant-admin01-[a-zA-Z0-9_\-]{93}AA)` + tokenEnd, keywords: []string{"sk-ant-admin01"}},
+		{id: "huggingface-access-token", regex: `\b(hf_(?i:[a-z]{34}))` + tokenEnd, entropy: 2, keywords: []string{"hf_"}},
 
 		// Forms, not vendors.
 		{id: "private-key", regex: `(?i)-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----[\s\S-]{64,}?KEY(?: BLOCK)?-----`, keywords: []string{"-----begin"}, whole: true},
-		{id: "jwt", regex: `\b(ey[a-zA-Z0-9]{17,}\.ey[a-zA-Z0-9\/\\_-]{17,}\.(?:[a-zA-Z0-9\/\\_-]{10,}={0,2})?)` + gitleaksEnd, entropy: 3, keywords: []string{"eyj"}}, // gitleaks: "ey"; a JWT header is base64 of {" = eyJ
-		{id: "url-credentials", // recite: user:password@host in URLs
-			regex: `\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^\s:/@'"\x60<>]+:([^\s:/@'"\x60<>]{3,})@[\w.-]+`, keywords: []string{"://"},
+		{id: "jwt", regex: `\b(ey[a-zA-Z0-9]{17,}\.ey[a-zA-Z0-9\/\\_-]{17,}\.(?:[a-zA-Z0-9\/\\_-]{10,}={0,2})?)` + jwtEnd, entropy: 3, keywords: []string{"eyj"}}, // gitleaks: "ey"; a JWT header is base64 of {" = eyJ
+		// HTTP credentials. gitleaks (v8.30.1) finds them only in curl
+		// commands (curl-auth-header, curl-auth-user, ported below); the
+		// recite rules find the same header grammar anywhere: HTTP dumps,
+		// JS header objects, YAML, fetch calls.
+		{id: "curl-auth-header", regex: `\bcurl\b.*?[ \t](?:-H|--header)(?:=|[ \t]{0,5})(?:"` + curlHeader + `"|'` + curlHeader + `')(?:\B|\s|\z)`,
+			entropy: 2.75, keywords: []string{"curl"}},
+		{id: "curl-auth-user", // gitleaks, less its `"user:"` form (a user name alone is no secret)
+			regex:   `\bcurl\b.*[ \t](?:-u|--user)(?:=|[ \t]{0,5})("(?::[^"]{3,}|[^:"]{3,}:[^"]{3,})"|'(?:[^:']{3,}:[^']{3,})'|(?:(?:"[^"]{3,}"|'[^']{3,}'|[\w$@.-]+):(?:"[^"]{3,}"|'[^']{3,}'|[\w${}@.-]+)))(?:\s|\z)`,
+			entropy: 2, keywords: []string{"curl"},
+			allow: []string{`[^:]+:(?:change(?:it|me)|pass(?:word)?|pwd|test|token|\*+|x+)`,
+				`['"]?<[^>]+>['"]?:['"]?<[^>]+>|<[^:]+:[^>]+>['"]?`,
+				`[^:]+:\[[^]]+]`,
+				`['"]?[^:]+['"]?:['"]?\$(?:\d|\w+|\{(?:\d|\w+)})['"]?`,
+				`\$\([^)]+\):\$\([^)]+\)`,
+				`['"]?\$?{{[^}]+}}['"]?:['"]?\$?{{[^}]+}}['"]?`}},
+		{id: "authorization-header", // recite: "Authorization: Bearer|Basic|Token X" in any syntax
+			regex:   `(?i)\b(?:proxy-)?authorization["'\x60]?[ \t]*(?:=>|:=|:|=|,)[ \t]*["'\x60]?[ \t]*` + authValue,
+			entropy: 2.75, keywords: []string{"authorization"},
+			allow: []string{`^[a-zA-Z_.-]+$`}}, // "Authorization: required", "Bearer YOUR_TOKEN"
+		{id: "bearer-token", // recite: a bearer token without its header name ("Bearer " + literal)
+			regex:   `(?i)\bbearer[ \t]+([\w~+/.=-]{16,})`,
+			entropy: 3, keywords: []string{"bearer"},
+			allow: []string{`^[a-zA-Z_.-]+$`}},
+		{id: "basic-auth", // recite: "Basic BASE64" whose base64 decodes to user:password
+			regex: `\b(?i:basic)[ \t]+([A-Za-z0-9+/]{8,}={0,3})` + b64End, keywords: []string{"basic"},
+			check: isBasicCredential},
+		{id: "url-credentials", // recite: user:password@host in URLs; the user may be empty (redis://:pw@host)
+			regex: `\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^\s:/@'"\x60<>]*:([^\s:/@'"\x60<>]{3,})@[\w.-]+`, keywords: []string{"://"},
 			allow: []string{`^(?:\$\{?\w+\}?|\*+|x+|<[^>]*>|password|pass|pwd|secret|changeme)$`}},
 		{id: "password", // recite: password assignments, even low-entropy ones
 			regex:    `(?i)(?:\b|_)(?:passw(?:or)?d|passwd|pwd|passphrase)\b["']?[ \t]*(?:=|:=|=>|:)[ \t]*(?:"([^"\s]{4,200})"|'([^'\s]{4,200})'|([^\s"'\x60,;)]{4,200}))`,
 			keywords: []string{"pass", "pwd"},
-			allow: []string{`^(?:\$\{?\w+\}?|\$\(.*\)|%\w+%|\{\{.*\}\}|<[^>]*>|\*+|x+|\.\.\.|…|null|none|nil|true|false|required|optional|string|str|text|changeme|password|process\.env\..*|os\.getenv.*|env\(.*)$`,
+			allow: []string{passwordAllow,
 				`^[A-Za-z][a-z]+$`}, // a plain word is prose: "Password: required", "password: Hashed"
+		},
+		{id: "password", // recite: the value on the line after the key ("password:\n  hunter22", YAML block scalars, "**Password:**\n`x`")
+			regex:    `(?i)(?:\b|_)(?:passw(?:or)?d|passwd|pwd|passphrase)\b[*"'\x60]*[ \t]*(?:=|:=|=>|:)[*\x60]*[ \t]*(?:[|>][-+]?[ \t]*)?\r?\n[ \t]*(?:"([^"\s]{4,200})"|'([^'\s]{4,200})'|\x60([^\x60\s]{4,200})\x60|([^\s"'\x60]{4,200}))[ \t\r]*$`,
+			keywords: []string{"pass", "pwd"}, nextLine: true,
+			allow: []string{passwordAllow, `^[A-Za-z][a-z]+$`, `:$`, `^[-#/]`}, // a YAML key ("secretKeyRef:"), a list item, a comment
 		},
 		{id: "env-value", // recite: every value of a .env file (not .env.example)
 			regex: `(?m)^[ \t]*(?:export[ \t]+)?[A-Za-z_][A-Za-z0-9_.]*[ \t]*=[ \t]*(?:"([^"\n]+)"|'([^'\n]+)'|([^\s#"'][^\n#]*?))[ \t]*(?:#.*)?$`,
 			paths: `(?:^|/)\.env(?:\.[\w.-]+)?$`, whole: true,
 			allow: []string{`^(?:true|false|yes|no|on|off|\d{1,6}|localhost|development|production|test|staging|debug|info|warn|error)$`}},
 		{id: "generic-api-key",
-			regex:      `(?i)(?:access|auth|(?-i:[Aa]pi|API)|credential|creds|key|passw(?:or)?d|secret|token)(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)[\x60'"\s=]{0,5}([\w.=-]{10,150}|[a-z0-9][a-z0-9+/]{11,}={0,3})` + gitleaksEnd,
+			regex:      `(?i)(?:access|auth|(?-i:[Aa]pi|API)|credential|creds|key|passw(?:or)?d|secret|token)(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)[\x60'"\s=]{0,5}([\w.=-]{10,150}|[a-z0-9][a-z0-9+/]{11,}={0,3})` + genericEnd,
 			entropy:    3.5,
 			keywords:   []string{"access", "api", "auth", "key", "credential", "creds", "passwd", "password", "secret", "token"},
 			allow:      []string{`^[a-zA-Z_.-]+$`},
@@ -124,6 +188,43 @@ func ruleSpecs() []ruleSpec {
 			allowMatch: []string{`(?i)(?:access(?:ibility|or)|access[_.-]?id|random[_.-]?access|api[_.-]?(?:id|name|version)|rapid|capital|[a-z0-9-]*?api[a-z0-9-]*?:jar:|author|X-MS-Exchange-Organization-Auth|Authentication-Results|(?:credentials?[_.-]?id|withCredentials)|(?:bucket|foreign|hot|idx|natural|primary|pub(?:lic)?|schema|sequence)[_.-]?key|(?:turkey)|key[_.-]?(?:alias|board|code|frame|id|length|mesh|name|pair|press(?:ed)?|ring|selector|signature|size|stone|storetype|word|up|down|left|right)|key[_.-]?vault[_.-]?(?:id|name)|keyVaultToStoreSecrets|key(?:store|tab)[_.-]?(?:file|path)|issuerkeyhash|(?-i:[DdMm]onkey|[DM]ONKEY)|keying|(?:secret)[_.-]?(?:length|name|size)|UserSecretsId|(?:csrf)[_.-]?token|(?:io\.jsonwebtoken[ \t]?:[ \t]?[\w-]+)|(?:api|credentials|token)[_.-]?(?:endpoint|ur[il])|public[_.-]?token|(?:key|token)[_.-]?file|(?-i:(?:[A-Z_]+=\n[A-Z_]+=|[a-z_]+=\n[a-z_]+=)(?:\n|\z))|(?-i:(?:[A-Z.]+=\n[A-Z.]+=|[a-z.]+=\n[a-z.]+=)(?:\n|\z)))`},
 		},
 	}
+}
+
+// curlHeader is the header grammar of gitleaks' curl-auth-header:
+// Authorization with Basic, Bearer, Token or a bare value, or an X-…-Key
+// or …-Token header.
+const curlHeader = `(?i:Authorization:[ \t]{0,5}(?:Basic[ \t]([a-z0-9+/]{8,}={0,3})|(?:Bearer|(?:Api-)?Token)[ \t]([\w=~@.+/-]{8,})|([\w=~@.+/-]{8,}))|(?:(?:X-(?:[a-z]+-)?)?(?:Api-?)?(?:Key|Token)):[ \t]{0,5}([\w=~@.+/-]{8,}))`
+
+// authValue is the value of an Authorization header after its name: the
+// grammar of curlHeader, with Digest, spaces or tabs between scheme and
+// credentials, and at least 20 bytes for a value without a scheme (in
+// prose, "authorization = POLICY-01" is no header).
+const authValue = `(?:Basic[ \t]+([a-z0-9+/]{8,}={0,3})|(?:Bearer|(?:Api-)?Token|Digest)[ \t]+([\w=~@.+/-]{8,})|([\w=~@.+/-]{20,}))`
+
+// passwordAllow are password values that are no secret: references to
+// variables, environment lookups and templates, masks, and type names.
+const passwordAllow = `^(?:\$\{?\w+\}?|\$\(.*\)|%\w+%|\{\{.*\}\}|<[^>]*>|\*+|x+|\.\.\.|…|null|none|nil|true|false|required|optional|string|str|text|changeme|password|process\.env\..*|os\.getenv.*|env\(.*)$`
+
+// isBasicCredential reports whether s is the base64 of "user:password"
+// (RFC 7617): it decodes to printable UTF-8 that holds a ":" after at
+// most 255 bytes of user name, with at least 3 bytes after it.
+func isBasicCredential(s string) bool {
+	b, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		if b, err = base64.RawStdEncoding.DecodeString(strings.TrimRight(s, "=")); err != nil {
+			return false
+		}
+	}
+	if !utf8.Valid(b) {
+		return false
+	}
+	for _, r := range string(b) {
+		if r < 0x20 || r == 0x7f {
+			return false
+		}
+	}
+	i := bytes.IndexByte(b, ':')
+	return i >= 0 && i <= 255 && len(b)-i-1 >= 3
 }
 
 // globalAllow is gitleaks' global allowlist (v8.30.1 [allowlist] regexes),

@@ -18,6 +18,20 @@
 // watch yields a Batch with Rescan set after all watches were re-added
 // (TRAPS.md row 10).
 //
+// Root may be a symbolic link to a directory (a planning tree kept
+// elsewhere): the tree it points to is walked and watched under Root's own
+// path, so events name paths below Root, and the directory holding the
+// link's target is watched too, so the target moved away and back is
+// picked up. Symbolic links below Root are not followed: the planning
+// loader does not read through them either (planning.Load lists regular
+// files and real folders only).
+//
+// Files recite owns (Options.Restore, SetRestore) are the one exception to
+// Options.Ignore: when one is removed or renamed away, its path is
+// reported, so the consumer writes it again. recite's own atomic writes
+// never raise that: a temp file renamed over the file shows as Create of
+// the file's name, and the replaced file raises no Remove.
+//
 // The Debouncer is the pure timing layer: channel in, channel out, one
 // goroutine, one timer.
 package watch
@@ -58,9 +72,17 @@ type Options struct {
 	// watched anyway); one missing at start is skipped with a log line.
 	Dirs []string
 	// Ignore, when set, drops every path (absolute, cleaned) for which it
-	// returns true. A directory it drops is not watched at all. Use it for
-	// recite's own outputs; see IgnoreReciteOutputs.
+	// returns true. A directory it drops is not watched at all (but see
+	// Restore). Use it for recite's own outputs; see IgnoreReciteOutputs.
 	Ignore func(path string) bool
+	// Restore lists files (relative to Project or absolute) recite owns and
+	// must write again when they go missing: the prompt files of the
+	// current targets. A Remove or Rename of one is reported even when
+	// Ignore drops it; every other event on it stays dropped. Their parent
+	// directories are watched without recursion (those missing are added
+	// when they appear under Root, or at SetRestore). Replace the list with
+	// (*Watcher).SetRestore.
+	Restore []string
 	// Debounce configures the batching; zero values take the defaults
 	// (50 ms quiet, 250 ms maximum wait, 1000 paths).
 	Debounce DebounceOptions
@@ -91,6 +113,12 @@ type Watcher struct {
 	deb     DebounceOptions
 	log     *slog.Logger
 	fsw     *fsnotify.Watcher
+	// alias maps the path of a symbolic link Root's target (in the target's
+	// parent directory, watched with a name filter) to Root.
+	alias map[string]string
+	// restore is the current Restore set; SetRestore replaces it while the
+	// event goroutine reads it.
+	restore atomic.Pointer[restoreSet]
 
 	// dirs holds the directories under root that are watched. New fills it
 	// before Run starts; afterwards only Run's event goroutine touches it.
@@ -100,9 +128,17 @@ type Watcher struct {
 	events, overflows, batches, rescanBatches atomic.Int64
 }
 
+// restoreSet is the files of Options.Restore and their parent directories,
+// absolute and cleaned.
+type restoreSet struct {
+	files, dirs map[string]bool
+}
+
 // New creates a Watcher and adds its watches: every directory under Root
-// (skipping ignored ones), Root's parent and the parents of the extra paths.
-// Changes made after New returns are reported by Run.
+// (skipping ignored ones; through Root itself when it is a symbolic link),
+// Root's parent, the directory of a symbolic link Root's target, and the
+// parents of the extra and restore paths. Changes made after New returns
+// are reported by Run.
 //
 // Errors: Project missing or not a directory; Root's parent not watchable;
 // the inotify instance limit (TRAPS.md §A row 17), reported with the sysctl
@@ -139,11 +175,13 @@ func New(opts Options) (*Watcher, error) {
 		deb:     opts.Debounce,
 		log:     opts.Logger,
 		dirs:    map[string]struct{}{},
+		alias:   map[string]string{},
 	}
 	if w.log == nil {
 		w.log = slog.New(slog.DiscardHandler)
 	}
 	w.filter(root)
+	w.restore.Store(w.restoreSet(opts.Restore))
 	for _, e := range opts.Extra {
 		if !filepath.IsAbs(e) {
 			e = filepath.Join(project, e)
@@ -190,10 +228,83 @@ func New(opts Options) (*Watcher, error) {
 			delete(w.open, dir)
 		}
 	}
+	w.watchLinkTarget()
 	if _, err := w.addTree(root, nil); err != nil {
 		w.log.Warn("watch: initial watch incomplete", "root", root, "err", err)
 	}
+	w.addRestoreDirs(w.restore.Load())
 	return w, nil
+}
+
+// watchLinkTarget watches, when Root is a symbolic link to a directory, the
+// directory holding the link's target with a filter on the target's name,
+// and records the alias: the target deleted or moved away and back raises
+// events there only. A target directory that is the same directory as one
+// already watched (the project root written another way) is named as that
+// one, since the kernel gives one directory a single watch.
+func (w *Watcher) watchLinkTarget() {
+	fi, err := os.Lstat(w.root)
+	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		return
+	}
+	real, err := filepath.EvalSymlinks(w.root)
+	if err != nil {
+		return // dangling: the link's own events cover it
+	}
+	parent, name := filepath.Dir(real), filepath.Base(real)
+	if pfi, err := os.Stat(parent); err == nil {
+		for dir := range w.filters {
+			if dfi, err := os.Stat(dir); err == nil && os.SameFile(pfi, dfi) {
+				parent = dir
+				break
+			}
+		}
+	}
+	target := filepath.Join(parent, name)
+	if target == w.root || w.underRoot(target) {
+		return
+	}
+	if _, ok := w.filters[parent]; !ok {
+		if err := w.fsw.Add(parent); err != nil {
+			w.log.Debug("watch: directory of .planning's target not watched", "dir", parent, "err", err)
+			return
+		}
+	}
+	w.filter(target)
+	w.alias[target] = w.root
+}
+
+// restoreSet makes the set of restore paths.
+func (w *Watcher) restoreSet(paths []string) *restoreSet {
+	rs := &restoreSet{files: map[string]bool{}, dirs: map[string]bool{}}
+	for _, p := range paths {
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(w.project, p)
+		}
+		p = filepath.Clean(p)
+		rs.files[p] = true
+		rs.dirs[filepath.Dir(p)] = true
+	}
+	return rs
+}
+
+// addRestoreDirs watches the existing parent directories of the restore
+// files. Re-adding a watched directory is harmless.
+func (w *Watcher) addRestoreDirs(rs *restoreSet) {
+	for dir := range rs.dirs {
+		if err := w.fsw.Add(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			w.log.Warn("watch: cannot watch the prompt files' directory", "dir", dir, "err", fmt.Sprintf("%v%s", err, limitHint(err)))
+		}
+	}
+}
+
+// SetRestore replaces the Restore list (see Options.Restore) and watches
+// the parent directories that exist now. It is safe to call concurrently
+// with Run, from Run's callback in particular.
+func (w *Watcher) SetRestore(paths []string) {
+	rs := w.restoreSet(paths)
+	w.restore.Store(rs)
+	w.addRestoreDirs(rs)
 }
 
 func (w *Watcher) filter(path string) {
@@ -334,6 +445,22 @@ func (w *Watcher) handle(ev fsnotify.Event, emit func(Hint) bool) {
 		return
 	}
 	path := filepath.Clean(ev.Name)
+	if a, ok := w.alias[path]; ok {
+		path = a // the target of a symbolic link Root
+	}
+	rs := w.restore.Load()
+	if rs.files[path] && (ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename)) {
+		// A file recite owns went missing: have it written again.
+		emit(Hint{Path: path})
+		return
+	}
+	if rs.dirs[path] && ev.Has(fsnotify.Create) {
+		// The prompt files' directory is back: watch it for removals again
+		// (it is ignored otherwise).
+		if err := w.fsw.Add(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			w.log.Warn("watch: cannot watch the prompt files' directory", "dir", path, "err", err)
+		}
+	}
 	if !w.underRoot(path) && !w.filters[filepath.Dir(path)][filepath.Base(path)] && !w.open[filepath.Dir(path)] {
 		return
 	}
@@ -349,8 +476,13 @@ func (w *Watcher) handle(ev fsnotify.Event, emit func(Hint) bool) {
 	}
 	if ev.Has(fsnotify.Create) && w.underRoot(path) {
 		// A rename's new name arrives as Create (TRAPS.md §A), so this also
-		// covers directories moved in.
-		if fi, err := os.Lstat(path); err == nil && fi.IsDir() {
+		// covers directories moved in. Root itself is followed when it is
+		// a symbolic link; links below it are not (see the package comment).
+		stat := os.Lstat
+		if path == w.root {
+			stat = os.Stat
+		}
+		if fi, err := stat(path); err == nil && fi.IsDir() {
 			if failed, _ := w.addTree(path, emit); failed {
 				w.rewatch()
 				emit(Hint{Rescan: true})
@@ -384,8 +516,24 @@ func (w *Watcher) forget(dir string) {
 // directory before its watch existed raise no event (TRAPS.md row 9); the
 // debouncer's set removes duplicates with real events. It reports whether
 // some watch failed, with the first error.
+//
+// When dir itself is a symbolic link to a directory (Root kept elsewhere),
+// the tree it points to is walked and every directory watched under dir's
+// path: the kernel resolves the link in the watched path, and the events
+// then name paths below dir. Links below dir are not followed, so a link
+// cycle cannot make the walk loop.
 func (w *Watcher) addTree(dir string, emit func(Hint) bool) (failed bool, first error) {
-	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	walk := dir
+	if fi, err := os.Lstat(dir); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		real, err := filepath.EvalSymlinks(dir)
+		if err != nil {
+			return false, nil // dangling: the link's next event covers it
+		}
+		walk = real
+	}
+	_ = filepath.WalkDir(walk, func(rp string, d fs.DirEntry, err error) error {
+		p := dir + rp[len(walk):] // the path below dir
+
 		if err != nil {
 			// Vanished while walking, or unreadable: a later event or rescan
 			// covers it.
@@ -442,6 +590,7 @@ func (w *Watcher) rewatch() {
 	if _, err := w.addTree(w.root, nil); err != nil {
 		w.log.Warn("watch: re-watch incomplete", "root", w.root, "err", err)
 	}
+	w.addRestoreDirs(w.restore.Load())
 }
 
 // IgnoreReciteOutputs returns an Options.Ignore predicate for recite's own
