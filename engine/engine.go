@@ -22,6 +22,7 @@ package engine
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -30,6 +31,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/recite-dev/recite/engine/budget"
 	"github.com/recite-dev/recite/engine/config"
@@ -69,6 +71,10 @@ type Engine struct {
 	fileRedactions []string
 	// tree caches the file-tree section between builds (filesections.go).
 	tree *treeCache
+	// renders caches each target's rendered body per provider (render).
+	rendersMu   sync.Mutex
+	renders     map[string]cachedRender
+	renderCalls int // bodies actually rendered, for tests
 }
 
 // New returns an Engine for the project rooted at dir. The engine keeps
@@ -452,6 +458,40 @@ func parseFailure(proj *planning.Project) string {
 	return ""
 }
 
+// render returns prompt.Render(p, provider, opts), from the render cache
+// when the target's prompt for this provider has the same fingerprint as
+// at the previous build: a rebuild re-renders only the targets whose
+// sections changed (issue "recite watch" §2). One body is kept per target
+// and provider.
+func (e *Engine) render(target string, p *prompt.Prompt, provider string, opts prompt.RenderOptions) ([]byte, error) {
+	fp := prompt.Fingerprint(p, provider, opts)
+	key := target + "\x00" + provider
+	e.rendersMu.Lock()
+	c, ok := e.renders[key]
+	e.rendersMu.Unlock()
+	if ok && c.fingerprint == fp {
+		return c.body, nil
+	}
+	body, err := prompt.Render(p, provider, opts)
+	if err != nil {
+		return nil, err
+	}
+	e.rendersMu.Lock()
+	e.renderCalls++
+	if e.renders == nil {
+		e.renders = map[string]cachedRender{}
+	}
+	e.renders[key] = cachedRender{fingerprint: fp, body: body}
+	e.rendersMu.Unlock()
+	return body, nil
+}
+
+// cachedRender is a rendered body and the fingerprint of its prompt.
+type cachedRender struct {
+	fingerprint [sha256.Size]byte
+	body        []byte
+}
+
 // renderProvider fits a copy of the target's prompt to the provider's
 // budget and renders it. It returns the body, its token count and the cuts.
 func (e *Engine) renderProvider(tr *TargetReport, provider string, counter *budget.Counter) ([]byte, int, []string, error) {
@@ -474,7 +514,8 @@ func (e *Engine) renderProvider(tr *TargetReport, provider string, counter *budg
 		tokens = p.Fit(counter.Count, limit)
 		cuts = p.Cuts[len(tr.prompt.Cuts):]
 	}
-	body, err := prompt.Render(p, provider, prompt.RenderOptions{OpenAISystemRole: tr.target.OpenAISystemRole, Model: tr.target.Model, MaxTokens: tr.target.MaxTokens})
+	opts := prompt.RenderOptions{OpenAISystemRole: tr.target.OpenAISystemRole, Model: tr.target.Model, MaxTokens: tr.target.MaxTokens}
+	body, err := e.render(tr.Name, p, provider, opts)
 	if err != nil {
 		return nil, 0, nil, err
 	}

@@ -1,0 +1,59 @@
+package prompt
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+)
+
+// Fingerprint returns a SHA-256 digest of everything Render reads from p
+// (section ids, tiers, headings and bodies; every field of every message)
+// and of opts, so two prompts with equal fingerprints render to the same
+// bytes for the same provider. The engine keys its render cache with it, so
+// a rebuild re-renders only the targets whose sections changed.
+func Fingerprint(p *Prompt, provider string, opts RenderOptions) [sha256.Size]byte {
+	h := sha256.New()
+	str := func(s string) {
+		var n [binary.MaxVarintLen64]byte
+		h.Write(n[:binary.PutUvarint(n[:], uint64(len(s)))])
+		h.Write([]byte(s))
+	}
+	num := func(v int) {
+		var n [binary.MaxVarintLen64]byte
+		h.Write(n[:binary.PutVarint(n[:], int64(v))])
+	}
+	str(provider)
+	str(p.Target)
+	str(opts.OpenAISystemRole)
+	str(opts.Model)
+	num(opts.MaxTokens)
+	num(len(p.Sections))
+	for _, s := range p.Sections {
+		str(s.ID)
+		num(int(s.Tier))
+		str(s.Heading)
+		str(s.Body)
+	}
+	num(len(p.Messages))
+	for _, m := range p.Messages {
+		str(m.ID)
+		str(m.Role)
+		str(m.Content)
+		str(m.Agent)
+		str(m.ToolCallID)
+		str(m.ToolName)
+		if m.IsError {
+			num(1)
+		} else {
+			num(0)
+		}
+		num(len(m.ToolCalls))
+		for _, c := range m.ToolCalls {
+			str(c.ID)
+			str(c.Name)
+			str(c.Arguments)
+		}
+	}
+	var out [sha256.Size]byte
+	h.Sum(out[:0])
+	return out
+}
