@@ -361,6 +361,11 @@ func (e *Engine) runTargets(ctx context.Context, write bool, only func(*config.T
 				_ = wait()
 				return nil, err
 			}
+			if limit := providerLimit(tr, prov); limit < tr.Budget && tokens > limit {
+				rep.Diagnostics = append(rep.Diagnostics, Diagnostic{Path: config.FileName, Line: tg.Line, Message: fmt.Sprintf(
+					"target %q, provider %s: the pinned sections alone take %d tokens, over the provider's context window of %d (set targets[].capabilities.%s.max_context to change it)",
+					tg.Name, prov, tokens, limit, prov)})
+			}
 			caps, _ := prompt.CapabilitiesOf(prov)
 			rel := PromptsDir + "/" + tg.Name + caps.Ext
 			fr := FileReport{Provider: prov, Path: rel, Bytes: len(body), Tokens: tokens, Cuts: cuts}
@@ -458,6 +463,24 @@ func parseFailure(proj *planning.Project) string {
 	return ""
 }
 
+// providerLimit is the token budget of one provider's file: the target's
+// budget, or the provider's context window (the capability table, or the
+// target's capabilities override) when that is smaller.
+func providerLimit(tr *TargetReport, provider string) int {
+	limit := tr.Budget
+	caps, err := prompt.CapabilitiesOf(provider)
+	if err != nil {
+		return limit
+	}
+	if o, ok := tr.target.Capabilities[provider]; ok && o.MaxContext != nil {
+		caps.MaxContext = *o.MaxContext
+	}
+	if caps.MaxContext > 0 && caps.MaxContext < limit {
+		limit = caps.MaxContext
+	}
+	return limit
+}
+
 // render returns prompt.Render(p, provider, opts), from the render cache
 // when the target's prompt for this provider has the same fingerprint as
 // at the previous build: a rebuild re-renders only the targets whose
@@ -495,17 +518,10 @@ type cachedRender struct {
 // renderProvider fits a copy of the target's prompt to the provider's
 // budget and renders it. It returns the body, its token count and the cuts.
 func (e *Engine) renderProvider(tr *TargetReport, provider string, counter *budget.Counter) ([]byte, int, []string, error) {
-	caps, err := prompt.CapabilitiesOf(provider)
-	if err != nil {
+	if _, err := prompt.CapabilitiesOf(provider); err != nil {
 		return nil, 0, nil, &InputError{err}
 	}
-	if o, ok := tr.target.Capabilities[provider]; ok && o.MaxContext != nil {
-		caps.MaxContext = *o.MaxContext
-	}
-	limit := tr.Budget
-	if caps.MaxContext > 0 && caps.MaxContext < limit {
-		limit = caps.MaxContext
-	}
+	limit := providerLimit(tr, provider)
 	p := tr.prompt
 	tokens := tr.Tokens
 	var cuts []string

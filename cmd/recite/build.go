@@ -67,8 +67,19 @@ func printBuild(w io.Writer, rep *engine.Report) {
 		for _, c := range t.Cuts {
 			fmt.Fprintf(w, "  cut: %s\n", c)
 		}
+		printFileCuts(w, t)
 	}
 	printDiagnostics(w, rep.Diagnostics)
+}
+
+// printFileCuts prints the cuts one provider's smaller context window
+// made on top of the target's (FileReport.Cuts).
+func printFileCuts(w io.Writer, t *engine.TargetReport) {
+	for _, f := range t.Files {
+		for _, c := range f.Cuts {
+			fmt.Fprintf(w, "  cut for %s's context window: %s\n", f.Provider, c)
+		}
+	}
 }
 
 func printDiagnostics(w io.Writer, diags []engine.Diagnostic) {
@@ -153,6 +164,7 @@ func printStatus(w io.Writer, rep *engine.Report) {
 			}
 			fmt.Fprintf(w, "  %-40s %7d bytes, %6d tokens, unchanged prefix %d bytes (%.1f%%)\n", f.Path, f.Bytes, f.Tokens, f.PrefixBytes, pct)
 		}
+		printFileCuts(w, t)
 	}
 	printCacheStatus(w, rep)
 	printSignals(w, rep)
