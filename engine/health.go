@@ -399,6 +399,27 @@ func approachLines(l *planning.Loop) []string {
 	return approach
 }
 
+// conversationHealth computes the prompt's health lines from the iteration
+// records of conversation id (the last hookTail messages), for a target
+// whose loop is driven by `recite conversation run` or the Claude Code hook
+// rather than a fire-flow loop file, so the prompt and `recite status`
+// agree. It returns nil when the log holds no iteration record.
+func (e *Engine) conversationHealth(cfg *config.Config, id string) []string {
+	store, err := e.OpenConversations()
+	if err != nil {
+		return nil
+	}
+	c, _, err := tailConversation(store, id, hookTail, tailMaxBytes)
+	if err != nil || c == nil || len(c.Iterations) == 0 {
+		return nil
+	}
+	rep := &SignalsReport{iters: IterationRecords(c.Iterations)}
+	rep.Iterations = len(rep.iters)
+	rep.Health = signals.Evaluate(rep.iters, cfg.CircuitBreaker.Effective())
+	rep.BreakerLine = rep.Health.BreakerLine()
+	return healthLines(rep)
+}
+
 // promptHealth computes the prompt's health and approach lines from the
 // project alone (the current loop's iterations; conversations feed the
 // prompt through their own sections), with recite.yaml's thresholds.
@@ -528,8 +549,8 @@ func workingState(b *signals.Block, proj *planning.Project, rep *SignalsReport) 
 }
 
 // addSignals sets rep.Signals from the planning tree and the default
-// conversations (Status); problems become diagnostics, re-sorted by path
-// and line.
+// conversations (Status), their secrets redacted (redactSignals);
+// problems become diagnostics, re-sorted by path and line.
 func (e *Engine) addSignals(ctx context.Context, rep *Report) {
 	cfg, _, proj, err := e.load()
 	if err != nil {
@@ -537,6 +558,8 @@ func (e *Engine) addSignals(ctx context.Context, rep *Report) {
 		return
 	}
 	sr, diags := e.collectSignals(ctx, cfg, proj, signalSources{})
+	// Status is often run by the agent itself: no secret in its output.
+	sr.Signals = e.redactSignals(sr.Signals)
 	rep.Signals = sr
 	if len(diags) == 0 {
 		return

@@ -203,3 +203,47 @@ func TestWorkingStateLastSuccess(t *testing.T) {
 		t.Errorf("loop: last successful change %q, want iteration 1", b.LastChange)
 	}
 }
+
+// TestPromptHealthFromConversation: a target whose loop is driven by
+// conversation iteration records (no loop file) carries the same health
+// and breaker in its prompt as `recite status` reports.
+func TestPromptHealthFromConversation(t *testing.T) {
+	dir := copyTree(t, filepath.Join(sharedtest.ModuleRoot(), "examples", "gsd"))
+	if err := os.WriteFile(filepath.Join(dir, ".planning", "recite.yaml"), []byte("targets:\n  - name: agent\n    conversation: main\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := New(dir)
+	ctx := context.Background()
+	store, err := e.OpenConversations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Create(ctx, "main", conversation.Meta{}); err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= 6; i++ {
+		lines := 1
+		if err := store.Append(ctx, "main", conversation.Record{Kind: conversation.KindIteration, Iteration: i, IsError: true,
+			Content: "exit status 1: cannot open db", OutputLines: &lines, ErrorHash: signals.Hash("cannot open db")}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep, err := e.Build(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := e.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, ".planning", "prompts", "agent.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Signals == nil || st.Signals.BreakerLine == "" {
+		t.Fatalf("status reports no breaker: %+v", st.Signals)
+	}
+	if !strings.Contains(string(b), "## Health") || !strings.Contains(string(b), st.Signals.BreakerLine) {
+		t.Errorf("prompt lacks the health section with %q (status), build report %d targets", st.Signals.BreakerLine, len(rep.Targets))
+	}
+}

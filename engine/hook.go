@@ -217,9 +217,10 @@ func (p *hookPartial) get() string {
 //     MaxOutput UTF-16 code units: the least important parts go first
 //     (files modified and working state, approach details, the recitation,
 //     failed approaches, circuit-breaker lines, the oldest errors), and an
-//     error is never paraphrased, only dropped whole (or cut at the end
-//     when it alone is too long). Out of time, it prints the latest block
-//     alone rather than nothing.
+//     error is never paraphrased: one too long is shortened to its head and
+//     tail with a "⟨N lines omitted⟩" marker, and dropped only when not
+//     even that fits. Out of time, it prints the latest block alone rather
+//     than nothing.
 //   - PreCompact: appends a preservation block (trigger compaction) from
 //     the planning tree and the last 2,000 or so messages of the session's
 //     conversation; prints nothing (this event cannot inject context).
@@ -243,6 +244,10 @@ func (p *hookPartial) get() string {
 //     the reply as output lines, and the signals.Hash of the turn's last
 //     tool error as error_hash, so the circuit breaker sees stalls and
 //     spins.
+//
+// Every record the hook appends has its secrets replaced by placeholders
+// (redactRecord: the logs are committed), and everything it prints is
+// redacted, preservation blocks included.
 //
 // The project is $CLAUDE_PROJECT_DIR (ProjectDir) when it holds a
 // .planning folder, else the nearest at or above Dir (-C), else at or above
@@ -327,6 +332,11 @@ func handleClaudeHook(ctx context.Context, opts HookOptions, in io.Reader, parti
 	h.partial = partial
 	if err := h.handle(ctx, &res); err != nil {
 		res.notef("%s: %v", ev.HookEventName, err)
+	}
+	if res.out != "" {
+		// Every part was redacted on its way in; this pass makes sure no
+		// secret reaches the agent's context whatever part it came from.
+		res.out = cutUTF16(h.e.redactText("", res.out), h.limit())
 	}
 	return res
 }
@@ -457,6 +467,7 @@ func (h *claudeHook) append(ctx context.Context, recs ...conversation.Record) er
 		if recs[i].Source == "" {
 			recs[i].Source = "claude-code:" + h.ev.HookEventName
 		}
+		h.redactRecord(&recs[i])
 	}
 	if err := h.ensureDirs(); err != nil {
 		return err
@@ -474,6 +485,27 @@ func (h *claudeHook) append(ctx context.Context, recs ...conversation.Record) er
 		err = store.Append(ctx, h.conv, recs...)
 	}
 	return err
+}
+
+// redactRecord replaces the secrets in a record the hook writes (its
+// content and its tool calls' arguments) with their placeholders. The
+// hook's records go to .planning/conversations/, which `recite commit`
+// commits, and Claude Code keeps its own raw transcript, so the hook
+// writes them redacted (logs imported from elsewhere stay raw and are
+// redacted on the way into prompts). Arguments that were JSON stay JSON:
+// when redaction breaks the JSON, they become the JSON string of the
+// redacted text.
+func (h *claudeHook) redactRecord(r *conversation.Record) {
+	r.Content = h.e.redactText("", r.Content)
+	for k := range r.ToolCalls {
+		a := r.ToolCalls[k].Arguments
+		red := h.e.redactText("", a)
+		if red != a && json.Valid([]byte(a)) && !json.Valid([]byte(red)) {
+			b, _ := json.Marshal(red)
+			red = string(b)
+		}
+		r.ToolCalls[k].Arguments = red
+	}
 }
 
 // hookTurn is the pending state of the session's current agent turn, kept
@@ -641,6 +673,9 @@ func (h *claudeHook) postToolUseFailure(ctx context.Context) error {
 			result.Content = h.ev.ToolName + " failed"
 		}
 	}
+	// Redacted as append writes it, so the turn's error hash is that of
+	// the recorded text.
+	h.redactRecord(&result)
 	return h.locked(ctx, func() error {
 		if err := h.append(ctx, h.toolCall(), result); err != nil {
 			return err
@@ -798,7 +833,7 @@ type compactState struct {
 	BlockLine      int       `json:"block_line"`
 	// Trigger is the compaction's manual or auto.
 	Trigger string `json:"trigger,omitempty"`
-	// Lost are the block's signals the summary lost.
+	// Lost are the block's signals the summary lost, redacted.
 	Lost []signals.Signal `json:"lost"`
 }
 
@@ -818,10 +853,7 @@ func (h *claudeHook) postCompact(ctx context.Context) error {
 	if !ok || h.conv == "" {
 		return errors.Join(errs...)
 	}
-	st := compactState{BlockTimestamp: latest.Timestamp, BlockLine: latest.Line, Trigger: h.ev.Trigger, Lost: signals.Verify(summary, latest.Signals)}
-	if st.Lost == nil {
-		st.Lost = []signals.Signal{}
-	}
+	st := compactState{BlockTimestamp: latest.Timestamp, BlockLine: latest.Line, Trigger: h.ev.Trigger, Lost: h.e.lostSignals(summary, latest.Signals)}
 	return errors.Join(append(errs, h.writeState("compact", st))...)
 }
 
@@ -838,13 +870,17 @@ func (h *claudeHook) sessionStart(ctx context.Context, res *hookResult) error {
 		res.notef("SessionStart: %v", err)
 	}
 	latest, haveBlock := signals.Latest(blocks)
+	// A block written before recite redacted blocks may hold a secret;
+	// the summary is checked against both forms (lostInCompaction).
+	raw := latest
+	latest = h.e.redactBlock(latest)
 	if h.ev.Source == "compact" {
 		if !haveBlock {
 			return nil
 		}
 		// Out of time before the summary is checked: the whole block.
 		h.partial.set(fitContext("Stop signals preserved before the compaction (recite ran out of time checking the summary); recite re-injects them verbatim. Do not summarize them.", "", latest, h.limit()))
-		lost, how := h.lostInCompaction(ctx, latest)
+		lost, how := h.lostInCompaction(ctx, raw)
 		if len(lost) == 0 {
 			return nil
 		}
@@ -880,18 +916,20 @@ func (h *claudeHook) sessionStart(ctx context.Context, res *hookResult) error {
 }
 
 // lostInCompaction returns the signals of the latest block the compaction
-// summary lost, and how that is known.
+// summary lost, redacted, and how that is known. latest is the block as
+// read: a signal counts as kept when the summary keeps its raw or its
+// redacted form.
 func (h *claudeHook) lostInCompaction(ctx context.Context, latest signals.Block) ([]signals.Signal, string) {
 	if h.conv != "" {
 		var st compactState
 		if h.readState("compact", &st) && st.BlockTimestamp.Equal(latest.Timestamp) && st.BlockLine == latest.Line {
-			return st.Lost, "checked by recite at PostCompact"
+			return h.e.redactSignals(st.Lost), "checked by recite at PostCompact"
 		}
 	}
 	if summary, ok := transcriptCompactSummary(ctx, h.ev.TranscriptPath); ok {
-		return signals.Verify(summary, latest.Signals), "checked by recite against the transcript's summary"
+		return h.e.lostSignals(summary, latest.Signals), "checked by recite against the transcript's summary"
 	}
-	return latest.Signals, "the summary could not be read, so every preserved signal is repeated"
+	return h.e.redactSignals(latest.Signals), "the summary could not be read, so every preserved signal is repeated"
 }
 
 // transcriptCompactSummary reads the last compact summary entry
@@ -995,9 +1033,13 @@ func (h *claudeHook) recitation(ctx context.Context, res *hookResult) (string, e
 // signals greedily by importance (errors, blocked, stop requests,
 // circuit-breaker lines, failed approaches; newest first within a kind),
 // skipping any that no longer fits, so one huge error does not push out
-// many small ones. Signals are dropped whole, never reworded; when not even
-// one fits, the most important is cut at its end with a note. A note
-// counts what was left out.
+// many small ones. Then the errors skipped come back shortened to their
+// head and tail (shortenError: first 20 and last 40 lines, then by
+// characters, with a "⟨N lines omitted⟩" marker), newest first, each in an
+// equal share of the room left; an error is dropped only when not even
+// that fits. Signals are never reworded; other kinds are dropped whole;
+// when nothing fits, the most important is cut at its end with a note. A
+// note counts what was left out.
 func fitContext(lead, rec string, b signals.Block, limit int) string {
 	b.Signals = slices.Clone(b.Signals)
 	b.Format, b.Path, b.Line = "", "", 0
@@ -1071,6 +1113,41 @@ func fitContext(lead, rec string, b signals.Block, limit int) string {
 			keep[i] = false
 		}
 	}
+	// The errors that did not fit whole come back shortened to their head
+	// and tail (shortenError), newest first, each within an equal share of
+	// the room left: a shortened error beats a dropped one, and the newest
+	// errors are the ones a summary loses (issue 5 review, bug 2).
+	var skipped []int
+	for _, i := range order {
+		if !keep[i] && all[i].Kind == signals.KindError {
+			skipped = append(skipped, i)
+		}
+	}
+	for k, i := range skipped {
+		text := all[i].Text
+		all[i].Text = ""
+		keep[i] = true
+		apply()
+		room := limit - utf16Len(render())
+		share := room / (len(skipped) - k)
+		if share < minShortened {
+			share = room
+		}
+		// The fence may grow and the note shrink; retry with what is
+		// over.
+		for try := 0; try < 4; try++ {
+			all[i].Text = shortenError(text, share)
+			apply()
+			if all[i].Text != "" && fits() {
+				break
+			}
+			share -= max(1, utf16Len(render())-limit)
+			all[i].Text = ""
+		}
+		if all[i].Text == "" {
+			all[i].Text, keep[i] = text, false
+		}
+	}
 	apply()
 	if len(b.Signals) > 0 {
 		return render()
@@ -1092,6 +1169,83 @@ func fitContext(lead, rec string, b signals.Block, limit int) string {
 		}
 	}
 	return cutUTF16(render(), limit)
+}
+
+// Shortening of an error too long for the hook's output (shortenError).
+const (
+	// shortHeadLines and shortTailLines are the lines an error keeps from
+	// its start and its end; a traceback's exception and message are at
+	// the end, so the tail is the longer part.
+	shortHeadLines = 20
+	shortTailLines = 40
+	// minShortened is the least room, in UTF-16 code units, an error is
+	// shortened into; with less it is dropped.
+	minShortened = 200
+	// omittedRoom is the room kept for the omission marker, in UTF-16 code
+	// units.
+	omittedRoom = 40
+)
+
+// shortenError fits an error's text into limit UTF-16 code units, keeping
+// its head and its tail with a visible marker between them: first the
+// first 20 and last 40 lines around "⟨N lines omitted⟩"; when that is still
+// too long, a third of the room for the head and the rest for the tail,
+// each cut back to whole lines where it holds more than one
+// ("⟨N lines omitted⟩"), else cut inside a line ("⟨N characters
+// omitted⟩", counted in UTF-16 code units). It returns text itself when it
+// fits, and "" when limit is under minShortened.
+func shortenError(text string, limit int) string {
+	if utf16Len(text) <= limit {
+		return text
+	}
+	if limit < minShortened {
+		return ""
+	}
+	lines := strings.Split(text, "\n")
+	if len(lines) > shortHeadLines+shortTailLines+1 {
+		n := len(lines) - shortHeadLines - shortTailLines
+		s := strings.Join(lines[:shortHeadLines], "\n") + "\n" + fmt.Sprintf("⟨%d lines omitted⟩", n) + "\n" + strings.Join(lines[len(lines)-shortTailLines:], "\n")
+		if utf16Len(s) <= limit {
+			return s
+		}
+	}
+	avail := limit - omittedRoom
+	head := cutUTF16(text, avail/3)
+	tail := suffixUTF16(text, avail-avail/3)
+	whole := true
+	if j := strings.LastIndexByte(head, '\n'); j > 0 {
+		head = head[:j]
+	} else {
+		whole = false
+	}
+	if j := strings.IndexByte(tail, '\n'); j >= 0 && j < len(tail)-1 {
+		tail = tail[j+1:]
+	} else {
+		whole = false
+	}
+	mid := text[len(head) : len(text)-len(tail)]
+	marker := fmt.Sprintf("⟨%d characters omitted⟩", utf16Len(mid))
+	if whole {
+		// mid is "\n" + the omitted lines + "\n".
+		marker = fmt.Sprintf("⟨%d lines omitted⟩", strings.Count(mid, "\n")-1)
+	}
+	return head + "\n" + marker + "\n" + tail
+}
+
+// suffixUTF16 is the longest suffix of s, cut at a rune boundary, of at
+// most limit UTF-16 code units.
+func suffixUTF16(s string, limit int) string {
+	n := 0
+	for i := len(s); i > 0; {
+		r, size := utf8.DecodeLastRuneInString(s[:i])
+		l := max(1, utf16.RuneLen(r))
+		if n+l > limit {
+			return s[i:]
+		}
+		n += l
+		i -= size
+	}
+	return s
 }
 
 // utf16Len is the length of s in UTF-16 code units, as JavaScript's

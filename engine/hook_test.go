@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -360,7 +361,8 @@ func TestFitContext(t *testing.T) {
 			t.Errorf("limit %d: errors dropped before failed approaches", limit)
 		}
 	}
-	// One huge error does not push out the small ones.
+	// One huge error does not push out the small ones; it comes back
+	// shortened in the room they leave.
 	mixed := signals.Block{Signals: []signals.Signal{
 		{Kind: signals.KindError, Text: "Error: small one"},
 		{Kind: signals.KindError, Text: "Error: huge " + strings.Repeat("h", 9000)},
@@ -368,13 +370,13 @@ func TestFitContext(t *testing.T) {
 		{Kind: signals.KindBlocked, Text: "BLOCKED: waiting for credentials"},
 	}}
 	out := fitContext("lead", "", mixed, 2000)
-	if !strings.Contains(out, "Error: small one") || !strings.Contains(out, "Error: small two") || !strings.Contains(out, "BLOCKED: waiting") || strings.Contains(out, "hhhh") || !strings.Contains(out, "left out 1 of 4 stop signals") {
+	if !strings.Contains(out, "Error: small one") || !strings.Contains(out, "Error: small two") || !strings.Contains(out, "BLOCKED: waiting") || !strings.Contains(out, "Error: huge hhhh") || !strings.Contains(out, "characters omitted⟩") || strings.Contains(out, "left out") || utf16Len(out) > 2000 {
 		t.Errorf("mixed:\n%s", out)
 	}
-	// One error longer than the limit is cut at its end.
+	// One error (one line) longer than the limit keeps its head and tail.
 	long := signals.Block{Signals: []signals.Signal{{Kind: signals.KindError, Text: "Error: " + strings.Repeat("w", 20000)}}}
 	out = fitContext("lead", "", long, HookMaxOutput)
-	if utf8.RuneCountInString(out) > HookMaxOutput || !strings.Contains(out, "Error: www") || !strings.Contains(out, "cut by recite") {
+	if utf8.RuneCountInString(out) > HookMaxOutput || !strings.Contains(out, "Error: www") || !strings.Contains(out, "characters omitted⟩") {
 		t.Errorf("long error: %d runes", utf8.RuneCountInString(out))
 	}
 }
@@ -461,10 +463,11 @@ func TestClaudeHookRealTranscripts(t *testing.T) {
 	}{
 		// The counts are those of signals.TestVerifyRealCompactions, checked
 		// there by reading the transcripts: 7 errors lost (the 5 stops'
-		// words are quoted by the summary); 6 of 7 lost, the largest left
-		// out to fit 10,000 characters; the one TypeScript error kept.
+		// words are quoted by the summary); 6 of 7 lost, all 6 re-injected,
+		// the largest shortened to its head and tail to fit 10,000
+		// characters; the one TypeScript error kept.
 		{"entireio__cli__cc_90f6622c5b_1_full.jsonl", []string{"unknown flag: --disable-all", "Error 7 (", "Error: Invalid usage: unknown flag: --verbose"}},
-		{"obsessiondb__chkit__fa_02322a2710_0_full.jsonl", []string{"error: expect(received).toBe(expected)", "left out 1 of 6 stop signals"}},
+		{"obsessiondb__chkit__fa_02322a2710_0_full.jsonl", []string{"error: expect(received).toBe(expected)", "Error 6 (", "lines omitted⟩"}},
 		{"theogbrand__napoli-matcha__0c_c3173e5050_0_full.jsonl", nil},
 	}
 	for _, tt := range tests {
@@ -833,7 +836,7 @@ func TestClaudeHookUTF16Limit(t *testing.T) {
 		}
 	}
 	long := signals.Block{Signals: []signals.Signal{{Kind: signals.KindError, Text: strings.Repeat("😀", 20000)}}}
-	if out := fitContext("lead", "", long, HookMaxOutput); utf16Len(out) > HookMaxOutput || !strings.Contains(out, "cut by recite") || !utf8.ValidString(out) {
+	if out := fitContext("lead", "", long, HookMaxOutput); utf16Len(out) > HookMaxOutput || !strings.Contains(out, "characters omitted⟩") || !utf8.ValidString(out) {
 		t.Errorf("one long error: %d units", utf16Len(out))
 	}
 	if got := cutUTF16("a😀b", 2); got != "a" {
@@ -947,5 +950,273 @@ func TestTranscriptLongLine(t *testing.T) {
 	}
 	if got := after.TotalAlloc - before.TotalAlloc; got > 12<<20 {
 		t.Errorf("scanning a 40 MiB line allocated %d MiB", got>>20)
+	}
+}
+
+// testSecret is a Stripe live key of the documented form (Stripe's own
+// example), planted to check that no secret leaves recite.
+const testSecret = "sk_live_4eC39HqLyjWDarjtT1zdp7dc"
+
+// secretProject is a copy of examples/gsd whose STATE.md blocker names
+// testSecret, as in the review's repro.
+func secretProject(t *testing.T) string {
+	t.Helper()
+	dir := copyTree(t, filepath.Join(sharedtest.ModuleRoot(), "examples", "gsd"))
+	p := filepath.Join(dir, ".planning", "STATE.md")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := strings.Replace(string(b), "Redirect test fails", "Redirect test fails (key "+testSecret+")", 1)
+	if s == string(b) {
+		t.Fatal("examples/gsd STATE.md no longer says \"Redirect test fails\"")
+	}
+	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// noSecret fails when text holds testSecret.
+func noSecret(t *testing.T, what, text string) {
+	t.Helper()
+	if strings.Contains(text, testSecret) {
+		t.Errorf("%s holds the secret:\n%s", what, text)
+	}
+}
+
+// TestClaudeHookRedactsSecrets (issue 5 review, bug 1): a secret in a
+// planning file or a tool error never reaches context-preserved.md (which
+// is committed), the hook's records (committed too), the hook's output
+// (SessionStart startup and compact) or `recite verify`'s result; each
+// place holds the project's deterministic placeholder instead.
+func TestClaudeHookRedactsSecrets(t *testing.T) {
+	dir := secretProject(t)
+	ctx := context.Background()
+	hook(t, dir, "", ev(t, dir, "PostToolUseFailure", map[string]any{"tool_name": "Bash", "tool_use_id": "toolu_s1",
+		"tool_input": map[string]any{"command": "curl -u " + testSecret + ": https://api.stripe.com/v1/charges"},
+		"error":      "Error: authentication failed for key " + testSecret}), HookOptions{})
+	if _, err := New(dir).Preserve(ctx, PreserveOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	hook(t, dir, "", ev(t, dir, "PreCompact", map[string]any{"trigger": "auto"}), HookOptions{})
+	hook(t, dir, "", ev(t, dir, "PostCompact", map[string]any{"trigger": "auto", "compact_summary": "Some things happened."}), HookOptions{})
+
+	preserved, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(PreservedFile)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	noSecret(t, PreservedFile, string(preserved))
+	if !strings.Contains(string(preserved), "(key ⟨secret:stripe-access-token:") {
+		t.Errorf("%s lacks the placeholder:\n%s", PreservedFile, preserved)
+	}
+	logs, _ := filepath.Glob(filepath.Join(dir, ".planning", "conversations", "*.jsonl"))
+	if len(logs) == 0 {
+		t.Fatal("the hook wrote no conversation")
+	}
+	for _, l := range logs {
+		b, err := os.ReadFile(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		noSecret(t, l, string(b))
+	}
+	c := session(t, dir)
+	var recorded string
+	for _, r := range c.Messages {
+		if r.IsError {
+			recorded = r.Content
+		}
+	}
+	if !strings.HasPrefix(recorded, "Error: authentication failed for key ⟨secret:stripe-access-token:") {
+		t.Errorf("recorded tool error %q", recorded)
+	}
+
+	outStart, _ := hook(t, dir, "", ev(t, dir, "SessionStart", map[string]any{"source": "startup"}), HookOptions{})
+	outCompact, _ := hook(t, dir, "", ev(t, dir, "SessionStart", map[string]any{"source": "compact"}), HookOptions{})
+	// Without PostCompact's state: the whole latest block.
+	if err := os.Remove(filepath.Join(dir, filepath.FromSlash(hookStateDir), "cc-abc123.compact.json")); err != nil {
+		t.Fatal(err)
+	}
+	outWhole, _ := hook(t, dir, "", ev(t, dir, "SessionStart", map[string]any{"source": "compact"}), HookOptions{})
+	for name, out := range map[string]string{"startup": outStart, "compact": outCompact, "compact without state": outWhole} {
+		noSecret(t, "SessionStart "+name, out)
+		if !strings.Contains(out, "⟨secret:stripe-access-token:") || !strings.Contains(out, "Redirect test fails (key ⟨secret:") {
+			t.Errorf("SessionStart %s: the signals are not there, redacted:\n%s", name, out)
+		}
+	}
+	if !strings.Contains(outCompact, "authentication failed for key ⟨secret:") {
+		t.Errorf("SessionStart compact lost the tool error:\n%s", outCompact)
+	}
+
+	// A block written raw (by a recite before this fix) is redacted on
+	// the way out.
+	raw := signals.Block{Timestamp: time.Now().UTC().Add(time.Hour), Trigger: signals.TriggerManual,
+		Signals: []signals.Signal{{Kind: signals.KindError, Text: "Error: old block with " + testSecret}}, Task: "rotate " + testSecret}
+	if err := signals.AppendBlock(ctx, filepath.Join(dir, filepath.FromSlash(PreservedFile)), raw); err != nil {
+		t.Fatal(err)
+	}
+	for _, src := range []string{"startup", "compact"} {
+		out, _ := hook(t, dir, "", ev(t, dir, "SessionStart", map[string]any{"source": src}), HookOptions{})
+		noSecret(t, "SessionStart "+src+" of a raw block", out)
+		if !strings.Contains(out, "Error: old block with ⟨secret:") {
+			t.Errorf("SessionStart %s of a raw block:\n%s", src, out)
+		}
+	}
+	res, err := New(dir).Verify(ctx, "Some things happened.", VerifyOptions{FromBlock: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	noSecret(t, "verify --from-block", res.Reinject)
+	for _, s := range res.Lost {
+		noSecret(t, "verify --from-block lost signal", s.Text)
+	}
+	if len(res.Lost) != 1 || !strings.Contains(res.Reinject, "old block with ⟨secret:") {
+		t.Errorf("verify --from-block of a raw block: %d lost:\n%s", len(res.Lost), res.Reinject)
+	}
+}
+
+// TestVerifyRedactedSecrets (issue 5 review, bug 1): a lost error holding
+// a secret is reported redacted, and a summary keeps it whether it quotes
+// the raw error (written from the raw conversation) or the redacted one
+// (written from recite's context).
+func TestVerifyRedactedSecrets(t *testing.T) {
+	dir := secretProject(t)
+	ctx := context.Background()
+	e := New(dir)
+	store, err := e.OpenConversations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// An imported log stays raw (conversation logs are the raw record).
+	if err := store.Create(ctx, "imp", conversation.Meta{}); err != nil {
+		t.Fatal(err)
+	}
+	rawErr := "Error: authentication failed for key " + testSecret
+	if err := store.Append(ctx, "imp",
+		conversation.Record{Kind: conversation.KindMessage, Role: conversation.RoleAssistant, ToolCalls: []conversation.ToolCall{{ID: "c1", Name: "Bash", Arguments: "{}"}}},
+		conversation.Record{Kind: conversation.KindMessage, Role: conversation.RoleTool, ToolCallID: "c1", ToolName: "Bash", IsError: true, Content: rawErr}); err != nil {
+		t.Fatal(err)
+	}
+	opts := VerifyOptions{Conversations: []string{"imp"}}
+	lost, err := e.Verify(ctx, "Some things happened.", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var redErr, redBlocked string
+	for _, s := range lost.Lost {
+		noSecret(t, "lost signal", s.Text+s.Detail+s.ID)
+		switch {
+		case s.Kind == signals.KindError && strings.Contains(s.Text, "authentication failed"):
+			redErr = s.Text
+		case strings.Contains(s.Text, "Redirect test fails"):
+			redBlocked = s.Text
+		}
+	}
+	noSecret(t, "re-inject block", lost.Reinject)
+	if !strings.Contains(redErr, "⟨secret:stripe-access-token:") || !strings.Contains(redBlocked, "⟨secret:stripe-access-token:") {
+		t.Fatalf("lost signals not reported redacted: error %q, blocked %q", redErr, redBlocked)
+	}
+	for name, summary := range map[string]string{
+		"raw":      "We hit `" + rawErr + "` and the blocker: Redirect test fails (key " + testSecret + ") with 404 for a slug that was just created — debugging in debug/redirect-returns-404.md.",
+		"redacted": "We hit `" + redErr + "` and the blocker: " + redBlocked + ".",
+	} {
+		res, err := e.Verify(ctx, summary, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Lost) != len(lost.Lost)-2 {
+			t.Errorf("%s summary: %d lost, want %d (the error and the blocker kept)", name, len(res.Lost), len(lost.Lost)-2)
+		}
+		for _, s := range res.Lost {
+			if strings.Contains(s.Text, "authentication failed") || strings.Contains(s.Text, "Redirect test fails") {
+				t.Errorf("%s summary: reported lost although kept: %s", name, s.Text)
+			}
+		}
+	}
+}
+
+// TestClaudeHookLongErrorsShortened (issue 5 review, bug 2): three errors
+// each longer than the 10,000-character cap, lost by a smoothed summary,
+// all come back after the compaction, shortened to head and tail with
+// their last line (the exception and its marker) and a visible omission
+// marker, instead of being left out.
+func TestClaudeHookLongErrorsShortened(t *testing.T) {
+	dir := copyTree(t, filepath.Join(sharedtest.ModuleRoot(), "examples", "gsd"))
+	traceback := func(m int) string {
+		var sb strings.Builder
+		sb.WriteString("Traceback (most recent call last):\n")
+		for i := 0; sb.Len() < 35000; i++ {
+			fmt.Fprintf(&sb, "  File \"/app/src/module_%d.py\", line %d, in function_%d\n    result = compute_value_%d(argument_%d, other=%d)\n", i, i+10, i, i, i, i)
+		}
+		fmt.Fprintf(&sb, "ValueError: invalid value MARKER-%d-END", m)
+		return sb.String()
+	}
+	for m := 1; m <= 3; m++ {
+		hook(t, dir, "", ev(t, dir, "PostToolUseFailure", map[string]any{"tool_name": "Bash", "tool_use_id": "toolu_" + strconv.Itoa(m),
+			"tool_input": map[string]any{"command": "python run.py"}, "error": traceback(m)}), HookOptions{})
+	}
+	hook(t, dir, "", ev(t, dir, "Stop", map[string]any{"last_assistant_message": "done"}), HookOptions{})
+	hook(t, dir, "", ev(t, dir, "PreCompact", map[string]any{"trigger": "auto"}), HookOptions{})
+	hook(t, dir, "", ev(t, dir, "PostCompact", map[string]any{"trigger": "auto", "compact_summary": "Some python errors happened."}), HookOptions{})
+	out, errOut := hook(t, dir, "", ev(t, dir, "SessionStart", map[string]any{"source": "compact"}), HookOptions{})
+	if n := utf16Len(out); n > HookMaxOutput || n < HookMaxOutput*3/4 {
+		t.Errorf("printed %d UTF-16 units, want at most %d and most of it used", n, HookMaxOutput)
+	}
+	for m := 1; m <= 3; m++ {
+		if !strings.Contains(out, fmt.Sprintf("ValueError: invalid value MARKER-%d-END\n", m)) {
+			t.Errorf("error %d does not come back with its last line", m)
+		}
+	}
+	if c := strings.Count(out, " lines omitted⟩"); c != 3 || !strings.Contains(out, "Traceback (most recent call last):\n  File \"/app/src/module_0.py\"") {
+		t.Errorf("%d omission markers, or the heads are missing", c)
+	}
+	if strings.Contains(out, "left out") {
+		t.Errorf("errors left out:\n%s\nstderr: %s", out, errOut)
+	}
+}
+
+// TestShortenError: an error keeps its head and tail around a visible
+// marker, within the limit in UTF-16 units; the line form first, then by
+// characters; nothing below minShortened.
+func TestShortenError(t *testing.T) {
+	var lines []string
+	for i := range 100 {
+		lines = append(lines, fmt.Sprintf("line %02d", i))
+	}
+	many := strings.Join(lines, "\n")
+	tests := []struct {
+		name, text string
+		limit      int
+		want       []string // substrings, in order
+		exact      string
+	}{
+		{"fits", "Error: short", 100, nil, "Error: short"},
+		{"lines", many, 600, []string{"line 00\n", "line 19\n⟨40 lines omitted⟩\nline 60\n", "line 99"}, ""},
+		{"line-cut by characters", many, 300, []string{"line 00\n", " lines omitted⟩\n", "line 99"}, ""},
+		{"one long line", "Error: " + strings.Repeat("w", 5000) + " END", 400, []string{"Error: www", "characters omitted⟩", "www END"}, ""},
+		{"emoji", strings.Repeat("😀", 3000) + "END", 500, []string{"😀", "characters omitted⟩", "😀END"}, ""},
+		{"too small", many, minShortened - 1, nil, ""},
+	}
+	for _, tt := range tests {
+		got := shortenError(tt.text, tt.limit)
+		if tt.want == nil {
+			if got != tt.exact {
+				t.Errorf("%s: got %q, want %q", tt.name, got, tt.exact)
+			}
+			continue
+		}
+		if utf16Len(got) > tt.limit || !utf8.ValidString(got) {
+			t.Errorf("%s: %d UTF-16 units > %d, or invalid UTF-8", tt.name, utf16Len(got), tt.limit)
+		}
+		rest := got
+		for _, w := range tt.want {
+			i := strings.Index(rest, w)
+			if i < 0 {
+				t.Errorf("%s: %q missing or out of order in %q", tt.name, w, got)
+				break
+			}
+			rest = rest[i+len(w):]
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -74,7 +75,8 @@ func validTrigger(t string) bool {
 // working state: the current task, the last change, the open debug
 // hypothesis, the last confidence and the files git reports modified (at
 // most 50, recite's own outputs left out; no repository is a diagnostic).
-// Errors: *InputError for a missing planning tree, a bad recite.yaml or an
+// Every text of the block is redacted first (redactBlock): the file is
+// committed by `recite commit`, so it never holds a secret. Errors: *InputError for a missing planning tree, a bad recite.yaml or an
 // unknown trigger; the append's error otherwise.
 func (e *Engine) Preserve(ctx context.Context, opts PreserveOptions) (*PreserveResult, error) {
 	trigger := opts.Trigger
@@ -117,6 +119,9 @@ func (e *Engine) Preserve(ctx context.Context, opts PreserveOptions) (*PreserveR
 		res.Diagnostics = append(res.Diagnostics, Diagnostic{Path: ".", Message: "files modified omitted: " + err.Error()})
 	}
 	b.FilesModified = files
+	// context-preserved.md is committed (HistoryPaths) and printed by the
+	// hook: it never holds a secret.
+	b = e.redactBlock(b)
 	actx := ctx
 	if opts.lenient && ctx.Err() != nil {
 		// Out of time: write what was collected rather than nothing.
@@ -131,6 +136,61 @@ func (e *Engine) Preserve(ctx context.Context, opts PreserveOptions) (*PreserveR
 	res.Block, res.Health = b, rep.Health
 	res.Summary = blockSummary(b, rep.Health)
 	return res, nil
+}
+
+// redactSignals returns a copy of sigs with every secret in their texts,
+// details and ids replaced by its placeholder (redactText; issue 6 §5):
+// what goes into a preservation block, the hook's output and `recite
+// verify`'s. The placeholders are deterministic per project, so the same
+// error redacts to the same text and a summary written from redacted
+// context can still be checked (signals.LostIndexes with both forms). A
+// signal whose text changed gets the hash of the redacted text, so the
+// block's hash cannot be used to test a guessed secret offline.
+func (e *Engine) redactSignals(sigs []signals.Signal) []signals.Signal {
+	out := slices.Clone(sigs)
+	for i := range out {
+		s := &out[i]
+		if t := e.redactText("", s.Text); t != s.Text {
+			s.Text = t
+			if s.Hash != "" {
+				s.Hash = signals.Hash(t)
+			}
+		}
+		s.Detail = e.redactText("", s.Detail)
+		s.ID = e.redactText("", s.ID)
+	}
+	return out
+}
+
+// redactBlock is b with its signals (redactSignals) and its free-text
+// working state (task, last change, hypothesis, files) redacted.
+func (e *Engine) redactBlock(b signals.Block) signals.Block {
+	b.Signals = e.redactSignals(b.Signals)
+	b.Task = e.redactText("", b.Task)
+	b.LastChange = e.redactText("", b.LastChange)
+	b.Hypothesis = e.redactText("", b.Hypothesis)
+	b.Breaker = e.redactText("", b.Breaker)
+	if len(b.FilesModified) > 0 {
+		files := make([]string, len(b.FilesModified))
+		for i, f := range b.FilesModified {
+			files[i] = e.redactText("", f)
+		}
+		b.FilesModified = files
+	}
+	return b
+}
+
+// lostSignals returns the signals of sigs that summary lost, redacted
+// (redactSignals): a signal counts as kept when the summary keeps either
+// its raw or its redacted form, since a summary may be written from the
+// raw conversation or from recite's redacted context.
+func (e *Engine) lostSignals(summary string, sigs []signals.Signal) []signals.Signal {
+	red := e.redactSignals(sigs)
+	lost := []signals.Signal{}
+	for _, i := range signals.LostIndexes(summary, sigs, red) {
+		lost = append(lost, red[i])
+	}
+	return lost
 }
 
 // loadLenient is load for the Claude Code hook, which must act even on a
@@ -287,7 +347,9 @@ type VerifyResult struct {
 	// they came from ("sources" or the block's "path:line").
 	Checked int    `json:"checked"`
 	Against string `json:"against"`
-	// Lost are the signals the summary lost, in signal order.
+	// Lost are the signals the summary lost, in signal order, with their
+	// secrets redacted (a signal is kept when the summary keeps its raw or
+	// its redacted form).
 	Lost []signals.Signal `json:"lost"`
 	// Reinject is the canonical block to re-inject after the summary
 	// (signals.ReinjectBlock); "" when nothing was lost.
@@ -300,7 +362,9 @@ type VerifyResult struct {
 // (signals.Verify: errors verbatim after whitespace folding, the other
 // kinds by id or key phrase), against the current sources (the planning
 // tree and the selected conversations, as Preserve reads them) or, with
-// FromBlock, the latest preservation block. Errors: *InputError for a
+// FromBlock, the latest preservation block. Each signal is looked for in
+// its raw and its redacted form; Lost and Reinject hold only the redacted
+// form (no secret is printed). Errors: *InputError for a
 // missing planning tree, a bad recite.yaml, or FromBlock without a block.
 func (e *Engine) Verify(ctx context.Context, summary string, opts VerifyOptions) (*VerifyResult, error) {
 	cfg, _, proj, err := e.load()
@@ -328,9 +392,8 @@ func (e *Engine) Verify(ctx context.Context, summary string, opts VerifyOptions)
 		res.Against = "sources"
 	}
 	res.Checked = len(sigs)
-	if lost := signals.Verify(summary, sigs); lost != nil {
-		res.Lost = lost
-	}
+	// Compared raw and redacted; only the redacted form is reported.
+	res.Lost = e.lostSignals(summary, sigs)
 	res.Reinject = signals.ReinjectBlock(res.Lost)
 	return res, nil
 }

@@ -247,3 +247,20 @@ func (e *Engine) redactFile(rel, text string) string {
 	}
 	return out
 }
+
+// redactText returns text with every secret replaced by its placeholder
+// (the project's key, as in prompts), path selecting path-specific rules
+// as redact.Redactor.Redact does ("" for none). The stop-signal paths use
+// it: preservation blocks, the Claude Code hook's output and records, and
+// `recite verify`. It never returns a secret: when the rules do not
+// compile it returns a note in place of the text.
+func (e *Engine) redactText(path, text string) string {
+	if text == "" {
+		return text
+	}
+	if err := e.initRedactor(); err != nil {
+		return fmt.Sprintf("⟨not shown, redaction unavailable: %v⟩", err)
+	}
+	out, _ := e.redactor.redact(path, text)
+	return out
+}

@@ -25,7 +25,9 @@ SessionStart prints the recitation and the latest preservation block (after a
 compaction, only what the summary lost); PreCompact writes a preservation
 block; PostCompact checks the summary; UserPromptSubmit, PostToolUse,
 PostToolUseFailure and Stop append to the session's conversation
-(cc-SESSION_ID).
+(cc-SESSION_ID). Secrets are replaced by placeholders (⟨secret:KIND:HASH8⟩)
+in everything it prints and records; an error too long for Claude Code's
+10,000-character limit is shortened to its head and tail.
 
 The project is $CLAUDE_PROJECT_DIR when it holds .planning/, else the one at
 or above -C DIR, else at or above the event's cwd.

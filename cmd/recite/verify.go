@@ -30,7 +30,9 @@ func newVerifyCmd(g *globalOptions, streams IOStreams) *cobra.Command {
 lost: errors must appear verbatim (after whitespace folding); blocked marks,
 failed approaches, circuit-breaker states and stop requests by id or key
 phrase. Prints each lost signal, then the canonical block to re-inject after
-the summary.
+the summary. Each signal is looked for in its raw form and with its secrets
+replaced by placeholders (⟨secret:KIND:HASH8⟩), and printed only with the
+placeholders.
 
 Exit status: 0 when nothing was lost, 1 when any signal was lost, 2 when the
 summary cannot be read or the project is unusable.`,

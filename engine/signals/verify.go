@@ -75,6 +75,40 @@ func Verify(summary string, sigs []Signal) (lost []Signal) {
 	return lost
 }
 
+// LostIndexes is Verify for signals known in several forms: forms[k][i]
+// is the k-th form of signal i (all forms have the same length, at least
+// one form is given), for example the signals as extracted and as redacted
+// (a summary written from redacted context holds the placeholder, one
+// written from the raw conversation the secret). It returns, in order, the
+// indexes i for which the summary keeps no form of signal i. Forms of
+// differing lengths are checked up to the shortest.
+func LostIndexes(summary string, forms ...[]Signal) []int {
+	if len(forms) == 0 {
+		return nil
+	}
+	n := len(forms[0])
+	for _, f := range forms[1:] {
+		n = min(n, len(f))
+	}
+	v := newVerifier()
+	sum := fold(summary)
+	lower := strings.ToLower(sum)
+	var lost []int
+	for i := range n {
+		kept := false
+		for _, f := range forms {
+			if v.kept(f[i], sum, lower) {
+				kept = true
+				break
+			}
+		}
+		if !kept {
+			lost = append(lost, i)
+		}
+	}
+	return lost
+}
+
 // fold collapses whitespace runs and folds typographic quotes.
 func fold(s string) string {
 	s = strings.NewReplacer("‘", "'", "’", "'", "“", `"`, "”", `"`).Replace(s)

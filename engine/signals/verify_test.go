@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -271,5 +272,41 @@ func TestVerifyRealCompactions(t *testing.T) {
 				t.Errorf("signals %d lost %d kept %q; want %d, %d, %q", len(sigs), len(lost), kept, tt.before, tt.lost, tt.kept)
 			}
 		})
+	}
+}
+
+// TestLostIndexes: a signal known in several forms (raw and redacted) is
+// kept when the summary keeps any form, lost only when it keeps none.
+func TestLostIndexes(t *testing.T) {
+	raw := []Signal{
+		{Kind: KindError, Text: "Error: auth failed for key sk_live_4eC39HqLyjWDarjtT1zdp7dc"},
+		{Kind: KindError, Text: "Error: listen tcp :8080: bind: address already in use"},
+		{Kind: KindBlocked, Text: "waiting for the key sk_live_4eC39HqLyjWDarjtT1zdp7dc"},
+	}
+	red := []Signal{
+		{Kind: KindError, Text: "Error: auth failed for key ⟨secret:stripe-access-token:a97adb35⟩"},
+		raw[1],
+		{Kind: KindBlocked, Text: "waiting for the key ⟨secret:stripe-access-token:a97adb35⟩"},
+	}
+	tests := []struct {
+		summary string
+		want    []int
+	}{
+		{"Some issues were encountered.", []int{0, 1, 2}},
+		{"We saw `auth failed for key sk_live_4eC39HqLyjWDarjtT1zdp7dc`.", []int{1, 2}},
+		{"We saw `auth failed for key ⟨secret:stripe-access-token:a97adb35⟩` and are waiting for the key ⟨secret:stripe-access-token:a97adb35⟩.", []int{1}},
+		{"listen tcp :8080: bind: address already in use; waiting for the key sk_live_4eC39HqLyjWDarjtT1zdp7dc", []int{0}},
+	}
+	for _, tt := range tests {
+		if got := LostIndexes(tt.summary, raw, red); !slices.Equal(got, tt.want) {
+			t.Errorf("%q: lost %v, want %v", tt.summary, got, tt.want)
+		}
+		// One form alone is Verify.
+		if got, want := len(LostIndexes(tt.summary, raw)), len(Verify(tt.summary, raw)); got != want {
+			t.Errorf("%q: one form lost %d, Verify %d", tt.summary, got, want)
+		}
+	}
+	if LostIndexes("x") != nil {
+		t.Error("no forms: want nil")
 	}
 }
