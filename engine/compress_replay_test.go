@@ -226,9 +226,9 @@ func replayCompression(t testing.TB, src string, every, n int, records, enabled,
 // rewrites the errors and the recitation after the conversation, so with a
 // build per iteration this small example lands near 0.78 (ceiling 0.89);
 // with a build per message passes are rarer and the cadence clears 0.85.
-// The iteration-record variant shows the loop section of the semi tier
-// ("This iteration: N") breaking the prefix before the conversation at
-// every iteration, compression or not.
+// The iteration-record variant adds the loop and role layer ("This
+// iteration: N"), which sits after the conversation, and the health
+// section, which changes with every iteration record.
 func TestCompressionCacheStability(t *testing.T) {
 	if testing.Short() {
 		t.Skip("replays 30-iteration sessions")
