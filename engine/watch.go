@@ -105,8 +105,10 @@ type WatchEvent struct {
 type WatchTarget struct {
 	// Name is the target's name from recite.yaml.
 	Name string `json:"name"`
-	// Tokens is the prompt's total (markdown shape) after cuts; Percent is
-	// Tokens as a percentage of the context window.
+	// Tokens is the prompt's total (markdown shape) after cuts, as
+	// assembled from the current tree; Percent is Tokens as a percentage of
+	// the context window. When Kept is set, the file on disk is the last
+	// good render, whose count may differ slightly.
 	Tokens  int           `json:"tokens"`
 	Percent float64       `json:"percent"`
 	Status  budget.Status `json:"status"`
