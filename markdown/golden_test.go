@@ -2,10 +2,9 @@ package markdown
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -67,39 +66,40 @@ func toGolden(d *Document) goldenDoc {
 	return g
 }
 
-// goldenFiles are diverse real files (FORMATS.md §4): a 340 KB STATE.md,
-// invalid YAML front matter, CRLF, a numbered-checkbox product spec, a
-// roadmap with checkboxes before the first heading and nested ones, a
-// fire-flow fixture plan, and a GSD plan with XML task blocks.
+// goldenFiles are the bundled examples' planning files, whose parsed form
+// is tracked in full (testdata/golden/NAME.json, diffable): GSD state,
+// roadmap, a plan with <task> blocks and a debug file with a YAML block;
+// fire-flow conscience, blueprint, blockers and loop file with its tables.
+// The real trees in ../shared/realdata are never copied, not even as
+// digests: TestGoldenSpotChecks reads them there and checks values against
+// their lines.
 var goldenFiles = []struct{ name, path string }{
-	{"norish-state", "23492__norish/.planning/STATE.md"},
-	{"kubectl-fields-02-02-summary", "ahmetb__kubectl-fields/.planning/phases/02-annotation-engine/02-02-SUMMARY.md"},
-	{"echo-wallet-debug-crlf", "0x1nfra__echo-wallet-tracking/.planning/debug/wallet-monitor-stop-noop.md"},
-	{"faturamento-blueprint", "robsonsduarte__faturamento-unimed/.planning/BLUEPRINT.md"},
-	{"sovereign-roadmap", "tomkyser__sovereign/.planning/ROADMAP.md"},
-	{"fire-flow-fixture-plan", "_toolfixture__ThierryN__fire-flow/.planning/phases/01-test-phase/01-01-PLAN.md"},
-	{"autofiller-03-01-plan", "01MASTERS__AutoFiller/.planning/phases/03-llm-gateway-ollama-gemini/03-01-PLAN.md"},
+	{"gsd-state", "gsd/.planning/STATE.md"},
+	{"gsd-roadmap", "gsd/.planning/ROADMAP.md"},
+	{"gsd-02-02-plan", "gsd/.planning/phases/02-http-api/02-02-PLAN.md"},
+	{"gsd-debug", "gsd/.planning/debug/redirect-returns-404.md"},
+	{"fire-conscience", "fire/.planning/CONSCIENCE.md"},
+	{"fire-blueprint", "fire/.planning/phases/2-stripe-sync/2-01-BLUEPRINT.md"},
+	{"fire-blockers", "fire/.planning/BLOCKERS.md"},
+	{"fire-loop", "fire/.planning/loops/fire-loop-20260123-143052.md"},
 }
 
 func TestGolden(t *testing.T) {
-	rd := sharedtest.Realdata(t)
+	examples := filepath.Join(sharedtest.ModuleRoot(), "examples")
 	r := NewReader()
 	for _, gf := range goldenFiles {
 		t.Run(gf.name, func(t *testing.T) {
-			src, err := os.ReadFile(filepath.Join(rd, filepath.FromSlash(gf.path)))
+			src, err := os.ReadFile(filepath.Join(examples, filepath.FromSlash(gf.path)))
 			if err != nil {
-				t.Skipf("real file missing: %v", err)
+				t.Fatal(err)
 			}
 			d := r.Parse(gf.path, src)
 			got, err := json.MarshalIndent(toGolden(d), "", "  ")
 			if err != nil {
 				t.Fatal(err)
 			}
-			// Only a digest is tracked: the parsed JSON quotes the real files,
-			// which stay in ../shared and are never copied into the project.
-			sum := sha256.Sum256(append(got, '\n'))
-			got = []byte(hex.EncodeToString(sum[:]) + "\n")
-			golden := filepath.Join("testdata", "golden", gf.name+".sha256")
+			got = append(got, '\n')
+			golden := filepath.Join("testdata", "golden", gf.name+".json")
 			if *update {
 				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
 					t.Fatal(err)
@@ -114,14 +114,17 @@ func TestGolden(t *testing.T) {
 				t.Fatalf("%v (run go test -run TestGolden -update)", err)
 			}
 			if !bytes.Equal(got, want) {
-				t.Errorf("%s differs from the parser output; diff it against go test -run TestGolden -update", golden)
+				t.Errorf("%s differs from the parser output; run go test -run TestGolden -update and review the diff", golden)
 			}
 		})
 	}
 }
 
-// TestGoldenSpotChecks checks values of the golden files against the
-// source files read independently, line by line.
+// TestGoldenSpotChecks parses diverse real files in ../shared/realdata (a
+// 340 KB STATE.md, invalid YAML front matter, CRLF, a numbered-checkbox
+// product spec, a roadmap with checkboxes before the first heading, a
+// fire-flow fixture plan, a GSD plan with XML task blocks) and checks the
+// values against the source lines read independently.
 func TestGoldenSpotChecks(t *testing.T) {
 	rd := sharedtest.Realdata(t)
 	read := func(rel string) (*Document, []string) {
@@ -217,5 +220,30 @@ func TestGoldenSpotChecks(t *testing.T) {
 		if line(lines, tb.Line) != `<task id="`+tb.Attrs["id"]+`">` || line(lines, tb.EndLine) != "</task>" || tb.Children["action"] == "" {
 			t.Errorf("autofiller task %+v", tb)
 		}
+	}
+	// fire-flow fixture plan: the title is the first heading, and every
+	// "- [ ]" line (none inside its fences) is an open checkbox at its line.
+	d, lines = read("_toolfixture__ThierryN__fire-flow/.planning/phases/01-test-phase/01-01-PLAN.md")
+	if d.Title() != strings.TrimPrefix(line(lines, 1), "# ") {
+		t.Errorf("fire-flow fixture title %q, line 1 %q", d.Title(), line(lines, 1))
+	}
+	var want []int
+	fenced := false
+	for i, l := range lines {
+		if strings.HasPrefix(l, "```") {
+			fenced = !fenced
+		}
+		if !fenced && strings.HasPrefix(l, "- [ ] ") {
+			want = append(want, i+1)
+		}
+	}
+	var got []int
+	for _, c := range d.Checkboxes {
+		if c.State == ' ' && strings.HasPrefix(line(lines, c.Line), "- [ ] "+c.Text) {
+			got = append(got, c.Line)
+		}
+	}
+	if len(want) == 0 || fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("fire-flow fixture open checkboxes at lines %v, want %v", got, want)
 	}
 }
