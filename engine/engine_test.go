@@ -21,25 +21,7 @@ var update = flag.Bool("update", false, "rewrite golden files")
 // files and caches are left out.
 func copyTree(t testing.TB, src string) string {
 	dst := t.TempDir()
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() && (rel == ".planning/prompts" || rel == ".planning/.recite") {
-			return filepath.SkipDir
-		}
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, b, 0o644)
-	})
-	if err != nil {
+	if err := sharedtest.CopyTree(src, dst); err != nil {
 		t.Fatal(err)
 	}
 	writeTestRedactKey(t, dst) // fixed placeholders (redact_cache_test.go)

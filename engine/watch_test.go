@@ -282,22 +282,7 @@ func gsdProject(t *testing.T, dir string) string {
 	if dir == "" {
 		return copyTree(t, src)
 	}
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		target := filepath.Join(dir, rel)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, b, 0o644)
-	})
-	if err != nil {
+	if err := sharedtest.CopyTree(src, dir); err != nil {
 		t.Fatal(err)
 	}
 	return dir
@@ -968,29 +953,6 @@ func TestWatchCommitNoRepository(t *testing.T) {
 	}
 }
 
-// copyDirTB copies src into dst (created), files 0644.
-func copyDirTB(tb testing.TB, src, dst string) {
-	tb.Helper()
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, b, 0o644)
-	})
-	if err != nil {
-		tb.Fatal(err)
-	}
-}
-
 // benchNorish copies ../shared/realdata/23492__norish to a temp dir.
 func benchNorish(b *testing.B) string {
 	return copyTree(b, filepath.Join(sharedtest.Dir(b), "realdata", "23492__norish"))
@@ -1005,7 +967,9 @@ func benchMonorepo(b *testing.B) string {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		b.Fatalf("mktree: %v\n%s", err, out)
 	}
-	copyDirTB(b, filepath.Join(sharedtest.ModuleRoot(), "examples", "gsd", ".planning"), filepath.Join(dir, ".planning"))
+	if err := sharedtest.CopyTree(filepath.Join(sharedtest.ModuleRoot(), "examples", "gsd", ".planning"), filepath.Join(dir, ".planning")); err != nil {
+		b.Fatal(err)
+	}
 	return dir
 }
 

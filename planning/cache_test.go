@@ -3,7 +3,6 @@ package planning
 import (
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -238,21 +237,7 @@ func TestLoadCachedStateEdits(t *testing.T) {
 func copyPlanning(t testing.TB, src string) string {
 	t.Helper()
 	dst := t.TempDir()
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
-	})
-	if err != nil {
+	if err := sharedtest.CopyTree(src, dst); err != nil {
 		t.Skipf("cannot copy %s: %v", src, err)
 	}
 	return dst

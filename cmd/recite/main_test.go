@@ -99,24 +99,5 @@ func cmdCopyTree(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 2 {
 		ts.Fatalf("usage: cptree SRC DST")
 	}
-	src, dst := ts.MkAbs(args[0]), ts.MkAbs(args[1])
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() && (rel == ".planning/prompts" || rel == ".planning/.recite") {
-			return filepath.SkipDir
-		}
-		t := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(t, 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(t, b, 0o644)
-	})
-	ts.Check(err)
+	ts.Check(sharedtest.CopyTree(ts.MkAbs(args[0]), ts.MkAbs(args[1])))
 }

@@ -7,6 +7,7 @@
 package sharedtest
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -76,4 +77,32 @@ type Tree struct {
 func Realdata(tb testing.TB) string {
 	tb.Helper()
 	return filepath.Join(Dir(tb), "realdata")
+}
+
+// CopyTree copies the directory tree src into dst (created as needed):
+// folders 0755, regular files 0644, leaving out recite's own outputs
+// (.planning/prompts and .planning/.recite directly under src), so a copied
+// example or real tree starts with no generated prompt and no cache.
+func CopyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, p)
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (rel == filepath.Join(".planning", "prompts") || rel == filepath.Join(".planning", ".recite")) {
+			return filepath.SkipDir
+		}
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, b, 0o644)
+	})
 }
