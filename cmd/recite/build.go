@@ -47,21 +47,27 @@ to the token budget. Files whose bytes would not change are not written.`,
 	return cmd
 }
 
+// writeState says what a build did to a target's files: "wrote PATHS",
+// "unchanged", or why it kept the last good render.
+func writeState(t *engine.TargetReport) string {
+	if t.Kept != "" {
+		return t.Kept
+	}
+	var written []string
+	for _, f := range t.Files {
+		if f.Written {
+			written = append(written, f.Path)
+		}
+	}
+	if len(written) == 0 {
+		return "unchanged"
+	}
+	return "wrote " + strings.Join(written, ", ")
+}
+
 func printBuild(w io.Writer, rep *engine.Report) {
 	for _, t := range rep.Targets {
-		var written []string
-		for _, f := range t.Files {
-			if f.Written {
-				written = append(written, f.Path)
-			}
-		}
-		state := "unchanged"
-		if len(written) > 0 {
-			state = "wrote " + strings.Join(written, ", ")
-		}
-		if t.Kept != "" {
-			state = t.Kept
-		}
+		state := writeState(t)
 		fmt.Fprintf(w, "%s: %d tokens, %.1f%% of %d, %s, stable prefix %d tokens; %s\n",
 			t.Name, t.Tokens, t.Percent, t.Budget, t.Status, t.StableTokens, state)
 		for _, c := range t.Cuts {

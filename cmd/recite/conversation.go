@@ -172,20 +172,7 @@ numbers it), then one line per rebuilt target with the prompt files written.`,
 				return engineError(fmt.Errorf("message recorded; prompt files not rebuilt: %w", err))
 			}
 			for _, t := range rep.Targets {
-				var paths []string
-				for _, f := range t.Files {
-					if f.Written {
-						paths = append(paths, f.Path)
-					}
-				}
-				state := "unchanged"
-				if len(paths) > 0 {
-					state = "wrote " + strings.Join(paths, ", ")
-				}
-				if t.Kept != "" {
-					state = t.Kept
-				}
-				fmt.Fprintf(streams.Out, "rebuilt target %s: %s\n", t.Name, state)
+				fmt.Fprintf(streams.Out, "rebuilt target %s: %s\n", t.Name, writeState(t))
 			}
 			printDiagnostics(streams.ErrOut, rep.Diagnostics)
 			return nil
