@@ -2,8 +2,6 @@ package config
 
 import (
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -72,29 +70,10 @@ func TestCircuitBreakerErrors(t *testing.T) {
 // init template (templates/init/recite.yaml) and checks that it parses to
 // the defaults it documents.
 func TestTemplateBreakerBlock(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("..", "..", "templates", "init", "recite.yaml"))
+	src := templateBlock(t, "circuit_breaker")
+	c, err := Parse("recite.yaml", []byte(src))
 	if err != nil {
-		t.Fatal(err)
-	}
-	var src strings.Builder
-	in := false
-	for _, l := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(l, "# circuit_breaker:") {
-			in = true
-		}
-		if in {
-			if !strings.HasPrefix(l, "# ") {
-				break
-			}
-			src.WriteString(strings.TrimPrefix(l, "# ") + "\n")
-		}
-	}
-	if !in {
-		t.Fatal("template has no commented circuit_breaker block")
-	}
-	c, err := Parse("recite.yaml", []byte(src.String()))
-	if err != nil {
-		t.Fatalf("%v\n%s", err, src.String())
+		t.Fatalf("%v\n%s", err, src)
 	}
 	if c.CircuitBreaker.Effective() != signals.DefaultThresholds() || c.CircuitBreaker.Preset != "default" {
 		t.Errorf("%+v", c.CircuitBreaker)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/recite-dev/recite/templates"
 )
 
 func TestDefault(t *testing.T) {
@@ -101,4 +103,31 @@ func FuzzParse(f *testing.F) {
 			t.Fatal("no error but no targets")
 		}
 	})
+}
+
+// templateBlock returns the commented `# KEY:` block of the recite.yaml that
+// `recite init` writes, uncommented, or fails t when there is none.
+func templateBlock(t *testing.T, key string) string {
+	t.Helper()
+	text, err := templates.Init("recite.yaml", "gsd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var src strings.Builder
+	in := false
+	for _, l := range strings.Split(text, "\n") {
+		if strings.HasPrefix(l, "# "+key+":") {
+			in = true
+		}
+		if in {
+			if !strings.HasPrefix(l, "# ") {
+				break
+			}
+			src.WriteString(strings.TrimPrefix(l, "# ") + "\n")
+		}
+	}
+	if !in {
+		t.Fatalf("the init template has no commented %s block", key)
+	}
+	return src.String()
 }

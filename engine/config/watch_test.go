@@ -1,8 +1,6 @@
 package config
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -45,29 +43,10 @@ func TestWatchBlock(t *testing.T) {
 // (templates/init/recite.yaml) and checks that it parses to the defaults
 // it documents.
 func TestTemplateWatchBlock(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("..", "..", "templates", "init", "recite.yaml"))
+	src := templateBlock(t, "watch")
+	c, err := Parse("recite.yaml", []byte(src))
 	if err != nil {
-		t.Fatal(err)
-	}
-	var src strings.Builder
-	in := false
-	for _, l := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(l, "# watch:") {
-			in = true
-		}
-		if in {
-			if !strings.HasPrefix(l, "# ") {
-				break
-			}
-			src.WriteString(strings.TrimPrefix(l, "# ") + "\n")
-		}
-	}
-	if !in {
-		t.Fatal("template has no commented watch block")
-	}
-	c, err := Parse("recite.yaml", []byte(src.String()))
-	if err != nil {
-		t.Fatalf("%v\n%s", err, src.String())
+		t.Fatalf("%v\n%s", err, src)
 	}
 	if want := Default().Watch; c.Watch != want {
 		t.Errorf("template watch block %+v, want the defaults %+v", c.Watch, want)
