@@ -277,17 +277,34 @@ func sumAfter(outs []Outcome) int {
 	return n
 }
 
-// TestExtractGolden compresses each file of testdata/extract to 50% and
-// 15% and compares with testdata/extract/NAME.KEEP.golden (-update
-// rewrites them).
+// extractInput is a text TestExtractGolden compresses: the file and the
+// name of its goldens under testdata/extract.
+type extractInput struct{ path, name string }
+
+// extractInputs are the files of testdata/extract (a Go file, a skill) and
+// two files of the fire-flow example read in place (a TypeScript source and
+// a CLAUDE.md), so the example is not copied into testdata.
+func extractInputs() []extractInput {
+	files, _ := filepath.Glob("testdata/extract/*")
+	var in []extractInput
+	for _, f := range files {
+		if !strings.HasSuffix(f, ".golden") {
+			in = append(in, extractInput{f, filepath.Base(f)})
+		}
+	}
+	fire := filepath.Join("..", "..", "examples", "fire")
+	return append(in,
+		extractInput{filepath.Join(fire, "src", "stripe.ts"), "stripe.ts"},
+		extractInput{filepath.Join(fire, "CLAUDE.md"), "claude.md"})
+}
+
+// TestExtractGolden compresses each extractInputs text to 50% and 15% and
+// compares with testdata/extract/NAME.KEEP.golden (-update rewrites them).
 func TestExtractGolden(t *testing.T) {
 	count := counter(t)
-	files, _ := filepath.Glob("testdata/extract/*")
 	n := 0
-	for _, f := range files {
-		if strings.HasSuffix(f, ".golden") {
-			continue
-		}
+	for _, in := range extractInputs() {
+		f := in.path
 		src, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
@@ -301,7 +318,7 @@ func TestExtractGolden(t *testing.T) {
 			if limit := int(float64(count(string(src)))*keep) + 40; count(got) > limit {
 				t.Errorf("%s at %.2f: %d tokens, want at most %d", f, keep, count(got), limit)
 			}
-			gold := fmt.Sprintf("%s.%02d.golden", f, int(keep*100))
+			gold := fmt.Sprintf("testdata/extract/%s.%02d.golden", in.name, int(keep*100))
 			if *update {
 				if err := os.WriteFile(gold, []byte(got), 0o644); err != nil {
 					t.Fatal(err)
@@ -362,9 +379,8 @@ func TestOneLine(t *testing.T) {
 // FuzzExtract checks that the extractive parser never panics, is
 // deterministic, keeps valid UTF-8 valid and never lengthens a text.
 func FuzzExtract(f *testing.F) {
-	files, _ := filepath.Glob("testdata/extract/*")
-	for _, p := range files {
-		if b, err := os.ReadFile(p); err == nil && !strings.HasSuffix(p, ".golden") {
+	for _, in := range extractInputs() {
+		if b, err := os.ReadFile(in.path); err == nil {
 			f.Add(string(b), uint8(50), false)
 		}
 	}
