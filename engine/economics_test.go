@@ -39,22 +39,34 @@ func TestMinCacheable(t *testing.T) {
 	}
 }
 
+// builtThenEdited copies the fire-flow example with one target writing
+// providers, builds it, then edits the state file (CONSCIENCE.md, semi
+// tier) without rebuilding.
+func builtThenEdited(t *testing.T, providers string) (string, *Engine) {
+	t.Helper()
+	dir := copyTree(t, filepath.Join(sharedtest.ModuleRoot(), "examples", "fire"))
+	cfg := "targets:\n  - name: agent\n    providers: [" + providers + "]\n"
+	if err := os.WriteFile(filepath.Join(dir, ".planning", "recite.yaml"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := New(dir)
+	if _, err := e.Build(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := replaceIn(dir, ".planning/CONSCIENCE.md", "**Last activity:** ", "**Last activity:** edited; "); err != nil {
+		t.Fatal(err)
+	}
+	return dir, e
+}
+
 // TestCacheEconomics builds the fire-flow example twice around one edit of
 // the state file (semi tier) and checks the predicted cached tokens: for
 // Anthropic the stable tier only (the edit moved the semi block), for
 // OpenAI the unchanged prefix; and that each build that changed a file
 // appended one record to the bounded render history.
 func TestCacheEconomics(t *testing.T) {
-	dir := copyTree(t, filepath.Join(sharedtest.ModuleRoot(), "examples", "fire"))
-	os.WriteFile(filepath.Join(dir, ".planning", "recite.yaml"), []byte("targets:\n  - name: agent\n    providers: [markdown, anthropic, openai, gemini]\n"), 0o644)
-	e := New(dir)
+	_, e := builtThenEdited(t, "markdown, anthropic, openai, gemini")
 	ctx := context.Background()
-	if _, err := e.Build(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := replaceIn(dir, ".planning/CONSCIENCE.md", "**Last activity:** ", "**Last activity:** edited; "); err != nil {
-		t.Fatal(err)
-	}
 	rep, err := e.Status(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -144,16 +156,8 @@ func FuzzParseRenders(f *testing.F) {
 // prefix against the render before it (from the render history), not a
 // meaningless 100%.
 func TestStatusAfterBuildComparesPreviousRender(t *testing.T) {
-	dir := copyTree(t, filepath.Join(sharedtest.ModuleRoot(), "examples", "fire"))
-	os.WriteFile(filepath.Join(dir, ".planning", "recite.yaml"), []byte("targets:\n  - name: agent\n    providers: [markdown, anthropic]\n"), 0o644)
-	e := New(dir)
+	_, e := builtThenEdited(t, "markdown, anthropic")
 	ctx := context.Background()
-	if _, err := e.Build(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := replaceIn(dir, ".planning/CONSCIENCE.md", "**Last activity:** ", "**Last activity:** edited; "); err != nil {
-		t.Fatal(err)
-	}
 	before, err := e.Status(ctx)
 	if err != nil {
 		t.Fatal(err)
