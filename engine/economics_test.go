@@ -42,7 +42,7 @@ func TestMinCacheable(t *testing.T) {
 // builtThenEdited copies the fire-flow example with one target writing
 // providers, builds it, then edits the state file (CONSCIENCE.md, semi
 // tier) without rebuilding.
-func builtThenEdited(t *testing.T, providers string) (string, *Engine) {
+func builtThenEdited(t *testing.T, providers string) *Engine {
 	t.Helper()
 	dir := copyTree(t, filepath.Join(sharedtest.ModuleRoot(), "examples", "fire"))
 	cfg := "targets:\n  - name: agent\n    providers: [" + providers + "]\n"
@@ -56,7 +56,7 @@ func builtThenEdited(t *testing.T, providers string) (string, *Engine) {
 	if err := replaceIn(dir, ".planning/CONSCIENCE.md", "**Last activity:** ", "**Last activity:** edited; "); err != nil {
 		t.Fatal(err)
 	}
-	return dir, e
+	return e
 }
 
 // TestCacheEconomics builds the fire-flow example twice around one edit of
@@ -65,7 +65,7 @@ func builtThenEdited(t *testing.T, providers string) (string, *Engine) {
 // OpenAI the unchanged prefix; and that each build that changed a file
 // appended one record to the bounded render history.
 func TestCacheEconomics(t *testing.T) {
-	_, e := builtThenEdited(t, "markdown, anthropic, openai, gemini")
+	e := builtThenEdited(t, "markdown, anthropic, openai, gemini")
 	ctx := context.Background()
 	rep, err := e.Status(ctx)
 	if err != nil {
@@ -156,7 +156,7 @@ func FuzzParseRenders(f *testing.F) {
 // prefix against the render before it (from the render history), not a
 // meaningless 100%.
 func TestStatusAfterBuildComparesPreviousRender(t *testing.T) {
-	_, e := builtThenEdited(t, "markdown, anthropic")
+	e := builtThenEdited(t, "markdown, anthropic")
 	ctx := context.Background()
 	before, err := e.Status(ctx)
 	if err != nil {
