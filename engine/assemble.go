@@ -69,9 +69,6 @@ func (e *Engine) assemble(ctx context.Context, cfg *config.Config, tg *config.Ta
 		in.Skills = append(in.Skills, f)
 	}
 	in.Health, in.Approach = promptHealth(cfg, proj)
-	if len(in.Health) == 0 && tg.Conversation != "" {
-		in.Health = e.conversationHealth(cfg, tg.Conversation)
-	}
 	f, ok, pdiags := e.latestPreserved()
 	diags = append(diags, pdiags...)
 	if ok {

@@ -151,6 +151,10 @@ func (e *Engine) conversationInput(ctx context.Context, cfg *config.Config, tg *
 		}
 		return diags
 	}
+	if len(in.Health) == 0 {
+		// No loop file: the conversation's iteration records give health.
+		in.Health = conversationHealth(cfg, c)
+	}
 
 	var replay []conversation.Record
 	for _, r := range c.Messages {

@@ -400,17 +400,12 @@ func approachLines(l *planning.Loop) []string {
 }
 
 // conversationHealth computes the prompt's health lines from the iteration
-// records of conversation id (the last hookTail messages), for a target
-// whose loop is driven by `recite conversation run` or the Claude Code hook
-// rather than a fire-flow loop file, so the prompt and `recite status`
-// agree. It returns nil when the log holds no iteration record.
-func (e *Engine) conversationHealth(cfg *config.Config, id string) []string {
-	store, err := e.OpenConversations()
-	if err != nil {
-		return nil
-	}
-	c, _, err := tailConversation(store, id, hookTail, tailMaxBytes)
-	if err != nil || c == nil || len(c.Iterations) == 0 {
+// records of conversation c, for a target whose loop is driven by `recite
+// conversation run` or the Claude Code hook rather than a fire-flow loop
+// file, so the prompt and `recite status` agree. It returns nil when c
+// holds no iteration record.
+func conversationHealth(cfg *config.Config, c *conversation.Conversation) []string {
+	if c == nil || len(c.Iterations) == 0 {
 		return nil
 	}
 	rep := &SignalsReport{iters: IterationRecords(c.Iterations)}
