@@ -22,6 +22,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/recite-dev/recite/engine/budget"
+	"github.com/recite-dev/recite/engine/prompt"
 )
 
 // FileName is the configuration file's path relative to the project root.
@@ -103,9 +104,9 @@ type Target struct {
 	Line int `yaml:"-"`
 }
 
-// DefaultMaxTokens is a target's max_tokens when unset: the reply limit, in
-// tokens, written into anthropic bodies that name a model.
-const DefaultMaxTokens = 4096
+// DefaultMaxTokens is a target's max_tokens when unset: the renderers'
+// default reply limit, in tokens (prompt.DefaultMaxTokens).
+const DefaultMaxTokens = prompt.DefaultMaxTokens
 
 // CapabilityOverride overrides entries of the provider capability table for
 // one target. A nil field keeps the table's value. Only the context limit
