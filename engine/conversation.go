@@ -16,8 +16,8 @@ import (
 	"github.com/recite-dev/recite/planning/conversation"
 )
 
-// maxConversationErrors is how many recent failed results enter the errors
-// section.
+// maxConversationErrors is how many recent distinct failed results enter
+// the errors section.
 const maxConversationErrors = 5
 
 // maxErrorBytes bounds one error's text in the errors section.
@@ -177,11 +177,20 @@ func (e *Engine) conversationInput(ctx context.Context, cfg *config.Config, tg *
 	in.Conversation = logPath
 
 	var errs, srcs []string
+	seen := map[string]bool{}
 	for i := len(c.Messages) - 1; i >= 0 && len(errs) < maxConversationErrors; i-- {
 		r := c.Messages[i]
 		if !r.IsError || r.Internal || r.Content == "" {
 			continue
 		}
+		// The same error (by normalised hash) enters once, as its newest
+		// occurrence: a loop repeating one failure would otherwise fill
+		// the section with copies and push older distinct errors out.
+		h := signals.Hash(r.Content)
+		if seen[h] {
+			continue
+		}
+		seen[h] = true
 		text := r.Content
 		if len(text) > maxErrorBytes {
 			text = text[:maxErrorBytes] + "\n… (cut at 8 KiB)"

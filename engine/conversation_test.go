@@ -743,3 +743,43 @@ func TestHugeMessageCappedAtAssembly(t *testing.T) {
 		t.Errorf("the log lost the full text: %v", err)
 	}
 }
+
+// TestRecentErrorsDistinct: an error repeated across iterations enters the
+// errors section once, as its newest occurrence, and does not push an older
+// distinct error out of the maxConversationErrors slots.
+func TestRecentErrorsDistinct(t *testing.T) {
+	dir := convProject(t, "targets:\n  - name: dev\n    conversation: c\n", nil)
+	s, err := New(dir).OpenConversations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Now = fixedClock()
+	ctx := context.Background()
+	if err := s.Create(ctx, "c", conversation.Meta{}); err != nil {
+		t.Fatal(err)
+	}
+	recs := []conversation.Record{{ID: "first", Role: "tool", ToolName: "Bash", IsError: true, Content: "Error: connect ECONNREFUSED 127.0.0.1:5432"}}
+	for i := range maxConversationErrors + 2 {
+		recs = append(recs, conversation.Record{ID: fmt.Sprintf("r%d", i), Role: "tool", ToolName: "Bash", IsError: true,
+			Content: fmt.Sprintf("TypeError: Cannot read properties of undefined (reading 'paid_at')\n    at paidInvoicesSince (src/stripe.ts:14:%d)", 48+i)})
+	}
+	if err := s.Append(ctx, "c", recs...); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := New(dir).Build(ctx); err != nil {
+		t.Fatal(err)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, PromptsDir, "dev.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sec := string(md)[strings.Index(string(md), "## Recent errors"):]
+	sec = sec[:strings.Index(sec, "\n## Recitation")]
+	newest := fmt.Sprintf("src/stripe.ts:14:%d", 48+maxConversationErrors+1)
+	if n := strings.Count(sec, "TypeError"); n != 1 || !strings.Contains(sec, newest) {
+		t.Errorf("repeated error appears %d times (want once, as %s):\n%s", n, newest, sec)
+	}
+	if !strings.Contains(sec, "ECONNREFUSED") {
+		t.Errorf("the older distinct error was pushed out:\n%s", sec)
+	}
+}
