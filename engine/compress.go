@@ -7,10 +7,12 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -149,9 +151,11 @@ func (e *Engine) compressPrompt(ctx context.Context, cfg *config.Config, tg *con
 
 	iters := map[string]int{}
 	times := map[string]time.Time{}
+	var conv *conversation.Conversation
 	if tg.Conversation != "" {
 		if store, err := e.OpenConversations(); err == nil {
 			if c, _, err := store.Read(tg.Conversation); err == nil {
+				conv = c
 				cr.Iteration = conversationIterations(c, iters)
 				for _, r := range c.Messages {
 					times[r.ID] = r.Time
@@ -165,14 +169,15 @@ func (e *Engine) compressPrompt(ctx context.Context, cfg *config.Config, tg *con
 	every := cfg.Compression.Every
 	cr.Pass = cr.Iteration - cr.Iteration%every
 
-	var errs []gitError
+	var items []gitItem
 	for _, m := range p.Messages {
 		if it := iters[m.ID]; m.IsError && it > 0 && it <= cr.Pass && !times[m.ID].IsZero() {
-			errs = append(errs, gitError{id: m.ID, text: m.Content, at: times[m.ID]})
+			items = append(items, gitItem{id: m.ID, text: m.Content, after: times[m.ID]})
 		}
 	}
-	fixed := e.fixedByCommit(errs)
-	segs, apply, deduped := e.segments(p, in, proj, iters, fixed, cr, count)
+	items = append(items, e.approachItems(conv, cr.Pass)...)
+	commits := e.commitsTouching(items)
+	segs, apply, deduped := e.segments(p, in, proj, iters, commits, cr, count)
 	opt := compress.Options{Pass: cr.Pass, Upcoming: upcomingTasks(proj), Count: count}
 	if cfg.Compression.Summarizer != "" && cr.Pass > 0 {
 		opt.Summarize = e.summarizer(ctx, cfg.Compression.Summarizer)
@@ -299,7 +304,7 @@ var readTools = []string{"read", "view", "cat", "open_file", "get_file"}
 // prompt): a read of a file shown in the Files section, a read superseded
 // by a newer read (at or before the pass) with other content, and a later
 // read with the same content as an earlier one become one-line pointers.
-func (e *Engine) segments(p *prompt.Prompt, in *prompt.Input, proj *planning.Project, iters map[string]int, fixed map[string]bool, cr *CompressReport, count compress.Counter) ([]compress.Segment, func([]compress.Outcome), int) {
+func (e *Engine) segments(p *prompt.Prompt, in *prompt.Input, proj *planning.Project, iters map[string]int, commits map[string]string, cr *CompressReport, count compress.Counter) ([]compress.Segment, func([]compress.Outcome), int) {
 	deduped := 0 // tokens the pointers saved
 	var segs []compress.Segment
 	type target struct {
@@ -434,7 +439,10 @@ func (e *Engine) segments(p *prompt.Prompt, in *prompt.Input, proj *planning.Pro
 			// Resolved by a fix commit, or by the next iteration (at or
 			// before the pass) running without this error.
 			_, next := texts[it+1]
-			seg.Resolved = fixed[m.ID] || it > 0 && it+1 <= cr.Pass && next && !errFirst[it+1][compress.OneLine("", m.Content)]
+			seg.Resolved = commits[m.ID] != "" || it > 0 && it+1 <= cr.Pass && next && !errFirst[it+1][compress.OneLine("", m.Content)]
+		case m.Role == "assistant" && commits[approachID(it)] != "" && it > 0:
+			// The account of an approach a commit landed.
+			seg.Kind, seg.Commit = compress.KindApproach, commits[approachID(it)]
 		case readPath[i] != "":
 			rp := readPath[i]
 			seg.Kind, seg.Path, seg.Unreferenced = compress.KindFileRead, rp, unreferenced(rp, it)
@@ -486,37 +494,159 @@ func (e *Engine) segments(p *prompt.Prompt, in *prompt.Input, proj *planning.Pro
 	return segs, apply, deduped
 }
 
-// gitError is an error message of the conversation: its record id, text
-// and time.
-type gitError struct {
-	id   string
-	text string
-	at   time.Time
+// editToolWords are words of tool names (lower case, substrings) whose
+// calls change the file their arguments name, across agents (the Claude
+// Code hook has its exact list, editTools).
+var editToolWords = []string{"edit", "write", "create", "patch", "replace", "insert"}
+
+// approachItems are the iterations of c whose approach a commit may have
+// landed (seeds/002 §6 "successful approach details (already committed) →
+// LOW"): iterations old enough to be LOW at pass (older than 3), that did
+// not fail (no failing tests, non-zero exit or error hash on their
+// iteration record; without a record, no failed tool result), and that
+// changed files (the record's files_modified, or the files of their edit
+// tool calls). The commit must come after the iteration's last message and
+// before the first message of the fourth iteration after it, so whether an
+// approach is committed is settled by the time it is old enough to
+// compress, and later commits never rewrite it (the prompt cache keeps its
+// prefix). Failed approaches are never compressed this way (seeds/002 §6
+// "NEVER forget: approaches that FAILED").
+func (e *Engine) approachItems(c *conversation.Conversation, pass int) []gitItem {
+	if c == nil || pass <= 0 {
+		return nil
+	}
+	type iterFacts struct {
+		first, last time.Time
+		files       []string
+		failed      bool
+		record      bool
+	}
+	facts := map[int]*iterFacts{}
+	at := func(n int) *iterFacts {
+		if facts[n] == nil {
+			facts[n] = &iterFacts{}
+		}
+		return facts[n]
+	}
+	abs, _ := filepath.Abs(e.dir)
+	addFile := func(f *iterFacts, p string) {
+		if p == "" {
+			return
+		}
+		if filepath.IsAbs(p) {
+			rel, err := filepath.Rel(abs, p)
+			if err != nil || !filepath.IsLocal(rel) {
+				return
+			}
+			p = rel
+		}
+		p = path.Clean(filepath.ToSlash(p))
+		if !fs.ValidPath(p) || slices.Contains(f.files, p) {
+			return
+		}
+		f.files = append(f.files, p)
+	}
+	for _, r := range c.Messages {
+		if r.Iteration <= 0 {
+			continue
+		}
+		f := at(r.Iteration)
+		if f.first.IsZero() || r.Time.Before(f.first) {
+			f.first = r.Time
+		}
+		if r.Time.After(f.last) {
+			f.last = r.Time
+		}
+		if r.IsError {
+			f.failed = true
+		}
+		for _, p := range r.FilesModified {
+			addFile(f, p)
+		}
+		for _, tc := range r.ToolCalls {
+			if isTool(editToolWords, tc.Name) {
+				addFile(f, argPath(tc.Arguments))
+			}
+		}
+	}
+	for _, r := range c.Iterations {
+		if r.Iteration <= 0 {
+			continue
+		}
+		f := at(r.Iteration)
+		if !f.record {
+			// The record, when there is one, decides failure: an error
+			// fixed within the iteration does not fail it.
+			f.record, f.failed = true, false
+		}
+		if r.TestsPassing != nil && !*r.TestsPassing || r.ExitCode != nil && *r.ExitCode != 0 || r.ErrorHash != "" {
+			f.failed = true
+		}
+		for _, p := range r.FilesModified {
+			addFile(f, p)
+		}
+	}
+	var items []gitItem
+	for n := 1; n <= pass-compress.FileReadLowAge-1; n++ {
+		f := facts[n]
+		if f == nil || f.failed || len(f.files) == 0 || f.last.IsZero() {
+			continue
+		}
+		item := gitItem{id: approachID(n), files: f.files, after: f.last}
+		for k := n + compress.FileReadLowAge + 1; k <= pass; k++ {
+			if g := facts[k]; g != nil && !g.first.IsZero() {
+				item.before = g.first
+				break
+			}
+		}
+		items = append(items, item)
+	}
+	return items
 }
 
-// maxFixCommits bounds the commits fixedByCommit walks back from HEAD.
+// approachID keys iteration n's approach in commitsTouching's result.
+func approachID(n int) string { return fmt.Sprintf("approach:%d", n) }
+
+// gitItem is something a later commit can settle: an error message of the
+// conversation (settled by a fix) or an iteration's approach (settled by
+// committing its files).
+type gitItem struct {
+	// id keys the result: a record id, or "approach:N".
+	id string
+	// text is an error's text; the files of HEAD's tree it names count.
+	text string
+	// files are project-relative files (slash-separated) that count.
+	files []string
+	// after and before bound the commit time: strictly after after, and,
+	// when before is not zero, not after before.
+	after, before time.Time
+}
+
+// maxFixCommits bounds the commits commitsTouching walks back from HEAD.
 const maxFixCommits = 500
 
-// fixedByCommit returns the ids of the errors a later commit fixed (seeds/002
-// §6 "an error was resolved (committed fix exists)"): a commit of the
-// project's git repository, made after the error, that changed a file the
-// error names. The files an error names are the words of its text that,
-// without a ":line:col" suffix and quotes or brackets, are files of HEAD's
-// tree (relative to the project). Commits are walked from HEAD back to the
-// oldest error, at most maxFixCommits; no repository, or any git failure,
-// fixes nothing.
-func (e *Engine) fixedByCommit(errs []gitError) map[string]bool {
-	fixed := map[string]bool{}
-	if len(errs) == 0 {
-		return fixed
+// commitsTouching returns, for each item a commit settles, the commit's
+// abbreviated hash (7 hex digits): the newest commit of the project's git
+// repository, made inside the item's time bounds, that changed one of the
+// item's files against its first parent. An error's files are the words of
+// its text that, without a ":line:col" suffix and quotes or brackets, are
+// files of HEAD's tree (relative to the project). Commits are walked once,
+// from HEAD back to the oldest item, at most maxFixCommits; no repository,
+// or any git failure, settles nothing. seeds/002 §6 uses it twice: "an
+// error was resolved (committed fix exists)" and "successful approach
+// details (already committed) → compress to commit hash".
+func (e *Engine) commitsTouching(items []gitItem) map[string]string {
+	found := map[string]string{}
+	if len(items) == 0 {
+		return found
 	}
 	repo, err := git.PlainOpenWithOptions(e.dir, &git.PlainOpenOptions{DetectDotGit: true})
 	if err != nil {
-		return fixed
+		return found
 	}
 	wt, err := repo.Worktree()
 	if err != nil {
-		return fixed
+		return found
 	}
 	prefix := ""
 	if absDir, err := filepath.Abs(e.dir); err == nil {
@@ -526,27 +656,32 @@ func (e *Engine) fixedByCommit(errs []gitError) map[string]bool {
 	}
 	head, err := repo.Head()
 	if err != nil {
-		return fixed
+		return found
 	}
 	hc, err := repo.CommitObject(head.Hash())
 	if err != nil {
-		return fixed
+		return found
 	}
 	htree, err := hc.Tree()
 	if err != nil {
-		return fixed
+		return found
 	}
-	oldest := errs[0].at
-	paths := make([][]string, len(errs))
-	for i, er := range errs {
-		if er.at.Before(oldest) {
-			oldest = er.at
+	oldest := items[0].after
+	paths := make([][]string, len(items))
+	for i, it := range items {
+		if it.after.Before(oldest) {
+			oldest = it.after
 		}
-		paths[i] = namedFiles(er.text, prefix, htree)
+		if it.text != "" {
+			paths[i] = namedFiles(it.text, prefix, htree)
+		}
+		for _, f := range it.files {
+			paths[i] = append(paths[i], prefix+f)
+		}
 	}
 	iter, err := repo.Log(&git.LogOptions{From: head.Hash(), Order: git.LogOrderCommitterTime})
 	if err != nil {
-		return fixed
+		return found
 	}
 	defer iter.Close()
 	for n := 0; n < maxFixCommits; n++ {
@@ -564,19 +699,20 @@ func (e *Engine) fixedByCommit(errs []gitError) map[string]bool {
 				ptree, _ = pc.Tree()
 			}
 		}
-		for i, er := range errs {
-			if fixed[er.id] || !c.Committer.When.After(er.at) {
+		when := c.Committer.When
+		for i, it := range items {
+			if found[it.id] != "" || !when.After(it.after) || !it.before.IsZero() && when.After(it.before) {
 				continue
 			}
 			for _, f := range paths[i] {
 				if entryHash(tree, f) != entryHash(ptree, f) {
-					fixed[er.id] = true
+					found[it.id] = c.Hash.String()[:7]
 					break
 				}
 			}
 		}
 	}
-	return fixed
+	return found
 }
 
 // namedFiles are the words of an error text that name files of tree, with
@@ -619,10 +755,15 @@ func entryHash(tree *object.Tree, path string) plumbing.Hash {
 	return e.Hash
 }
 
-func isReadTool(names ...string) bool {
+// isReadTool reports whether any of names is a read tool (readTools).
+func isReadTool(names ...string) bool { return isTool(readTools, names...) }
+
+// isTool reports whether any of names contains one of kinds, ignoring
+// case.
+func isTool(kinds []string, names ...string) bool {
 	for _, n := range names {
 		n = strings.ToLower(n)
-		for _, r := range readTools {
+		for _, r := range kinds {
 			if n != "" && strings.Contains(n, r) {
 				return true
 			}

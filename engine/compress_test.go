@@ -15,6 +15,7 @@ import (
 	"github.com/recite-dev/recite/engine/compress"
 	"github.com/recite-dev/recite/engine/prompt"
 	"github.com/recite-dev/recite/internal/sharedtest"
+	"github.com/recite-dev/recite/planning/conversation"
 )
 
 // TestDifficultyRouting edits the fire-flow example's current plan into a
@@ -221,10 +222,12 @@ func TestContextHygiene(t *testing.T) {
 	}
 }
 
-// TestFixedByCommit builds a real git repository: an error naming
+// TestCommitsTouching builds a real git repository: an error naming
 // src/x.go:12:3 is fixed by a later commit changing src/x.go, not by a
-// commit made before it nor by a later commit changing another file.
-func TestFixedByCommit(t *testing.T) {
+// commit made before it nor by a later commit changing another file; an
+// approach is landed by the newest commit inside its time window that
+// changes one of its files.
+func TestCommitsTouching(t *testing.T) {
 	dir := t.TempDir()
 	repo, err := git.PlainInit(dir, false)
 	if err != nil {
@@ -249,21 +252,31 @@ func TestFixedByCommit(t *testing.T) {
 	commit("src/x.go", "package x\n", when)
 	commit("src/y.go", "package y\n", when.Add(time.Hour))
 	commit("src/x.go", "package x // fixed\n", when.Add(3*time.Hour))
-	errs := []gitError{
-		{id: "fixed", text: "panic: nil map\n\tat src/x.go:12:3 (Foo)", at: when.Add(2 * time.Hour)},
-		{id: "other file", text: "Error: bad value in `src/y.go`", at: when.Add(2 * time.Hour)},
-		{id: "after the fix", text: "panic again at src/x.go:14", at: when.Add(4 * time.Hour)},
-		{id: "no file", text: "Error: connect ECONNREFUSED 127.0.0.1:5432", at: when.Add(2 * time.Hour)},
+	items := []gitItem{
+		{id: "fixed", text: "panic: nil map\n\tat src/x.go:12:3 (Foo)", after: when.Add(2 * time.Hour)},
+		{id: "other file", text: "Error: bad value in `src/y.go`", after: when.Add(2 * time.Hour)},
+		{id: "after the fix", text: "panic again at src/x.go:14", after: when.Add(4 * time.Hour)},
+		{id: "no file", text: "Error: connect ECONNREFUSED 127.0.0.1:5432", after: when.Add(2 * time.Hour)},
+		// Approaches: files named, and a window the commit must fall in.
+		{id: "approach landed", files: []string{"src/x.go"}, after: when.Add(2 * time.Hour), before: when.Add(3 * time.Hour)},
+		{id: "approach landed late", files: []string{"src/x.go"}, after: when.Add(2 * time.Hour), before: when.Add(150 * time.Minute)},
+		{id: "approach unbounded", files: []string{"src/y.go", "src/x.go"}, after: when.Add(30 * time.Minute)},
+		{id: "approach never committed", files: []string{"src/z.go"}, after: when},
 	}
-	got := New(dir).fixedByCommit(errs)
-	want := map[string]bool{"fixed": true}
-	for _, e := range errs {
-		if got[e.id] != want[e.id] {
-			t.Errorf("%s: fixed = %v, want %v", e.id, got[e.id], want[e.id])
+	got := New(dir).commitsTouching(items)
+	head, err := repo.Head()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fix := head.Hash().String()[:7]
+	want := map[string]string{"fixed": fix, "approach landed": fix, "approach unbounded": fix}
+	for _, it := range items {
+		if got[it.id] != want[it.id] {
+			t.Errorf("%s: commit = %q, want %q", it.id, got[it.id], want[it.id])
 		}
 	}
-	// No repository: nothing is fixed.
-	if got := New(t.TempDir()).fixedByCommit(errs); len(got) != 0 {
+	// No repository: nothing is settled.
+	if got := New(t.TempDir()).commitsTouching(items); len(got) != 0 {
 		t.Errorf("without a repository: %v", got)
 	}
 }
@@ -463,5 +476,130 @@ func TestTightBudgetKeepsPinned(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCommittedApproachCompressed runs a 9-iteration conversation in a real
+// git repository and builds at the pass of iteration 9: the account of an
+// iteration whose edited file a commit landed within its window becomes
+// "[committed in HASH] …" one line; a failed iteration's account is never
+// compressed this way (failed approaches are kept), nor is one whose commit
+// came after the window, nor one never committed.
+func TestCommittedApproachCompressed(t *testing.T) {
+	dir := convProject(t, "compression:\n  every: 3\nhistory:\n  strategy: window\n  window: 1000\ntargets:\n  - name: dev\n    conversation: c\n", nil)
+	repo, err := git.PlainInit(dir, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wt, err := repo.Worktree()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	at := func(it, minute int) time.Time {
+		return t0.Add(time.Duration(it)*time.Hour + time.Duration(minute)*time.Minute)
+	}
+	commit := func(path string, when time.Time) string {
+		full := filepath.Join(dir, filepath.FromSlash(path))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte("package src // "+when.String()+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := wt.Add(path); err != nil {
+			t.Fatal(err)
+		}
+		sig := &object.Signature{Name: "t", Email: "t@example.com", When: when}
+		h, err := wt.Commit("land "+path, &git.CommitOptions{Author: sig, Committer: sig})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h.String()[:7]
+	}
+	commit("README.md", t0)
+
+	s, err := New(dir).OpenConversations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := s.Create(ctx, "c", conversation.Meta{}); err != nil {
+		t.Fatal(err)
+	}
+	account := func(it int) string {
+		return "Iteration " + strconv.Itoa(it) + ": moved the retry loop into src/f" + strconv.Itoa(it) + ".go.\nThe backoff doubles from 100 ms and stops after five tries.\nThe tests cover the fifth try."
+	}
+	failed := map[int]bool{2: true}
+	for it := 1; it <= 9; it++ {
+		file := "src/f" + strconv.Itoa(it) + ".go"
+		pass := !failed[it]
+		call := "edit-" + strconv.Itoa(it)
+		recs := []conversation.Record{
+			{Role: "user", Content: "Iteration " + strconv.Itoa(it) + ": go on.", Time: at(it, 0)},
+			{Role: "assistant", Content: "Editing " + file + ".", ToolCalls: []conversation.ToolCall{{ID: call, Name: "Edit", Arguments: `{"file_path":"` + filepath.Join(dir, file) + `"}`}}, Time: at(it, 1)},
+			{Role: "tool", ToolCallID: call, ToolName: "Edit", Content: "ok", Time: at(it, 2)},
+			{Role: "assistant", Content: account(it), Time: at(it, 3)},
+			{Kind: conversation.KindIteration, TestsPassing: &pass, Time: at(it, 4)},
+		}
+		for i := range recs {
+			recs[i].Iteration = it
+			if recs[i].Kind == "" {
+				recs[i].Kind = conversation.KindMessage
+			}
+		}
+		if err := s.Append(ctx, "c", recs...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	landed := map[int]string{
+		1: commit("src/f1.go", at(1, 30)),
+		3: commit("src/f3.go", at(5, 30)), // before iteration 7 starts: inside the window
+	}
+	commit("src/f2.go", at(2, 30)) // the failed iteration's file
+	commit("src/f4.go", at(8, 30)) // after iteration 8 started: too late
+
+	rep, err := New(dir).Build(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := rep.Targets[0]
+	if tr.Compression == nil || tr.Compression.Pass != 9 {
+		t.Fatalf("compression report %+v, want a pass at 9", tr.Compression)
+	}
+	accounts := map[int]string{}
+	for _, m := range tr.prompt.Messages {
+		for it := 1; it <= 9; it++ {
+			if m.Role == "assistant" && strings.Contains(m.Content, "src/f"+strconv.Itoa(it)+".go.") && !strings.HasPrefix(m.Content, "Editing") {
+				accounts[it] = m.Content
+			}
+		}
+	}
+	for it := 1; it <= 9; it++ {
+		got := accounts[it]
+		switch {
+		case landed[it] != "":
+			want := "[committed in " + landed[it] + "]"
+			if !strings.HasPrefix(got, want) || strings.Contains(got, "\n") {
+				t.Errorf("iteration %d: %q, want one line starting %q", it, got, want)
+			}
+		case it <= 3: // older than 5 at the pass: the history rule
+			if !strings.HasPrefix(got, "[old iteration]") {
+				t.Errorf("iteration %d: %q, want the old-iteration line", it, got)
+			}
+		default:
+			if got != account(it) {
+				t.Errorf("iteration %d: %q, want it verbatim", it, got)
+			}
+		}
+	}
+	var forgotten string
+	for _, f := range tr.Compression.Forgotten {
+		if strings.Contains(f, "committed in") {
+			forgotten += f + "\n"
+		}
+	}
+	if strings.Count(forgotten, "committed in") != 2 {
+		t.Errorf("forgotten lists %q, want the two committed approaches", forgotten)
 	}
 }

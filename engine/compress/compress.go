@@ -66,7 +66,10 @@ const (
 	// KindHistory is any other conversation message: one line when older
 	// than 5 iterations.
 	KindHistory
-	// KindApproach is an approach already committed: LOW.
+	// KindApproach is an assistant's account of an approach a commit
+	// landed: LOW once older than 3 iterations, compressed to the commit
+	// hash and its first line (seeds/002 §6 "successful approach details
+	// (already committed) → LOW (compress to commit hash)").
 	KindApproach
 	// KindEditing is a file being edited in the current iteration: never
 	// forgotten.
@@ -99,6 +102,9 @@ type Segment struct {
 	// 3+ iterations"). It depends only on those iterations, so it never
 	// changes once the read is old enough to be LOW.
 	Unreferenced bool
+	// Commit is the abbreviated hash of the commit that landed a
+	// KindApproach segment's approach.
+	Commit string
 	// Tier is the prompt tier: 0 stable, 1 semi, 2 dynamic.
 	Tier int
 	// Pinned marks a segment no budget level may touch (README "The stable
@@ -174,10 +180,15 @@ func (r *Result) SavedPercent() float64 {
 	return float64(r.Saved()) * 100 / float64(r.Before)
 }
 
+// FileReadLowAge is the age, in iterations, past which file reads (and
+// committed approaches) are LOW (seeds/002 §6 "file contents read >3
+// iterations ago → LOW").
+const FileReadLowAge = 3
+
 // Ages, in iterations, from seeds/002 §6 and FORMATS.md §2.9.
 const (
 	errorHighIterations  = 2 // errors of the last 2 iterations are HIGH
-	fileReadLowAge       = 3 // file reads older than 3 iterations are LOW
+	fileReadLowAge       = FileReadLowAge
 	historyOneLineAge    = 5 // iteration history older than 5 is one line each
 	coldAge              = 5 // WARM → COLD after 5 idle iterations
 	upcomingTasksChecked = 3
@@ -188,10 +199,11 @@ const (
 //
 // Every rule depends on the segment's age at the pass (pass − Iteration)
 // and on facts fixed soon after the segment was written (Unreferenced,
-// Resolved as the engine computes them), so a segment changes form only
-// while it is young: a file read at ages 4–5 (LOW, or one line when
-// unreferenced), any conversation segment past age 5 (one line, the
-// iteration-history rule), an error at age 2. A pass therefore rewrites
+// Resolved and Commit as the engine computes them), so a segment changes
+// form only while it is young: a file read or a committed approach at ages
+// 4–5 (LOW, or one line when unreferenced or committed), any conversation
+// segment past age 5 (one line, the iteration-history rule), an error at
+// age 2. A pass therefore rewrites
 // the prompt from about pass − every − 5 onwards, never deeper, which
 // bounds what it costs the provider's prompt cache.
 func Score(s Segment, pass int) (Relevance, string) {
@@ -234,7 +246,13 @@ func Score(s Segment, pass int) (Relevance, string) {
 		}
 		return Neutral, ""
 	case KindApproach:
-		return Low, ""
+		switch {
+		case pass > 0 && age > fileReadLowAge && s.Commit != "":
+			return Low, "committed in " + s.Commit
+		case pass > 0 && age > historyOneLineAge:
+			return Low, "old iteration"
+		}
+		return Neutral, ""
 	}
 	return Neutral, ""
 }

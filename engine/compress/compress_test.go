@@ -83,7 +83,10 @@ func TestScore(t *testing.T) {
 		{"read before the first pass", Segment{Kind: KindFileRead, Iteration: 1}, 0, Neutral, ""},
 		{"history at age 5", Segment{Kind: KindHistory, Iteration: 4}, 9, Neutral, ""},
 		{"history at age 6", Segment{Kind: KindHistory, Iteration: 3}, 9, Low, "old iteration"},
-		{"committed approach", Segment{Kind: KindApproach}, 9, Low, ""},
+		{"committed approach at age 3", Segment{Kind: KindApproach, Iteration: 6, Commit: "abc1234"}, 9, Neutral, ""},
+		{"committed approach at age 4", Segment{Kind: KindApproach, Iteration: 5, Commit: "abc1234"}, 9, Low, "committed in abc1234"},
+		{"committed approach past age 5 keeps its hash", Segment{Kind: KindApproach, Iteration: 1, Commit: "abc1234"}, 9, Low, "committed in abc1234"},
+		{"approach without a commit at age 6", Segment{Kind: KindApproach, Iteration: 3}, 9, Low, "old iteration"},
 		{"other", Segment{Kind: KindOther}, 9, Neutral, ""},
 	}
 	for _, tt := range tests {
@@ -242,9 +245,9 @@ func TestCompressForgettingAndPlanAwareKeep(t *testing.T) {
 
 func TestCompressSummarizer(t *testing.T) {
 	count := counter(t)
-	seg := Segment{Key: "msg:x", Kind: KindApproach, Text: strings.Repeat("Tried a direct fix in auth.ts and committed it. ", 20)}
+	seg := Segment{Key: "msg:x", Kind: KindFileRead, Iteration: 1, Text: strings.Repeat("Tried a direct fix in auth.ts and committed it. ", 20)}
 	called := 0
-	r := Compress([]Segment{seg}, Options{Pass: 3, Count: count, Summarize: func(text string, keep float64) (string, bool) {
+	r := Compress([]Segment{seg}, Options{Pass: 6, Count: count, Summarize: func(text string, keep float64) (string, bool) {
 		called++
 		if keep != 0.15 {
 			t.Errorf("keep = %v, want 0.15", keep)
@@ -254,7 +257,7 @@ func TestCompressSummarizer(t *testing.T) {
 	if called != 1 || r.Outcomes[0].Text != "Committed a direct fix in auth.ts." {
 		t.Errorf("summarizer not used: %d %q", called, r.Outcomes[0].Text)
 	}
-	r = Compress([]Segment{seg}, Options{Pass: 3, Count: count, Summarize: func(string, float64) (string, bool) { return "", false }})
+	r = Compress([]Segment{seg}, Options{Pass: 6, Count: count, Summarize: func(string, float64) (string, bool) { return "", false }})
 	if !strings.Contains(r.Outcomes[0].Text, "(compressed:") {
 		t.Errorf("no extractive fallback: %q", r.Outcomes[0].Text)
 	}
