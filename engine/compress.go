@@ -666,6 +666,10 @@ func (e *Engine) commitsTouching(items []gitItem) map[string]string {
 	if err != nil {
 		return found
 	}
+	key := commitsKey(head.Hash(), items)
+	if found, ok := e.commits[key]; ok {
+		return found
+	}
 	oldest := items[0].after
 	paths := make([][]string, len(items))
 	for i, it := range items {
@@ -684,10 +688,18 @@ func (e *Engine) commitsTouching(items []gitItem) map[string]string {
 		return found
 	}
 	defer iter.Close()
+	entries := entryHashes{}
 	for n := 0; n < maxFixCommits; n++ {
 		c, err := iter.Next()
 		if err != nil || c.Committer.When.Before(oldest) {
 			break
+		}
+		when := c.Committer.When
+		open := func(it gitItem) bool {
+			return found[it.id] == "" && when.After(it.after) && (it.before.IsZero() || !when.After(it.before))
+		}
+		if !slices.ContainsFunc(items, open) {
+			continue
 		}
 		tree, err := c.Tree()
 		if err != nil {
@@ -699,20 +711,61 @@ func (e *Engine) commitsTouching(items []gitItem) map[string]string {
 				ptree, _ = pc.Tree()
 			}
 		}
-		when := c.Committer.When
 		for i, it := range items {
-			if found[it.id] != "" || !when.After(it.after) || !it.before.IsZero() && when.After(it.before) {
+			if !open(it) {
 				continue
 			}
-			for _, f := range paths[i] {
-				if entryHash(tree, f) != entryHash(ptree, f) {
-					found[it.id] = c.Hash.String()[:7]
-					break
-				}
+			if slices.ContainsFunc(paths[i], func(f string) bool { return entries.hash(tree, f) != entries.hash(ptree, f) }) {
+				found[it.id] = c.Hash.String()[:7]
 			}
 		}
 	}
+	if len(e.commits) >= maxCommitsCache {
+		clear(e.commits)
+	}
+	if e.commits == nil {
+		e.commits = map[string]map[string]string{}
+	}
+	e.commits[key] = found
 	return found
+}
+
+// maxCommitsCache bounds the commitsTouching results an Engine keeps (one
+// per HEAD and item set; a watch session has one per target between
+// passes).
+const maxCommitsCache = 16
+
+// commitsKey identifies a commitsTouching question: HEAD and every field
+// of the items.
+func commitsKey(head plumbing.Hash, items []gitItem) string {
+	h := sha256.New()
+	h.Write(head[:])
+	for _, it := range items {
+		fmt.Fprintf(h, "%q %q %q %d %d\n", it.id, it.text, it.files, it.after.UnixNano(), it.before.UnixNano())
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// entryHashes memoises blob hashes by tree and path during one walk: a
+// commit's parent tree is the next commit's tree in a linear history, so
+// each lookup is made once.
+type entryHashes map[[2]string]plumbing.Hash
+
+// hash is the blob hash of path in tree, zero when absent or tree is nil.
+func (m entryHashes) hash(tree *object.Tree, path string) plumbing.Hash {
+	if tree == nil {
+		return plumbing.ZeroHash
+	}
+	k := [2]string{tree.Hash.String(), path}
+	if h, ok := m[k]; ok {
+		return h
+	}
+	h := plumbing.ZeroHash
+	if e, err := tree.FindEntry(path); err == nil {
+		h = e.Hash
+	}
+	m[k] = h
+	return h
 }
 
 // namedFiles are the words of an error text that name files of tree, with
@@ -740,19 +793,6 @@ func namedFiles(text, prefix string, tree *object.Tree) []string {
 		}
 	}
 	return out
-}
-
-// entryHash is the blob hash of path in tree, zero when absent or tree is
-// nil.
-func entryHash(tree *object.Tree, path string) plumbing.Hash {
-	if tree == nil {
-		return plumbing.ZeroHash
-	}
-	e, err := tree.FindEntry(path)
-	if err != nil {
-		return plumbing.ZeroHash
-	}
-	return e.Hash
 }
 
 // isReadTool reports whether any of names is a read tool (readTools).

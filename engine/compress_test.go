@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -274,6 +275,17 @@ func TestCommitsTouching(t *testing.T) {
 		if got[it.id] != want[it.id] {
 			t.Errorf("%s: commit = %q, want %q", it.id, got[it.id], want[it.id])
 		}
+	}
+	// The answer is cached by HEAD: a new commit is seen by the next
+	// question.
+	e := New(dir)
+	z := gitItem{id: "z", files: []string{"src/z.go"}, after: when}
+	if got := e.commitsTouching([]gitItem{z}); got["z"] != "" {
+		t.Fatalf("src/z.go landed before it was committed: %v", got)
+	}
+	commit("src/z.go", "package z\n", when.Add(5*time.Hour))
+	if got := e.commitsTouching([]gitItem{z}); got["z"] == "" {
+		t.Errorf("a commit after the first question was not seen: %v", got)
 	}
 	// No repository: nothing is settled.
 	if got := New(t.TempDir()).commitsTouching(items); len(got) != 0 {
@@ -602,4 +614,56 @@ func TestCommittedApproachCompressed(t *testing.T) {
 	if strings.Count(forgotten, "committed in") != 2 {
 		t.Errorf("forgotten lists %q, want the two committed approaches", forgotten)
 	}
+}
+
+// BenchmarkCommitsTouching walks 300 loose-object commits for 30 approach
+// windows and 5 errors (walk), and answers the same question again from
+// the cache (hit, what a build between passes pays).
+func BenchmarkCommitsTouching(b *testing.B) {
+	dir := b.TempDir()
+	repo, err := git.PlainInit(dir, false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	wt, err := repo.Worktree()
+	if err != nil {
+		b.Fatal(err)
+	}
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := range 300 {
+		p := fmt.Sprintf("src/pkg%d/f%d.go", i%20, i%60)
+		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(p)), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, p), []byte(fmt.Sprint(i)), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := wt.Add(p); err != nil {
+			b.Fatal(err)
+		}
+		sig := &object.Signature{Name: "t", Email: "t@example.com", When: t0.Add(time.Duration(i) * time.Minute)}
+		if _, err := wt.Commit("c", &git.CommitOptions{Author: sig, Committer: sig}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var items []gitItem
+	for i := range 30 {
+		items = append(items, gitItem{id: fmt.Sprint("approach:", i), files: []string{fmt.Sprintf("src/pkg%d/f%d.go", i%20, (i*7)%60)},
+			after: t0.Add(time.Duration(100+i*5) * time.Minute), before: t0.Add(time.Duration(120+i*5) * time.Minute)})
+	}
+	for i := range 5 {
+		items = append(items, gitItem{id: fmt.Sprint("error:", i), text: "panic at src/pkg1/f1.go:12", after: t0.Add(time.Duration(100+i*5) * time.Minute)})
+	}
+	e := New(dir)
+	b.Run("walk", func(b *testing.B) {
+		for b.Loop() {
+			e.commits = nil
+			e.commitsTouching(items)
+		}
+	})
+	b.Run("hit", func(b *testing.B) {
+		for b.Loop() {
+			e.commitsTouching(items)
+		}
+	})
 }

@@ -75,6 +75,9 @@ type Engine struct {
 	rendersMu   sync.Mutex
 	renders     map[string]cachedRender
 	renderCalls int // bodies actually rendered, for tests
+	// commits caches commitsTouching results by HEAD and question
+	// (compress.go).
+	commits map[string]map[string]string
 }
 
 // New returns an Engine for the project rooted at dir. The engine keeps
