@@ -224,7 +224,9 @@ func (e *Engine) learningsSection(c *conversation.Conversation, proj *planning.P
 // loopSection is the loop and role layer: the role and agent, which
 // iteration this is (the conversation's iteration records, of maxIter —
 // recite.yaml's agent.max_iterations — else of the active loop's maximum),
-// and what failed in the last recorded iteration. It reads iteration
+// the files modified so far (seeds/000 "DeliverableTracker (track files
+// created, tests passing)"), and what failed in the last recorded
+// iteration. It reads iteration
 // records and the messages of recorded iterations only, so a new plain
 // message does not change it (DESIGN.md invariant 8).
 func loopSection(c *conversation.Conversation, tg *config.Target, proj *planning.Project, maxIter int) prompt.Section {
@@ -288,6 +290,17 @@ func loopSection(c *conversation.Conversation, tg *config.Target, proj *planning
 	}
 	if len(facts) > 0 {
 		fmt.Fprintf(&b, "Iteration %d: %s\n", n, strings.Join(facts, "; "))
+	}
+	var touched []string
+	for _, it := range c.Iterations {
+		for _, f := range it.FilesModified {
+			if f = strings.TrimSpace(f); f != "" && !slices.Contains(touched, f) {
+				touched = append(touched, f)
+			}
+		}
+	}
+	if len(touched) > 1 || len(touched) == 1 && !slices.Contains(last.FilesModified, touched[0]) {
+		b.WriteString("Files modified so far: " + strings.Join(touched, ", ") + "\n")
 	}
 	var failed []string
 	if last.IsError || (last.TestsPassing != nil && !*last.TestsPassing) {
@@ -403,9 +416,12 @@ func mustHaves(pl *planning.Plan) []string {
 
 // epicSection is the epic and phase layer: the conversation's epic, the
 // phase and its goal, the roadmap's success criteria, the plan, the
-// deliverables (the plan's files_modified, the conversation's declared
-// deliverables and the files of its iteration records) and the acceptance
-// criteria (the plan's must_haves truths and its tasks' done criteria).
+// planned deliverables (the plan's files_modified and the conversation's
+// declared deliverables) and the acceptance criteria (the plan's
+// must_haves truths and its tasks' done criteria). The files iterations
+// modified are in the loop layer: the epic layer sits before the
+// conversation, and a list that grows with every new file would re-send
+// the whole conversation uncached each time.
 func epicSection(c *conversation.Conversation, proj *planning.Project) prompt.Section {
 	s := prompt.Section{ID: prompt.IDEpic, Heading: "Epic and phase"}
 	var b strings.Builder
@@ -468,10 +484,10 @@ func epicSection(c *conversation.Conversation, proj *planning.Project) prompt.Se
 			}
 		}
 	}
+	// Planned deliverables only: the files iterations touched change
+	// often and belong to the loop layer, after the conversation, or every
+	// new file would re-send the whole conversation uncached.
 	add(&deliverables, c.Meta.Deliverables...)
-	for _, it := range c.Iterations {
-		add(&deliverables, it.FilesModified...)
-	}
 	if len(deliverables) > 0 {
 		b.WriteString("Deliverables:\n")
 		for _, d := range deliverables {
@@ -484,7 +500,7 @@ func epicSection(c *conversation.Conversation, proj *planning.Project) prompt.Se
 			b.WriteString("- " + a + "\n")
 		}
 	}
-	if c.Meta.Epic != "" || len(c.Meta.Deliverables) > 0 || len(c.Iterations) > 0 {
+	if c.Meta.Epic != "" || len(c.Meta.Deliverables) > 0 {
 		s.Sources = append(s.Sources, ConversationLog(c.ID))
 	}
 	s.Body = strings.TrimSpace(b.String())

@@ -783,3 +783,57 @@ func TestRecentErrorsDistinct(t *testing.T) {
 		t.Errorf("the older distinct error was pushed out:\n%s", sec)
 	}
 }
+
+// TestModifiedFilesInLoopLayer: files iteration records modified are
+// listed in the loop layer, after the conversation, not in the epic layer
+// before it, so an iteration touching a new file leaves the anthropic
+// system blocks (the cached prefix before the conversation) unchanged.
+func TestModifiedFilesInLoopLayer(t *testing.T) {
+	dir := convProject(t, "targets:\n  - name: dev\n    conversation: c1\n    providers: [markdown, anthropic]\n", nil)
+	toolConversation(t, dir, "c1")
+	ctx := context.Background()
+	e := New(dir)
+	if _, err := e.Build(ctx); err != nil {
+		t.Fatal(err)
+	}
+	system := func() string {
+		b, err := os.ReadFile(filepath.Join(dir, PromptsDir, "dev.anthropic.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var body struct {
+			System json.RawMessage `json:"system"`
+		}
+		if err := json.Unmarshal(b, &body); err != nil {
+			t.Fatal(err)
+		}
+		return string(body.System)
+	}
+	before := system()
+	s, err := e.OpenConversations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	yes := true
+	if err := s.Append(ctx, "c1", conversation.Record{Kind: conversation.KindIteration, Iteration: 2, TestsPassing: &yes, FilesModified: []string{"jwt.go"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Build(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if after := system(); after != before {
+		t.Errorf("an iteration modifying a new file changed the system blocks:\nbefore %s\nafter  %s", before, after)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, PromptsDir, "dev.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	epic := string(md)[strings.Index(string(md), "## Epic and phase"):]
+	epic = epic[:strings.Index(epic[3:], "\n## ")+3]
+	if strings.Contains(epic, "jwt.go") || !strings.Contains(epic, "- auth.ts") {
+		t.Errorf("epic layer lists touched files or lost the planned deliverable:\n%s", epic)
+	}
+	if !strings.Contains(string(md), "Files modified so far: auth.ts, jwt.go\n") {
+		t.Errorf("loop layer lacks the files modified so far:\n%s", md)
+	}
+}
