@@ -230,29 +230,13 @@ func TestContextHygiene(t *testing.T) {
 // changes one of its files.
 func TestCommitsTouching(t *testing.T) {
 	dir := t.TempDir()
-	repo, err := git.PlainInit(dir, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wt, _ := repo.Worktree()
+	commit := gitCommitter(t, dir)
 	when := time.Date(2026, 1, 10, 12, 0, 0, 0, time.UTC)
-	commit := func(path, text string, at time.Time) {
-		full := filepath.Join(dir, filepath.FromSlash(path))
-		os.MkdirAll(filepath.Dir(full), 0o755)
-		if err := os.WriteFile(full, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := wt.Add(path); err != nil {
-			t.Fatal(err)
-		}
-		sig := &object.Signature{Name: "t", Email: "t@example.com", When: at}
-		if _, err := wt.Commit("change "+path, &git.CommitOptions{Author: sig, Committer: sig}); err != nil {
-			t.Fatal(err)
-		}
+	commits := []string{
+		commit("src/x.go", "package x\n", when),
+		commit("src/y.go", "package y\n", when.Add(time.Hour)),
+		commit("src/x.go", "package x // fixed\n", when.Add(3*time.Hour)),
 	}
-	commit("src/x.go", "package x\n", when)
-	commit("src/y.go", "package y\n", when.Add(time.Hour))
-	commit("src/x.go", "package x // fixed\n", when.Add(3*time.Hour))
 	items := []gitItem{
 		{id: "fixed", text: "panic: nil map\n\tat src/x.go:12:3 (Foo)", after: when.Add(2 * time.Hour)},
 		{id: "other file", text: "Error: bad value in `src/y.go`", after: when.Add(2 * time.Hour)},
@@ -265,11 +249,7 @@ func TestCommitsTouching(t *testing.T) {
 		{id: "approach never committed", files: []string{"src/z.go"}, after: when},
 	}
 	got := New(dir).commitsTouching(items)
-	head, err := repo.Head()
-	if err != nil {
-		t.Fatal(err)
-	}
-	fix := head.Hash().String()[:7]
+	fix := commits[2]
 	want := map[string]string{"fixed": fix, "approach landed": fix, "approach unbounded": fix}
 	for _, it := range items {
 		if got[it.id] != want[it.id] {
@@ -499,37 +479,12 @@ func TestTightBudgetKeepsPinned(t *testing.T) {
 // came after the window, nor one never committed.
 func TestCommittedApproachCompressed(t *testing.T) {
 	dir := convProject(t, "compression:\n  every: 3\nhistory:\n  strategy: window\n  window: 1000\ntargets:\n  - name: dev\n    conversation: c\n", nil)
-	repo, err := git.PlainInit(dir, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wt, err := repo.Worktree()
-	if err != nil {
-		t.Fatal(err)
-	}
+	commit := gitCommitter(t, dir)
 	t0 := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 	at := func(it, minute int) time.Time {
 		return t0.Add(time.Duration(it)*time.Hour + time.Duration(minute)*time.Minute)
 	}
-	commit := func(path string, when time.Time) string {
-		full := filepath.Join(dir, filepath.FromSlash(path))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte("package src // "+when.String()+"\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := wt.Add(path); err != nil {
-			t.Fatal(err)
-		}
-		sig := &object.Signature{Name: "t", Email: "t@example.com", When: when}
-		h, err := wt.Commit("land "+path, &git.CommitOptions{Author: sig, Committer: sig})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return h.String()[:7]
-	}
-	commit("README.md", t0)
+	commit("README.md", "# r\n", t0)
 
 	s, err := New(dir).OpenConversations()
 	if err != nil {
@@ -565,11 +520,11 @@ func TestCommittedApproachCompressed(t *testing.T) {
 		}
 	}
 	landed := map[int]string{
-		1: commit("src/f1.go", at(1, 30)),
-		3: commit("src/f3.go", at(5, 30)), // before iteration 7 starts: inside the window
+		1: commit("src/f1.go", "package src\n", at(1, 30)),
+		3: commit("src/f3.go", "package src\n", at(5, 30)), // before iteration 7 starts: inside the window
 	}
-	commit("src/f2.go", at(2, 30)) // the failed iteration's file
-	commit("src/f4.go", at(8, 30)) // after iteration 8 started: too late
+	commit("src/f2.go", "package src\n", at(2, 30)) // the failed iteration's file
+	commit("src/f4.go", "package src\n", at(8, 30)) // after iteration 8 started: too late
 
 	rep, err := New(dir).Build(ctx)
 	if err != nil {
@@ -621,30 +576,10 @@ func TestCommittedApproachCompressed(t *testing.T) {
 // the cache (hit, what a build between passes pays).
 func BenchmarkCommitsTouching(b *testing.B) {
 	dir := b.TempDir()
-	repo, err := git.PlainInit(dir, false)
-	if err != nil {
-		b.Fatal(err)
-	}
-	wt, err := repo.Worktree()
-	if err != nil {
-		b.Fatal(err)
-	}
+	commit := gitCommitter(b, dir)
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for i := range 300 {
-		p := fmt.Sprintf("src/pkg%d/f%d.go", i%20, i%60)
-		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(p)), 0o755); err != nil {
-			b.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, p), []byte(fmt.Sprint(i)), 0o644); err != nil {
-			b.Fatal(err)
-		}
-		if _, err := wt.Add(p); err != nil {
-			b.Fatal(err)
-		}
-		sig := &object.Signature{Name: "t", Email: "t@example.com", When: t0.Add(time.Duration(i) * time.Minute)}
-		if _, err := wt.Commit("c", &git.CommitOptions{Author: sig, Committer: sig}); err != nil {
-			b.Fatal(err)
-		}
+		commit(fmt.Sprintf("src/pkg%d/f%d.go", i%20, i%60), fmt.Sprint(i), t0.Add(time.Duration(i)*time.Minute))
 	}
 	var items []gitItem
 	for i := range 30 {
@@ -666,4 +601,37 @@ func BenchmarkCommitsTouching(b *testing.B) {
 			e.commitsTouching(items)
 		}
 	})
+}
+
+// gitCommitter makes dir a git repository and returns a function that
+// writes path (slash-separated) with text and commits it, authored and
+// committed at when; it returns the commit's abbreviated hash.
+func gitCommitter(tb testing.TB, dir string) func(path, text string, when time.Time) string {
+	tb.Helper()
+	repo, err := git.PlainInit(dir, false)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	wt, err := repo.Worktree()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return func(path, text string, when time.Time) string {
+		full := filepath.Join(dir, filepath.FromSlash(path))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			tb.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(text), 0o644); err != nil {
+			tb.Fatal(err)
+		}
+		if _, err := wt.Add(path); err != nil {
+			tb.Fatal(err)
+		}
+		sig := &object.Signature{Name: "t", Email: "t@example.com", When: when}
+		h, err := wt.Commit("change "+path, &git.CommitOptions{Author: sig, Committer: sig})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		return h.String()[:7]
+	}
 }
