@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/recite-dev/recite/engine/config"
@@ -82,10 +83,23 @@ func (e *Engine) assemble(ctx context.Context, cfg *config.Config, tg *config.Ta
 
 	route := routeDifficulty(tg, proj, &in)
 	p := prompt.Assemble(in)
-	comp := e.compressPrompt(ctx, cfg, tg, proj, &in, p, route)
+	// Redact before compressing, so that a cut made by compression (a
+	// one-line form, an extract) never keeps part of a secret the whole
+	// text would have had replaced, and a summarizer command never sees
+	// one; and again after, for the text compression adds (skills, the
+	// double-check section), which the redaction cache makes cheap for
+	// everything else.
 	redactions, err := e.redactPrompt(p)
 	if err != nil {
 		diags = append(diags, Diagnostic{Path: config.FileName, Message: fmt.Sprintf("redaction: %v", err)})
+	}
+	comp := e.compressPrompt(ctx, cfg, tg, proj, &in, p, route)
+	if more, err := e.redactPrompt(p); err == nil {
+		for _, r := range more {
+			if !slices.Contains(redactions, r) {
+				redactions = append(redactions, r)
+			}
+		}
 	}
 	b := tg.Budget
 	if b == 0 {

@@ -136,6 +136,9 @@ func (e *Engine) compressPrompt(ctx context.Context, cfg *config.Config, tg *con
 	}
 	if pol.DoubleCheck != nil && *pol.DoubleCheck {
 		if s, ok := doubleCheckSection(proj); ok {
+			if e.redactor != nil {
+				s.Body, _ = e.redactor.redact(IDDoubleCheck, s.Body)
+			}
 			insertSemiLast(p, s)
 			cr.DoubleCheck = true
 		}
@@ -334,9 +337,15 @@ func (e *Engine) segments(p *prompt.Prompt, in *prompt.Input, proj *planning.Pro
 		if s.ID == prompt.IDSkills && len(in.Skills) > 0 {
 			skillSection = i
 			for k, f := range in.Skills {
+				// Skill files come raw from the input: redact them before
+				// a cut can keep part of a secret (redactPrompt ran).
+				text := "### " + f.Path + "\n\n" + strings.TrimSpace(f.Text)
+				if e.redactor != nil {
+					text, _ = e.redactor.redact(f.Path, text)
+				}
 				segs = append(segs, compress.Segment{
 					Key: "skill:" + f.Path, Kind: compress.KindSkill, Path: f.Path, Tier: int(s.Tier),
-					Text:    "### " + f.Path + "\n\n" + strings.TrimSpace(f.Text),
+					Text:    text,
 					ForTask: skillUsed(f.Path, taskWords, proj, p.Messages),
 				})
 				targets = append(targets, target{section: -1, skill: k, msg: -1})

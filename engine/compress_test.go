@@ -635,3 +635,59 @@ func gitCommitter(tb testing.TB, dir string) func(path, text string, when time.T
 		return h.String()[:7]
 	}
 }
+
+// TestCompressionCutsNoSecret: a token across the one-line cut of an old
+// message, and one in a LOW read handed to the summarizer command, reach
+// neither the prompt nor the command in part: compression works on
+// redacted text.
+func TestCompressionCutsNoSecret(t *testing.T) {
+	const token = "ghp_Zx9Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0LzXcVb"
+	seen := filepath.Join(t.TempDir(), "seen")
+	dir := convProject(t, "compression:\n  every: 3\n  summarizer: cat >> "+seen+"; echo short\nhistory:\n  strategy: window\n  window: 1000\ntargets:\n  - name: dev\n    conversation: c\n", nil)
+	s, err := New(dir).OpenConversations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := s.Create(ctx, "c", conversation.Meta{}); err != nil {
+		t.Fatal(err)
+	}
+	// The token starts at rune 140, across the one-line form's 160-rune cut.
+	line := strings.Repeat("step ", 27) + "see " + token + " in the log.\nSecond line."
+	var recs []conversation.Record
+	for it := 1; it <= 9; it++ {
+		call := "read-" + strconv.Itoa(it)
+		recs = append(recs,
+			conversation.Record{Kind: conversation.KindMessage, Iteration: it, Role: "assistant", Content: line},
+			conversation.Record{Kind: conversation.KindMessage, Iteration: it, Role: "assistant", Content: "Reading the next one; deploy-1.sh deploy-2.sh deploy-3.sh deploy-4.sh deploy-5.sh deploy-6.sh deploy-7.sh deploy-8.sh deploy-9.sh are related.", ToolCalls: []conversation.ToolCall{{ID: call, Name: "Read", Arguments: `{"file_path":"deploy-` + strconv.Itoa(it) + `.sh"}`}}},
+			conversation.Record{Kind: conversation.KindMessage, Iteration: it, Role: "tool", ToolCallID: call, ToolName: "Read", Content: strings.Repeat("echo step\n", 40) + "export GITHUB_TOKEN=" + token + "\n"},
+		)
+	}
+	if err := s.Append(ctx, "c", recs...); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := New(dir).Build(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := rep.Targets[0].Compression; c == nil || c.Pass != 9 || len(c.Forgotten) == 0 {
+		t.Fatalf("compression report %+v, want a pass at 9 that collapsed old messages", c)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, PromptsDir, "dev.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd, err := os.ReadFile(seen)
+	if err != nil {
+		t.Fatalf("the summarizer never ran: %v", err)
+	}
+	for _, name := range []string{"prompt", "summarizer input"} {
+		text := map[string]string{"prompt": string(md), "summarizer input": string(cmd)}[name]
+		for i := 0; i+8 <= len(token); i++ {
+			if strings.Contains(text, token[i:i+8]) {
+				t.Errorf("%s carries part of the token (%q)", name, token[i:i+8])
+				break
+			}
+		}
+	}
+}
