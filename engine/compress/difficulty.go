@@ -26,7 +26,8 @@ const (
 	Complex
 )
 
-// String returns SIMPLE, MODERATE or COMPLEX.
+// String returns SIMPLE, MODERATE or COMPLEX (any other value reads as
+// COMPLEX).
 func (d Difficulty) String() string {
 	switch d {
 	case Simple:
@@ -36,6 +37,17 @@ func (d Difficulty) String() string {
 	default:
 		return "COMPLEX"
 	}
+}
+
+// MarshalText makes a Difficulty read as its name in JSON ("SIMPLE",
+// "MODERATE" or "COMPLEX"), like Relevance, Heat and Level, so `recite
+// status --json` names every level the same way. A value outside the
+// three tiers is an error rather than a silent COMPLEX.
+func (d Difficulty) MarshalText() ([]byte, error) {
+	if d < Simple || d > Complex {
+		return nil, fmt.Errorf("compress: difficulty %d out of range", int(d))
+	}
+	return []byte(d.String()), nil
 }
 
 // Task is what difficulty routing looks at.
@@ -66,15 +78,89 @@ func (r Routing) String() string {
 	return r.Level.String() + " (" + strings.Join(r.Reasons, "; ") + ")"
 }
 
-// securityWords and architectureWords make a task COMPLEX (seeds/002 §5
-// "Security/architecture implications → always COMPLEX"). A word matches a
-// task word equal to it or starting with it (auth matches authentication).
-var securityWords = []string{"auth", "security", "secure", "crypto", "encrypt", "decrypt", "password", "secret", "credential", "permission", "oauth", "jwt", "csrf", "xss", "injection", "vulnerab", "signature", "sanitiz"}
+// keyword is one routing keyword (seeds/002 §5). A task word matches it
+// when the word, or the first part of a compound word ("authKit",
+// "security-critical"; see headPart), is word or one of forms, as it is or
+// with a plain inflection (see inflects). Words with an everyday sense besides
+// the one routing means ("signature" of a function, "schema" link, a
+// "logging" line, dependency "injection") also need one of near within
+// nearWindow task words either side; keywords without near need no
+// context.
+type keyword struct {
+	// word is the keyword itself and the name shown in the reason
+	// ("security: auth").
+	word string
+	// forms are the derived words the keyword stands for, spelled out
+	// (authentication, authorize, …); matching never uses prefixes.
+	forms []string
+	// near are context words, one of which must be close by; nil means
+	// none is needed.
+	near []string
+}
 
-var architectureWords = []string{"architecture", "architectural", "redesign", "schema", "migration", "migrate", "protocol", "framework", "infrastructure"}
+// nearWindow is how many task words either side of a keyword are looked
+// at for its context words.
+const nearWindow = 4
 
-// crossCuttingWords mark cross-cutting concerns (always COMPLEX).
-var crossCuttingWords = []string{"cross-cutting", "crosscutting", "codebase-wide", "everywhere", "logging", "telemetry", "observability", "i18n", "internationaliz", "localiz"}
+// securityWords make a task COMPLEX (seeds/002 §5 "Security/architecture
+// implications → always COMPLEX"). The first that matches names the
+// reason.
+var securityWords = []keyword{
+	{word: "auth", forms: []string{"authn", "authz", "authenticate", "authentication", "authenticator", "authorize", "authorise", "authorization", "authorisation"}},
+	{word: "security"},
+	{word: "secure"},
+	{word: "crypto", forms: []string{"cryptography", "cryptographic"}},
+	{word: "encrypt", forms: []string{"encryption"}},
+	{word: "decrypt", forms: []string{"decryption"}},
+	{word: "password"},
+	{word: "secret"},
+	{word: "credential"},
+	{word: "permission"},
+	{word: "oauth", forms: []string{"oauth2"}},
+	{word: "jwt"},
+	{word: "csrf"},
+	{word: "xss"},
+	// Dependency, constructor or comment "injection" is not a security
+	// concern; SQL, command or prompt injection is.
+	{word: "injection", near: []string{"sql", "nosql", "prompt", "command", "shell", "code", "html", "script", "ldap", "header", "attack", "exploit", "malicious", "untrusted", "xss", "sanitize", "escape"}},
+	{word: "vulnerable", forms: []string{"vulnerability"}},
+	// A function's or a transaction's "signature" is not a security
+	// concern; a webhook's or a signed payload's is.
+	{word: "signature", near: []string{"webhook", "hmac", "sign", "signer", "verify", "verification", "cryptographic", "digital", "certificate", "jws", "jwt", "pgp", "gpg", "ed25519", "ecdsa", "rsa", "key", "secret", "tamper"}},
+	{word: "sanitize", forms: []string{"sanitise", "sanitizer", "sanitiser", "sanitization", "sanitisation"}},
+}
+
+// architectureWords make a task COMPLEX (seeds/002 §5, as securityWords).
+var architectureWords = []keyword{
+	{word: "architecture"},
+	{word: "architectural"},
+	{word: "redesign"},
+	// A database schema is architecture; a "schema link" in the docs or a
+	// validation schema alone is not.
+	{word: "schema", near: []string{"database", "db", "sql", "table", "column", "migration", "migrate", "ddl", "sqlite", "postgres", "postgresql", "mysql", "prisma", "drizzle", "orm", "graphql"}},
+	{word: "migration"},
+	{word: "migrate"},
+	{word: "protocol"},
+	{word: "framework"},
+	{word: "infrastructure"},
+}
+
+// crossCuttingWords mark cross-cutting concerns (seeds/002 §5
+// "Cross-cutting concerns → always COMPLEX").
+var crossCuttingWords = []keyword{
+	{word: "cross-cutting"},
+	{word: "crosscutting"},
+	{word: "codebase-wide"},
+	{word: "everywhere"},
+	// Logging is cross-cutting when it spans the code ("logging in every
+	// handler", "a logging system across the app"), not for one log line.
+	{word: "logging", near: []string{"every", "all", "each", "across", "throughout", "everywhere", "entire", "whole", "global", "globally", "central", "centralize", "centralise", "wide", "system", "structured"}},
+	{word: "telemetry"},
+	{word: "observability"},
+	{word: "i18n"},
+	{word: "internationalize", forms: []string{"internationalise", "internationalization", "internationalisation"}},
+	{word: "localize", forms: []string{"localise", "localization", "localisation"}},
+}
 
 // crossCuttingDirs: a task touching files under this many top-level
 // directories is cross-cutting.
@@ -84,7 +170,9 @@ const crossCuttingDirs = 3
 // MODERATE, 6+ → COMPLEX; skill match exact → SIMPLE, partial → MODERATE,
 // none → COMPLEX (only when skills are configured); security or
 // architecture words, and cross-cutting concerns (keywords, or files under
-// 3 or more top-level directories) → always COMPLEX. The level is the
+// 3 or more top-level directories) → always COMPLEX. Keywords match whole
+// words of the task text and file paths, with plain inflections and, for
+// words with an everyday sense, a context word nearby (see keyword). The level is the
 // highest signal. A task with no files and no other signal is MODERATE.
 func Route(t Task) Routing {
 	var r Routing
@@ -105,7 +193,8 @@ func Route(t Task) Routing {
 	default:
 		raise(Complex, fmt.Sprintf("%d files", n))
 	}
-	words := Keywords(t.Text + " " + strings.Join(t.Files, " "))
+	all := t.Text + " " + strings.Join(t.Files, " ")
+	words := Keywords(all)
 	if len(t.Skills) > 0 {
 		switch m := skillMatch(words, t.Skills); m {
 		case 2:
@@ -116,13 +205,14 @@ func Route(t Task) Routing {
 			raise(Complex, "no skill match")
 		}
 	}
-	if w := matchAny(words, securityWords); w != "" {
+	units := taskWords(all)
+	if w := matchAny(units, securityWords); w != "" {
 		raise(Complex, "security: "+w)
 	}
-	if w := matchAny(words, architectureWords); w != "" {
+	if w := matchAny(units, architectureWords); w != "" {
 		raise(Complex, "architecture: "+w)
 	}
-	if w := matchAny(words, crossCuttingWords); w != "" {
+	if w := matchAny(units, crossCuttingWords); w != "" {
 		raise(Complex, "cross-cutting: "+w)
 	} else if d := topDirs(t.Files); d >= crossCuttingDirs {
 		raise(Complex, fmt.Sprintf("cross-cutting: %d top-level directories", d))
@@ -208,15 +298,124 @@ func contains(sorted []string, w string) bool {
 	return i < len(sorted) && sorted[i] == w
 }
 
-// matchAny returns the first of list that some word equals or starts with,
-// or "".
-func matchAny(words []string, list []string) string {
+// taskWords splits s into its words, in order, for keyword matching:
+// runs of letters, digits and inner '-', each given as the lower-case word
+// followed, for a compound, by its first part (see headPart).
+func taskWords(s string) [][]string {
+	var out [][]string
+	for _, f := range strings.FieldsFunc(s, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-'
+	}) {
+		f = strings.Trim(f, "-")
+		if f == "" {
+			continue
+		}
+		unit := []string{strings.ToLower(f)}
+		if h := headPart(f); h != unit[0] {
+			unit = append(unit, h)
+		}
+		out = append(out, unit)
+	}
+	return out
+}
+
+// headPart is the first part of a compound word, lower-cased: up to the
+// first '-' or camelCase boundary (a lower-case letter or digit before an
+// upper-case one, or the last of a run of upper-case letters before a
+// lower-case one). "security-critical" → security, "authKit" → auth,
+// "HTTPServer" → http; letters and digits stay together (i18n, oauth2).
+// Only the first part counts, as with the prefix matching this replaced,
+// so "non-secret" and "getRecipePermissionPolicy" are not keywords.
+func headPart(w string) string {
+	w, _, _ = strings.Cut(w, "-")
+	r := []rune(w)
+	for i := 1; i < len(r); i++ {
+		if unicode.IsUpper(r[i]) && (unicode.IsLower(r[i-1]) || unicode.IsDigit(r[i-1]) ||
+			unicode.IsUpper(r[i-1]) && i+1 < len(r) && unicode.IsLower(r[i+1])) {
+			return strings.ToLower(string(r[:i]))
+		}
+	}
+	return strings.ToLower(w)
+}
+
+// inflects reports whether w is stem or a plain inflection of it: plural or
+// third person -s/-es, past -ed, -ing, and for a stem ending in 'e' -d and
+// -ing without the 'e' (migrate → migrated, migrating), for one ending in
+// a consonant and 'y' -ies and -ied (verify → verifies, verified). Nothing
+// else: "author" is not a form of "auth".
+func inflects(w, stem string) bool {
+	if rest, ok := strings.CutPrefix(w, stem); ok {
+		switch rest {
+		case "", "s", "es", "ed", "ing":
+			return true
+		}
+	}
+	n := len(stem)
+	switch {
+	case n < 2:
+		return false
+	case stem[n-1] == 'e':
+		return w == stem+"d" || w == stem[:n-1]+"ing"
+	case stem[n-1] == 'y' && !strings.ContainsRune("aeiou", rune(stem[n-2])):
+		return w == stem[:n-1]+"ies" || w == stem[:n-1]+"ied"
+	}
+	return false
+}
+
+// matches reports whether word (a whole word or a part of one) is k's word
+// or one of its forms, inflected or not.
+func (k keyword) matches(word string) bool {
+	if inflects(word, k.word) {
+		return true
+	}
+	for _, f := range k.forms {
+		if inflects(word, f) {
+			return true
+		}
+	}
+	return false
+}
+
+// matchAny returns the word of the first keyword of list that some task
+// word matches (with one of its context words within nearWindow words
+// when it has any), or "".
+func matchAny(units [][]string, list []keyword) string {
 	for _, k := range list {
-		for _, w := range words {
-			if strings.HasPrefix(w, k) {
-				return k
+		for i, u := range units {
+			if anyWord(u, k.matches) && (k.near == nil || nearby(units, i, k.near)) {
+				return k.word
 			}
 		}
 	}
 	return ""
+}
+
+// nearby reports whether one of near (inflected or not) is among the words
+// within nearWindow of units[i], units[i] included.
+func nearby(units [][]string, i int, near []string) bool {
+	lo, hi := max(i-nearWindow, 0), min(i+nearWindow, len(units)-1)
+	for _, u := range units[lo : hi+1] {
+		if anyWord(u, func(w string) bool {
+			for _, n := range near {
+				if inflects(w, n) {
+					return true
+				}
+			}
+			return false
+		}) {
+			return true
+		}
+	}
+	return false
+}
+
+// anyWord reports whether f holds for one word of a unit (the whole word
+// or its first part).
+func anyWord(unit []string, f func(string) bool) bool {
+	for _, w := range unit {
+		if f(w) {
+			return true
+		}
+	}
+	return false
 }
