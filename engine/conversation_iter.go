@@ -2,11 +2,16 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/recite-dev/recite/engine/signals"
 	"github.com/recite-dev/recite/planning/conversation"
@@ -82,8 +87,143 @@ func runChangedFiles(before, after runSnapshot) []string {
 	return out
 }
 
+// runHead is the commit HEAD named at one moment of a run: ok is false
+// outside a git repository or when HEAD cannot be read; hash is the zero
+// hash while HEAD's branch is unborn (no commit yet).
+type runHead struct {
+	hash plumbing.Hash
+	ok   bool
+}
+
+// openRunRepo opens the git repository holding the project (found as
+// gitModified finds it: the nearest .git at or above the project) and
+// returns it with the project's slash-separated prefix inside the work tree
+// ("." when the project is the work tree's root).
+func (e *Engine) openRunRepo() (*git.Repository, string, error) {
+	abs, err := filepath.Abs(e.dir)
+	if err != nil {
+		return nil, "", err
+	}
+	root := gitRoot(abs)
+	if root == "" {
+		return nil, "", git.ErrRepositoryNotExists
+	}
+	prefix, err := filepath.Rel(root, abs)
+	if err != nil {
+		return nil, "", err
+	}
+	repo, err := git.PlainOpenWithOptions(root, &git.PlainOpenOptions{EnableDotGitCommonDir: true})
+	if err != nil {
+		return nil, "", err
+	}
+	return repo, filepath.ToSlash(prefix), nil
+}
+
+// headOf reads the commit HEAD names now (one reference lookup; see
+// runHead).
+func (e *Engine) headOf() runHead {
+	repo, _, err := e.openRunRepo()
+	if err != nil {
+		return runHead{}
+	}
+	ref, err := repo.Head()
+	if errors.Is(err, plumbing.ErrReferenceNotFound) {
+		return runHead{ok: true} // unborn branch
+	}
+	if err != nil {
+		return runHead{}
+	}
+	return runHead{hash: ref.Hash(), ok: true}
+}
+
+// committedFiles lists the project files that differ between the trees of
+// the commits HEAD named before a run and names now: the files the commits
+// made during the run changed (or, when HEAD moved to an unrelated branch,
+// every file the two trees hold differently; an unborn HEAD is an empty
+// tree). Paths are project-relative and slash-separated, files outside the
+// project and recite's own outputs (ownOutput) are left out, sorted, at
+// most maxFilesModified of them. It is nil, without opening anything but
+// HEAD, when HEAD did not move, and nil on any git failure (the record then
+// holds what git status saw).
+func (e *Engine) committedFiles(ctx context.Context, before runHead) []string {
+	if !before.ok {
+		return nil
+	}
+	repo, prefix, err := e.openRunRepo()
+	if err != nil {
+		return nil
+	}
+	var now plumbing.Hash
+	if ref, err := repo.Head(); err == nil {
+		now = ref.Hash()
+	} else if !errors.Is(err, plumbing.ErrReferenceNotFound) {
+		return nil
+	}
+	if now == before.hash {
+		return nil
+	}
+	tree := func(h plumbing.Hash) (*object.Tree, error) {
+		if h.IsZero() {
+			return nil, nil // unborn: the empty tree
+		}
+		c, err := repo.CommitObject(h)
+		if err != nil {
+			return nil, err
+		}
+		return c.Tree()
+	}
+	from, err := tree(before.hash)
+	if err != nil {
+		return nil
+	}
+	to, err := tree(now)
+	if err != nil {
+		return nil
+	}
+	changes, err := object.DiffTreeWithOptions(ctx, from, to, nil)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, ch := range changes {
+		for _, p := range []string{ch.From.Name, ch.To.Name} {
+			if p == "" {
+				continue
+			}
+			if prefix != "." {
+				rest, ok := strings.CutPrefix(p, prefix+"/")
+				if !ok {
+					continue
+				}
+				p = rest
+			}
+			if !ownOutput(p) {
+				out = append(out, p)
+			}
+		}
+	}
+	slices.Sort(out)
+	out = slices.Compact(out)
+	if len(out) > maxFilesModified {
+		out = out[:maxFilesModified:maxFilesModified]
+	}
+	return out
+}
+
+// mergeFiles is the sorted union of two sorted file lists, nil when both
+// are empty.
+func mergeFiles(a, b []string) []string {
+	if len(b) == 0 {
+		return a
+	}
+	out := append(slices.Clip(a), b...)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
 // iterationRecord is the record `recite conversation run` appends after the
-// agent ran: iteration n, the files it modified (nil when unknown: not a
+// agent ran: iteration n, the files it modified (git status before and
+// after, plus the files of the commits it made; nil when unknown: not a
 // git repository), how many lines it printed, its exit code, and for a
 // failed run the error (its text, cut to maxIterationError bytes, and the
 // hash of the whole normalized text).

@@ -57,7 +57,9 @@ type RunResult struct {
 	// a conversation).
 	Iteration int `json:"iteration"`
 	// FilesModified are the project files the run changed, as git status
-	// saw them before and after it (none outside a git repository).
+	// saw them before and after it, plus the files of the commits the run
+	// made (HEAD before the run against HEAD after it); none outside a git
+	// repository.
 	FilesModified []string `json:"files_modified,omitempty"`
 	// Diagnostics are the build's diagnostics.
 	Diagnostics []Diagnostic `json:"diagnostics,omitempty"`
@@ -98,8 +100,9 @@ func (e *AgentError) Error() string { return e.Message }
 // Each run is one iteration of the conversation (numbered after its last
 // iteration record): the user message and the reply carry its number, and
 // with the reply the run appends an iteration record (KindIteration) with
-// the files the run modified (git status before and after, when the project
-// is in a git repository), the lines the agent printed, its exit code and,
+// the files the run modified (git status before and after, and the files
+// the commits made during the run changed, when the project is in a git
+// repository), the lines the agent printed, its exit code and,
 // for a failed run, the error and its hash. The loop and role layer of the
 // next prompt reads it ("iteration N of M", what failed), and so does the
 // circuit breaker.
@@ -171,6 +174,10 @@ func (e *Engine) RunConversation(ctx context.Context, opts RunOptions) (*RunResu
 	}
 
 	before, inGit := e.snapshotRun(ctx)
+	var head runHead
+	if inGit {
+		head = e.headOf()
+	}
 	reply, code, runErr := e.runAgent(ctx, cfg, res, opts, body)
 	res.ExitCode = code
 	// Record the outcome even when ctx was cancelled mid-run.
@@ -180,6 +187,9 @@ func (e *Engine) RunConversation(ctx context.Context, opts RunOptions) (*RunResu
 		if after, ok := e.snapshotRun(rctx); ok {
 			files = runChangedFiles(before, after)
 		}
+		// Files the agent committed are gone from git status: take them
+		// from the commits the run made (only when HEAD moved).
+		files = mergeFiles(files, e.committedFiles(rctx, head))
 	}
 	res.FilesModified = files
 	msg := conversation.Record{Role: conversation.RoleAssistant, Agent: c.Meta.AgentType, Content: reply, Iteration: iter}
