@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/recite-dev/recite/engine/config"
@@ -19,6 +20,34 @@ import (
 // maxConversationErrors is how many recent distinct failed results enter
 // the errors section.
 const maxConversationErrors = 5
+
+// errorKey is what makes two errors the same for the errors section: the
+// text with each run of digits read as one '#' and each run of white space
+// as one space, so an error repeated at another line, column, port or
+// duration is one error, while errors naming other modules or values
+// (signals.Normalize masks quoted values) stay apart.
+func errorKey(text string) string {
+	var b strings.Builder
+	digit, space := false, false
+	for _, r := range strings.TrimSpace(text) {
+		switch {
+		case unicode.IsDigit(r):
+			if !digit {
+				b.WriteByte('#')
+			}
+			digit, space = true, false
+		case unicode.IsSpace(r):
+			if !space {
+				b.WriteByte(' ')
+			}
+			digit, space = false, true
+		default:
+			b.WriteRune(r)
+			digit, space = false, false
+		}
+	}
+	return b.String()
+}
 
 // maxErrorBytes bounds one error's text in the errors section.
 const maxErrorBytes = 8 << 10
@@ -183,18 +212,18 @@ func (e *Engine) conversationInput(ctx context.Context, cfg *config.Config, tg *
 		if !r.IsError || r.Internal || r.Content == "" {
 			continue
 		}
-		// The same error (by normalised hash) enters once, as its newest
-		// occurrence: a loop repeating one failure would otherwise fill
-		// the section with copies and push older distinct errors out.
-		h := signals.Hash(r.Content)
-		if seen[h] {
-			continue
-		}
-		seen[h] = true
 		text := r.Content
 		if len(text) > maxErrorBytes {
 			text = text[:maxErrorBytes] + "\n… (cut at 8 KiB)"
 		}
+		// The same error enters once, as its newest occurrence: a loop
+		// repeating one failure would otherwise fill the section with
+		// copies and push older distinct errors out.
+		k := errorKey(text)
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
 		errs = append(errs, text)
 		srcs = append(srcs, logPath+"#"+r.ID)
 	}

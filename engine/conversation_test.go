@@ -759,6 +759,10 @@ func TestRecentErrorsDistinct(t *testing.T) {
 		t.Fatal(err)
 	}
 	recs := []conversation.Record{{ID: "first", Role: "tool", ToolName: "Bash", IsError: true, Content: "Error: connect ECONNREFUSED 127.0.0.1:5432"}}
+	// Errors that differ in a quoted name are different errors.
+	for _, mod := range []string{"lodash", "express"} {
+		recs = append(recs, conversation.Record{ID: "mod-" + mod, Role: "tool", ToolName: "Bash", IsError: true, Content: "Error: Cannot find module '" + mod + "'"})
+	}
 	for i := range maxConversationErrors + 2 {
 		recs = append(recs, conversation.Record{ID: fmt.Sprintf("r%d", i), Role: "tool", ToolName: "Bash", IsError: true,
 			Content: fmt.Sprintf("TypeError: Cannot read properties of undefined (reading 'paid_at')\n    at paidInvoicesSince (src/stripe.ts:14:%d)", 48+i)})
@@ -779,8 +783,10 @@ func TestRecentErrorsDistinct(t *testing.T) {
 	if n := strings.Count(sec, "TypeError"); n != 1 || !strings.Contains(sec, newest) {
 		t.Errorf("repeated error appears %d times (want once, as %s):\n%s", n, newest, sec)
 	}
-	if !strings.Contains(sec, "ECONNREFUSED") {
-		t.Errorf("the older distinct error was pushed out:\n%s", sec)
+	for _, want := range []string{"ECONNREFUSED", "'lodash'", "'express'"} {
+		if !strings.Contains(sec, want) {
+			t.Errorf("the older distinct error %s was pushed out or merged:\n%s", want, sec)
+		}
 	}
 }
 
