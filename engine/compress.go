@@ -24,6 +24,7 @@ import (
 	"github.com/recite-dev/recite/engine/compress"
 	"github.com/recite-dev/recite/engine/config"
 	"github.com/recite-dev/recite/engine/prompt"
+	"github.com/recite-dev/recite/engine/signals"
 	"github.com/recite-dev/recite/planning"
 	"github.com/recite-dev/recite/planning/conversation"
 )
@@ -172,16 +173,34 @@ func (e *Engine) compressPrompt(ctx context.Context, cfg *config.Config, tg *con
 	every := cfg.Compression.Every
 	cr.Pass = cr.Iteration - cr.Iteration%every
 
+	facts := e.iterationFacts(conv, iters)
+	// A fix commit counts when made before the pass's iteration began, so
+	// a commit made between passes changes nothing until the next pass.
 	var items []gitItem
-	for _, m := range p.Messages {
-		if it := iters[m.ID]; m.IsError && it > 0 && it <= cr.Pass && !times[m.ID].IsZero() {
-			items = append(items, gitItem{id: m.ID, text: m.Content, after: times[m.ID]})
+	if passStart, ok := windowEnd(facts, cr.Pass, cr.Pass); ok {
+		for _, m := range p.Messages {
+			it := iters[m.ID]
+			if m.IsError && it > 0 && it <= cr.Pass && !times[m.ID].IsZero() {
+				items = append(items, gitItem{id: m.ID, text: m.Content, after: times[m.ID], before: passStart})
+			}
 		}
 	}
-	items = append(items, e.approachItems(conv, cr.Pass)...)
+	items = append(items, approachItems(facts, cr.Pass)...)
 	commits := e.commitsTouching(items)
-	segs, apply, deduped := e.segments(p, in, proj, iters, commits, cr, count)
-	opt := compress.Options{Pass: cr.Pass, Upcoming: upcomingTasks(proj), Count: count}
+	// A skill counts as used when a message up to the pass names it, in the
+	// whole conversation rather than the history window: the skills sit in
+	// the stable tier, and a mention arriving between passes, or leaving
+	// the window, must not rewrite the whole prompt.
+	var mentions []string
+	if conv != nil {
+		for _, r := range conv.Messages {
+			if n := iters[r.ID]; n > 0 && n <= cr.Pass && !r.Internal {
+				mentions = append(mentions, r.Content)
+			}
+		}
+	}
+	segs, apply, deduped := e.segments(p, in, proj, convFacts{iters: iters, facts: facts, commits: commits, mentions: mentions}, cr, count)
+	opt := compress.Options{Pass: cr.Pass, Current: cr.Iteration, Upcoming: upcomingTasks(proj), Count: count}
 	if cfg.Compression.Summarizer != "" && cr.Pass > 0 {
 		opt.Summarize = e.summarizer(ctx, cfg.Compression.Summarizer)
 	}
@@ -223,19 +242,53 @@ func (e *Engine) compressPrompt(ctx context.Context, cfg *config.Config, tg *con
 	return cr
 }
 
-// conversationIterations fills iters (record id → iteration) and returns
-// the highest iteration of the conversation's messages and iteration
-// records.
+// conversationIterations fills iters (record id → iteration, for messages
+// and iteration records) and returns the current iteration, the highest of
+// them. A record's own number wins. Otherwise the number is derived, so
+// that conversations without numbers (written by the Claude Code hook,
+// imported from an agent's transcript) compress too: an iteration record
+// is the iteration after the record before it; with iteration records (the
+// hook writes one per agent turn, at Stop), a message belongs to the
+// iteration after the last record written before it; without any, each
+// user prompt (a user message that is neither internal nor a compaction
+// summary) begins the next iteration.
 func conversationIterations(c *conversation.Conversation, iters map[string]int) int {
-	cur := 0
-	for _, r := range c.Messages {
-		if r.Iteration > 0 {
-			iters[r.ID] = r.Iteration
-		}
-		cur = max(cur, r.Iteration)
+	type end struct {
+		at time.Time
+		id string
+		n  int
 	}
+	var ends []end
+	cur, prev := 0, 0
 	for _, r := range c.Iterations {
-		cur = max(cur, r.Iteration)
+		n := r.Iteration
+		if n <= 0 {
+			n = prev + 1
+		}
+		prev = n
+		ends = append(ends, end{r.Time, r.ID, n})
+		iters[r.ID] = n
+		cur = max(cur, n)
+	}
+	j, last, prompts := 0, 0, 0
+	for _, r := range c.Messages {
+		for j < len(ends) && (ends[j].at.Before(r.Time) || ends[j].at.Equal(r.Time) && ends[j].id < r.ID) {
+			last = ends[j].n
+			j++
+		}
+		if r.Role == conversation.RoleUser && !r.Internal && !r.CompactSummary && r.ToolCallID == "" {
+			prompts++
+		}
+		n := r.Iteration
+		switch {
+		case n > 0:
+		case len(ends) > 0:
+			n = last + 1
+		default:
+			n = max(prompts, 1)
+		}
+		iters[r.ID] = n
+		cur = max(cur, n)
 	}
 	return cur
 }
@@ -307,7 +360,7 @@ var readTools = []string{"read", "view", "cat", "open_file", "get_file"}
 // prompt): a read of a file shown in the Files section, a read superseded
 // by a newer read (at or before the pass) with other content, and a later
 // read with the same content as an earlier one become one-line pointers.
-func (e *Engine) segments(p *prompt.Prompt, in *prompt.Input, proj *planning.Project, iters map[string]int, commits map[string]string, cr *CompressReport, count compress.Counter) ([]compress.Segment, func([]compress.Outcome), int) {
+func (e *Engine) segments(p *prompt.Prompt, in *prompt.Input, proj *planning.Project, conv convFacts, cr *CompressReport, count compress.Counter) ([]compress.Segment, func([]compress.Outcome), int) {
 	deduped := 0 // tokens the pointers saved
 	var segs []compress.Segment
 	type target struct {
@@ -346,7 +399,7 @@ func (e *Engine) segments(p *prompt.Prompt, in *prompt.Input, proj *planning.Pro
 				segs = append(segs, compress.Segment{
 					Key: "skill:" + f.Path, Kind: compress.KindSkill, Path: f.Path, Tier: int(s.Tier),
 					Text:    text,
-					ForTask: skillUsed(f.Path, taskWords, proj, p.Messages),
+					ForTask: skillUsed(f.Path, taskWords, proj, conv.mentions),
 				})
 				targets = append(targets, target{section: -1, skill: k, msg: -1})
 			}
@@ -378,13 +431,19 @@ func (e *Engine) segments(p *prompt.Prompt, in *prompt.Input, proj *planning.Pro
 	readPath := make([]string, len(p.Messages))
 	for i, m := range p.Messages {
 		if m.Role == "tool" && isReadTool(m.ToolName, calls[m.ToolCallID].Name) {
-			readPath[i] = argPath(calls[m.ToolCallID].Arguments)
+			// Project files by their project-relative path, however the
+			// call named them (Claude Code passes absolute paths).
+			rp := argPath(calls[m.ToolCallID].Arguments)
+			if pp := e.projectPath(rp); pp != "" {
+				rp = pp
+			}
+			readPath[i] = rp
 		}
 	}
 	iterText := map[int]*strings.Builder{}
 	errFirst := map[int]map[string]bool{} // iteration → first lines of its errors
 	for i, m := range p.Messages {
-		it := iters[m.ID]
+		it := conv.iters[m.ID]
 		if iterText[it] == nil {
 			iterText[it] = &strings.Builder{}
 		}
@@ -420,9 +479,9 @@ func (e *Engine) segments(p *prompt.Prompt, in *prompt.Input, proj *planning.Pro
 	// changes form only while young; between passes a changed file may be
 	// carried twice, so the prefix stays put).
 	superseded := func(i int) bool {
-		it := iters[p.Messages[i].ID]
+		it := conv.iters[p.Messages[i].ID]
 		for j := i + 1; j < len(p.Messages); j++ {
-			n := iters[p.Messages[j].ID]
+			n := conv.iters[p.Messages[j].ID]
 			if n > cr.Pass || n > it+5 {
 				break
 			}
@@ -436,7 +495,7 @@ func (e *Engine) segments(p *prompt.Prompt, in *prompt.Input, proj *planning.Pro
 	contentOf := map[string]string{}
 	convTier := int(prompt.Dynamic)
 	for i, m := range p.Messages {
-		it := iters[m.ID]
+		it := conv.iters[m.ID]
 		key := "msg:" + m.ID
 		if m.ID == "" {
 			key = fmt.Sprintf("msg#%d", i)
@@ -448,10 +507,18 @@ func (e *Engine) segments(p *prompt.Prompt, in *prompt.Input, proj *planning.Pro
 			// Resolved by a fix commit, or by the next iteration (at or
 			// before the pass) running without this error.
 			_, next := texts[it+1]
-			seg.Resolved = commits[m.ID] != "" || it > 0 && it+1 <= cr.Pass && next && !errFirst[it+1][compress.OneLine("", m.Content)]
-		case m.Role == "assistant" && commits[approachID(it)] != "" && it > 0:
+			seg.Resolved = conv.commits[m.ID] != "" || it > 0 && it+1 <= cr.Pass && next && !errFirst[it+1][compress.OneLine("", m.Content)]
+		case m.Role != "tool" && hasStopSignal(m):
+			// A stop signal is never compressed (seeds/002 §6); the errors
+			// section keeps only the latest ones.
+			seg.Kind = compress.KindSignal
+		case m.Role == "assistant" && it > 0 && conv.facts[it] != nil && conv.facts[it].failed:
+			// What a failed iteration tried: never forgotten (seeds/002
+			// §6 "NEVER forget: approaches that FAILED").
+			seg.Kind = compress.KindFailedApproach
+		case m.Role == "assistant" && conv.commits[approachID(it)] != "" && it > 0:
 			// The account of an approach a commit landed.
-			seg.Kind, seg.Commit = compress.KindApproach, commits[approachID(it)]
+			seg.Kind, seg.Commit = compress.KindApproach, conv.commits[approachID(it)]
 		case readPath[i] != "":
 			rp := readPath[i]
 			seg.Kind, seg.Path, seg.Unreferenced = compress.KindFileRead, rp, unreferenced(rp, it)
@@ -469,7 +536,7 @@ func (e *Engine) segments(p *prompt.Prompt, in *prompt.Input, proj *planning.Pro
 				seg.Kind = compress.KindOther
 				cr.Deduplicated = append(cr.Deduplicated, key+": superseded by a later read")
 			case seen && contentOf[rp] == m.Content:
-				seg.Text = fmt.Sprintf("[%s: unchanged since the read in iteration %d above]", rp, iters[p.Messages[j].ID])
+				seg.Text = fmt.Sprintf("[%s: unchanged since the read in iteration %d above]", rp, conv.iters[p.Messages[j].ID])
 				seg.Kind = compress.KindOther
 				cr.Deduplicated = append(cr.Deduplicated, key+": same content as "+p.Messages[j].ID)
 			default:
@@ -508,65 +575,64 @@ func (e *Engine) segments(p *prompt.Prompt, in *prompt.Input, proj *planning.Pro
 // Code hook has its exact list, editTools).
 var editToolWords = []string{"edit", "write", "create", "patch", "replace", "insert"}
 
-// approachItems are the iterations of c whose approach a commit may have
-// landed (seeds/002 §6 "successful approach details (already committed) →
-// LOW"): iterations old enough to be LOW at pass (older than 3), that did
-// not fail (no failing tests, non-zero exit or error hash on their
-// iteration record; without a record, no failed tool result), and that
-// changed files (the record's files_modified, or the files of their edit
-// tool calls). The commit must come after the iteration's last message and
-// before the first message of the fourth iteration after it, so whether an
-// approach is committed is settled by the time it is old enough to
-// compress, and later commits never rewrite it (the prompt cache keeps its
-// prefix). Failed approaches are never compressed this way (seeds/002 §6
-// "NEVER forget: approaches that FAILED").
-func (e *Engine) approachItems(c *conversation.Conversation, pass int) []gitItem {
-	if c == nil || pass <= 0 {
-		return nil
-	}
-	type iterFacts struct {
-		first, last time.Time
-		files       []string
-		failed      bool
-		record      bool
-	}
+// convFacts is what compression knows of the target's conversation.
+type convFacts struct {
+	// iters maps record ids to iterations (conversationIterations).
+	iters map[string]int
+	// facts are per iteration (iterationFacts).
+	facts map[int]*iterFacts
+	// commits maps settled items (error record ids, approachID) to the
+	// commit that settled them (commitsTouching).
+	commits map[string]string
+	// mentions are the texts of the messages up to the pass.
+	mentions []string
+}
+
+// iterFacts is what compression needs to know of one iteration of the
+// conversation.
+type iterFacts struct {
+	// first and last are the times of its first and last message.
+	first, last time.Time
+	// files are the project-relative files it changed: its iteration
+	// record's files_modified and the files of its edit tool calls.
+	files []string
+	// failed reports failing tests, a non-zero exit or an error hash on its
+	// iteration record; without a record, a failed tool result.
+	failed bool
+	record bool
+}
+
+// iterationFacts gathers iterFacts per iteration of c (iters as filled by
+// conversationIterations).
+func (e *Engine) iterationFacts(c *conversation.Conversation, iters map[string]int) map[int]*iterFacts {
 	facts := map[int]*iterFacts{}
+	if c == nil {
+		return facts
+	}
 	at := func(n int) *iterFacts {
 		if facts[n] == nil {
 			facts[n] = &iterFacts{}
 		}
 		return facts[n]
 	}
-	abs, _ := filepath.Abs(e.dir)
 	addFile := func(f *iterFacts, p string) {
-		if p == "" {
-			return
+		if p = e.projectPath(p); p != "" && !slices.Contains(f.files, p) {
+			f.files = append(f.files, p)
 		}
-		if filepath.IsAbs(p) {
-			rel, err := filepath.Rel(abs, p)
-			if err != nil || !filepath.IsLocal(rel) {
-				return
-			}
-			p = rel
-		}
-		p = path.Clean(filepath.ToSlash(p))
-		if !fs.ValidPath(p) || slices.Contains(f.files, p) {
-			return
-		}
-		f.files = append(f.files, p)
 	}
 	for _, r := range c.Messages {
-		if r.Iteration <= 0 {
+		n := iters[r.ID]
+		if n <= 0 {
 			continue
 		}
-		f := at(r.Iteration)
+		f := at(n)
 		if f.first.IsZero() || r.Time.Before(f.first) {
 			f.first = r.Time
 		}
 		if r.Time.After(f.last) {
 			f.last = r.Time
 		}
-		if r.IsError {
+		if r.IsError && !f.record {
 			f.failed = true
 		}
 		for _, p := range r.FilesModified {
@@ -579,10 +645,11 @@ func (e *Engine) approachItems(c *conversation.Conversation, pass int) []gitItem
 		}
 	}
 	for _, r := range c.Iterations {
-		if r.Iteration <= 0 {
+		n := iters[r.ID]
+		if n <= 0 {
 			continue
 		}
-		f := at(r.Iteration)
+		f := at(n)
 		if !f.record {
 			// The record, when there is one, decides failure: an error
 			// fixed within the iteration does not fail it.
@@ -595,22 +662,80 @@ func (e *Engine) approachItems(c *conversation.Conversation, pass int) []gitItem
 			addFile(f, p)
 		}
 	}
+	return facts
+}
+
+// projectPath turns a file a tool call or record names into a clean
+// project-relative, slash-separated path; "" when it is empty or outside
+// the project.
+func (e *Engine) projectPath(p string) string {
+	if p == "" {
+		return ""
+	}
+	if filepath.IsAbs(p) {
+		rel, ok := e.relPath(p)
+		if !ok {
+			return ""
+		}
+		p = rel
+	}
+	p = path.Clean(filepath.ToSlash(p))
+	if !fs.ValidPath(p) || p == "." {
+		return ""
+	}
+	return p
+}
+
+// windowEnd is the start of the first iteration from n on (up to pass)
+// that has messages: a commit must come before it to settle something of
+// an earlier iteration, so the answer is fixed once iteration n began and
+// a commit made later never rewrites the prompt's prefix. ok is false when
+// no such iteration exists yet.
+func windowEnd(facts map[int]*iterFacts, n, pass int) (time.Time, bool) {
+	for k := n; k <= pass; k++ {
+		if f := facts[k]; f != nil && !f.first.IsZero() {
+			return f.first, true
+		}
+	}
+	return time.Time{}, false
+}
+
+// approachItems are the iterations whose approach a commit may have landed
+// (seeds/002 §6 "successful approach details (already committed) → LOW"):
+// iterations old enough to be LOW at pass (older than 3) that did not fail
+// and changed files. The commit must come during the iteration or after
+// it, and before the fourth iteration after it began, so whether an
+// approach is committed is settled by the time it is old enough to
+// compress. Failed approaches are never compressed this way (seeds/002 §6
+// "NEVER forget: approaches that FAILED").
+func approachItems(facts map[int]*iterFacts, pass int) []gitItem {
 	var items []gitItem
 	for n := 1; n <= pass-compress.FileReadLowAge-1; n++ {
 		f := facts[n]
-		if f == nil || f.failed || len(f.files) == 0 || f.last.IsZero() {
+		if f == nil || f.failed || len(f.files) == 0 || f.first.IsZero() {
 			continue
 		}
-		item := gitItem{id: approachID(n), files: f.files, after: f.last}
-		for k := n + compress.FileReadLowAge + 1; k <= pass; k++ {
-			if g := facts[k]; g != nil && !g.first.IsZero() {
-				item.before = g.first
-				break
-			}
+		before, ok := windowEnd(facts, n+compress.FileReadLowAge+1, pass)
+		if !ok {
+			continue
 		}
-		items = append(items, item)
+		items = append(items, gitItem{id: approachID(n), files: f.files, after: f.first, before: before})
 	}
 	return items
+}
+
+// hasStopSignal reports whether a message of the conversation states a
+// stop signal (BLOCKED, STUCK, STOP, as signals.FromMessages reads them).
+func hasStopSignal(m prompt.Message) bool {
+	if !strings.Contains(m.Content, "BLOCKED") && !strings.Contains(m.Content, "STUCK") && !strings.Contains(m.Content, "STOP") {
+		return false
+	}
+	for _, s := range signals.FromMessages([]signals.Message{{ID: m.ID, Role: m.Role, Content: m.Content}}) {
+		if s.Kind != signals.KindError {
+			return true
+		}
+	}
+	return false
 }
 
 // approachID keys iteration n's approach in commitsTouching's result.
@@ -626,8 +751,9 @@ type gitItem struct {
 	text string
 	// files are project-relative files (slash-separated) that count.
 	files []string
-	// after and before bound the commit time: strictly after after, and,
-	// when before is not zero, not after before.
+	// after and before bound the commit time: at or after after (to the
+	// second; git keeps whole seconds) and, when before is not zero,
+	// before before.
 	after, before time.Time
 }
 
@@ -679,6 +805,12 @@ func (e *Engine) commitsTouching(items []gitItem) map[string]string {
 	if found, ok := e.commits[key]; ok {
 		return found
 	}
+	// Git keeps whole seconds: a window opens at the second its time falls
+	// in, so a commit made in the same second as the message counts.
+	items = slices.Clone(items)
+	for i := range items {
+		items[i].after = items[i].after.Truncate(time.Second)
+	}
 	oldest := items[0].after
 	paths := make([][]string, len(items))
 	for i, it := range items {
@@ -698,18 +830,21 @@ func (e *Engine) commitsTouching(items []gitItem) map[string]string {
 	}
 	defer iter.Close()
 	entries := entryHashes{}
-	for n := 0; n < maxFixCommits; n++ {
+	for n := 0; n < maxFixCommits; {
 		c, err := iter.Next()
 		if err != nil || c.Committer.When.Before(oldest) {
 			break
 		}
 		when := c.Committer.When
 		open := func(it gitItem) bool {
-			return found[it.id] == "" && when.After(it.after) && (it.before.IsZero() || !when.After(it.before))
+			return found[it.id] == "" && !when.Before(it.after) && (it.before.IsZero() || when.Before(it.before))
 		}
 		if !slices.ContainsFunc(items, open) {
 			continue
 		}
+		// Only commits inside a window count against the bound, so new
+		// unrelated commits never push an old answer out of reach.
+		n++
 		tree, err := c.Tree()
 		if err != nil {
 			break
@@ -858,7 +993,7 @@ func taskText(proj *planning.Project) string {
 // §6 "a skill was loaded but not applied"): its name shares a keyword with
 // the task, the plan's skills_to_apply names it, or a conversation message
 // cites its name.
-func skillUsed(skill string, taskWords []string, proj *planning.Project, msgs []prompt.Message) bool {
+func skillUsed(skill string, taskWords []string, proj *planning.Project, msgs []string) bool {
 	words := compress.SkillWords(skill)
 	if sharesWord(taskWords, words) {
 		return true
@@ -873,7 +1008,7 @@ func skillUsed(skill string, taskWords []string, proj *planning.Project, msgs []
 		}
 	}
 	for _, m := range msgs {
-		if strings.Contains(m.Content, name) {
+		if strings.Contains(m, name) {
 			return true
 		}
 	}

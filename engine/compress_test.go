@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -243,14 +244,16 @@ func TestCommitsTouching(t *testing.T) {
 		{id: "after the fix", text: "panic again at src/x.go:14", after: when.Add(4 * time.Hour)},
 		{id: "no file", text: "Error: connect ECONNREFUSED 127.0.0.1:5432", after: when.Add(2 * time.Hour)},
 		// Approaches: files named, and a window the commit must fall in.
-		{id: "approach landed", files: []string{"src/x.go"}, after: when.Add(2 * time.Hour), before: when.Add(3 * time.Hour)},
+		{id: "approach landed", files: []string{"src/x.go"}, after: when.Add(2 * time.Hour), before: when.Add(3*time.Hour + time.Second)},
+		{id: "approach window closed at the commit", files: []string{"src/x.go"}, after: when.Add(2 * time.Hour), before: when.Add(3 * time.Hour)},
+		{id: "approach committed in its first second", files: []string{"src/x.go"}, after: when.Add(3*time.Hour + 300*time.Millisecond)},
 		{id: "approach landed late", files: []string{"src/x.go"}, after: when.Add(2 * time.Hour), before: when.Add(150 * time.Minute)},
 		{id: "approach unbounded", files: []string{"src/y.go", "src/x.go"}, after: when.Add(30 * time.Minute)},
 		{id: "approach never committed", files: []string{"src/z.go"}, after: when},
 	}
 	got := New(dir).commitsTouching(items)
 	fix := commits[2]
-	want := map[string]string{"fixed": fix, "approach landed": fix, "approach unbounded": fix}
+	want := map[string]string{"fixed": fix, "approach landed": fix, "approach unbounded": fix, "approach committed in its first second": fix}
 	for _, it := range items {
 		if got[it.id] != want[it.id] {
 			t.Errorf("%s: commit = %q, want %q", it.id, got[it.id], want[it.id])
@@ -474,9 +477,9 @@ func TestTightBudgetKeepsPinned(t *testing.T) {
 // TestCommittedApproachCompressed runs a 9-iteration conversation in a real
 // git repository and builds at the pass of iteration 9: the account of an
 // iteration whose edited file a commit landed within its window becomes
-// "[committed in HASH] …" one line; a failed iteration's account is never
-// compressed this way (failed approaches are kept), nor is one whose commit
-// came after the window, nor one never committed.
+// "[committed in HASH] …" one line; a failed iteration's account is kept
+// verbatim (failed approaches are never forgotten), one whose commit came
+// after the window or never came follows the history rule.
 func TestCommittedApproachCompressed(t *testing.T) {
 	dir := convProject(t, "compression:\n  every: 3\nhistory:\n  strategy: window\n  window: 1000\ntargets:\n  - name: dev\n    conversation: c\n", nil)
 	commit := gitCommitter(t, dir)
@@ -498,6 +501,7 @@ func TestCommittedApproachCompressed(t *testing.T) {
 		return "Iteration " + strconv.Itoa(it) + ": moved the retry loop into src/f" + strconv.Itoa(it) + ".go.\nThe backoff doubles from 100 ms and stops after five tries.\nThe tests cover the fifth try."
 	}
 	failed := map[int]bool{2: true}
+	const stop = "Parked the migration for now.\nThe seed data loads, but the role grants need the staging admin account, and the rest of the plan does not depend on them.\nI checked the vault path and the CI secrets; neither has them.\nBLOCKED: the staging database credentials are missing"
 	for it := 1; it <= 9; it++ {
 		file := "src/f" + strconv.Itoa(it) + ".go"
 		pass := !failed[it]
@@ -508,6 +512,9 @@ func TestCommittedApproachCompressed(t *testing.T) {
 			{Role: "tool", ToolCallID: call, ToolName: "Edit", Content: "ok", Time: at(it, 2)},
 			{Role: "assistant", Content: account(it), Time: at(it, 3)},
 			{Kind: conversation.KindIteration, TestsPassing: &pass, Time: at(it, 4)},
+		}
+		if it == 1 {
+			recs = append(recs[:4:4], conversation.Record{Role: "assistant", Content: stop, Time: at(it, 3).Add(time.Second)}, recs[4])
 		}
 		for i := range recs {
 			recs[i].Iteration = it
@@ -550,6 +557,10 @@ func TestCommittedApproachCompressed(t *testing.T) {
 			if !strings.HasPrefix(got, want) || strings.Contains(got, "\n") {
 				t.Errorf("iteration %d: %q, want one line starting %q", it, got, want)
 			}
+		case failed[it]: // a failed approach is never forgotten
+			if got != account(it) {
+				t.Errorf("iteration %d (failed): %q, want it verbatim", it, got)
+			}
 		case it <= 3: // older than 5 at the pass: the history rule
 			if !strings.HasPrefix(got, "[old iteration]") {
 				t.Errorf("iteration %d: %q, want the old-iteration line", it, got)
@@ -559,6 +570,33 @@ func TestCommittedApproachCompressed(t *testing.T) {
 				t.Errorf("iteration %d: %q, want it verbatim", it, got)
 			}
 		}
+	}
+	// A stop signal in an old message is never compressed.
+	if !slices.ContainsFunc(tr.prompt.Messages, func(m prompt.Message) bool { return m.Content == stop }) {
+		t.Errorf("the old message with a stop signal was compressed")
+	}
+	// Commits made after the windows closed (now, after iteration 9 began)
+	// change nothing: the next build is byte-identical.
+	md := func() string {
+		b, err := os.ReadFile(filepath.Join(dir, PromptsDir, "dev.md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	before := md()
+	now := time.Now()
+	commit("src/f4.go", "package src // late\n", now)
+	commit("src/f2.go", "package src // late\n", now.Add(time.Second))
+	if _, err := New(dir).Build(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if after := md(); after != before {
+		i := 0
+		for i < len(before) && i < len(after) && before[i] == after[i] {
+			i++
+		}
+		t.Errorf("a commit made between passes changed the prompt at byte %d:\n%q\n%q", i, before[max(0, i-200):min(len(before), i+200)], after[max(0, i-200):min(len(after), i+200)])
 	}
 	var forgotten string
 	for _, f := range tr.Compression.Forgotten {
@@ -688,6 +726,105 @@ func TestCompressionCutsNoSecret(t *testing.T) {
 				t.Errorf("%s carries part of the token (%q)", name, token[i:i+8])
 				break
 			}
+		}
+	}
+}
+
+// TestConversationIterationsDerived: records without iteration numbers
+// still get one: after the last iteration record before them (the Claude
+// Code hook writes one per turn, without a number), else one per user
+// prompt; a record's own number wins.
+func TestConversationIterationsDerived(t *testing.T) {
+	t0 := time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
+	msg := func(id, role string, sec int) conversation.Record {
+		return conversation.Record{ID: id, Kind: conversation.KindMessage, Role: role, Time: t0.Add(time.Duration(sec) * time.Second)}
+	}
+	rec := func(id string, sec, n int) conversation.Record {
+		return conversation.Record{ID: id, Kind: conversation.KindIteration, Iteration: n, Time: t0.Add(time.Duration(sec) * time.Second)}
+	}
+	numbered := msg("n", "user", 9)
+	numbered.Iteration = 7
+	tests := []struct {
+		name string
+		msgs []conversation.Record
+		recs []conversation.Record
+		want map[string]int
+		cur  int
+	}{
+		{"hook: records close turns",
+			[]conversation.Record{msg("u1", "user", 1), msg("t1", "tool", 2), msg("u2", "user", 4), msg("a2", "assistant", 5), msg("u3", "user", 7)},
+			[]conversation.Record{rec("r1", 3, 0), rec("r2", 6, 0)},
+			map[string]int{"u1": 1, "t1": 1, "r1": 1, "u2": 2, "a2": 2, "r2": 2, "u3": 3}, 3},
+		{"import: user prompts begin turns",
+			[]conversation.Record{msg("a0", "assistant", 0), msg("u1", "user", 1), msg("t1", "tool", 2), msg("u2", "user", 3), msg("a2", "assistant", 4)},
+			nil,
+			map[string]int{"a0": 1, "u1": 1, "t1": 1, "u2": 2, "a2": 2}, 2},
+		{"own numbers win",
+			[]conversation.Record{msg("u1", "user", 1), numbered},
+			[]conversation.Record{rec("r5", 3, 5)},
+			map[string]int{"u1": 1, "r5": 5, "n": 7}, 7},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			iters := map[string]int{}
+			cur := conversationIterations(&conversation.Conversation{Messages: tt.msgs, Iterations: tt.recs}, iters)
+			if cur != tt.cur {
+				t.Errorf("current = %d, want %d", cur, tt.cur)
+			}
+			for id, want := range tt.want {
+				if iters[id] != want {
+					t.Errorf("%s: iteration %d, want %d", id, iters[id], want)
+				}
+			}
+		})
+	}
+}
+
+// TestImportedTranscriptCompresses imports a real Claude Code transcript
+// (no iteration numbers in it) and builds: its user prompts are
+// iterations, so a compression pass runs and saves tokens, and the newest
+// two turns are left verbatim.
+func TestImportedTranscriptCompresses(t *testing.T) {
+	f, err := os.Open(filepath.Join(sharedtest.Dir(t), "transcripts", "entireio__cli__cc_90f6622c5b_1_full.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, _, err := conversation.ImportClaudeCode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := convProject(t, "history:\n  strategy: window\n  window: 100000\ntargets:\n  - name: dev\n    conversation: cc\n", nil)
+	s, err := New(dir).OpenConversations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := s.Create(ctx, "cc", conversation.Meta{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Append(ctx, "cc", recs...); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := New(dir).Build(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := rep.Targets[0].Compression
+	if c == nil || c.Pass < 3 || c.Saved <= 0 {
+		t.Fatalf("compression report %+v, want a pass that saved tokens", c)
+	}
+	t.Logf("imported transcript: %s", c.Summary())
+	conv, _, err := s.Read("cc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	iters := map[string]int{}
+	cur := conversationIterations(conv, iters)
+	for _, f := range append(append([]string{}, c.Forgotten...), c.Level.Actions...) {
+		id := strings.TrimPrefix(f[:strings.Index(f, ": ")], "msg:")
+		if iters[id] >= cur-1 {
+			t.Errorf("%s: a message of the last two turns (iteration %d of %d) was shortened", f, iters[id], cur)
 		}
 	}
 }

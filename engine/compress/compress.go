@@ -74,6 +74,11 @@ const (
 	// KindEditing is a file being edited in the current iteration: never
 	// forgotten.
 	KindEditing
+	// KindFailedApproach is what an iteration that failed tried (its
+	// assistant messages): HIGH, never forgotten (seeds/002 §6 "NEVER
+	// forget: approaches that FAILED (what NOT to do is more valuable than
+	// what succeeded)"); FORMATS.md §2.9 places failed approaches in HOT.
+	KindFailedApproach
 )
 
 // Segment is one scorable piece of a prompt: a section, one file of the
@@ -132,6 +137,9 @@ type Options struct {
 	// same bytes (seeds/002 §6 "EVERY 3 iterations"). 0 disables the
 	// age-based rules.
 	Pass int
+	// Current is the current iteration (0 when unknown): its segments and
+	// the previous iteration's are HOT (HeatOf).
+	Current int
 	// Upcoming are the texts of the next tasks after the current one (at
 	// most 3 are used, seeds/002 §6 PAACE).
 	Upcoming []string
@@ -192,6 +200,7 @@ const (
 	historyOneLineAge    = 5 // iteration history older than 5 is one line each
 	coldAge              = 5 // WARM → COLD after 5 idle iterations
 	upcomingTasksChecked = 3
+	recentTurns          = 2 // the current and previous iteration are HOT
 )
 
 // Score returns a segment's relevance at a pass, with the reason for
@@ -214,7 +223,7 @@ func Score(s Segment, pass int) (Relevance, string) {
 	switch s.Kind {
 	case KindTask:
 		return Critical, ""
-	case KindRecitation, KindSignal, KindEditing:
+	case KindRecitation, KindSignal, KindEditing, KindFailedApproach:
 		return High, ""
 	case KindError:
 		if s.Iteration == 0 || age < errorHighIterations {
@@ -311,7 +320,7 @@ func Compress(segs []Segment, opt Options) Result {
 		} else {
 			o.After = o.Before
 		}
-		o.Heat = HeatOf(s, o.Score, opt.Pass)
+		o.Heat = HeatOf(s, o.Score, opt.Pass, opt.Current)
 		r.Before += o.Before
 		r.After += o.After
 		r.Outcomes = append(r.Outcomes, o)
@@ -357,11 +366,17 @@ func (h Heat) String() string { return [...]string{"COLD", "WARM", "HOT"}[h] }
 func (h Heat) MarshalText() ([]byte, error) { return []byte(h.String()), nil }
 
 // HeatOf places a scored segment in a budget tier: CRITICAL and HIGH are
-// HOT; LOW segments, and any conversation segment idle for more than 5
-// iterations, are COLD; the rest is WARM.
-func HeatOf(s Segment, score Relevance, pass int) Heat {
+// HOT, and so are the conversation's segments of the current and the
+// previous iteration (current, 0 when unknown; FORMATS.md §2.9 "recent 2
+// turns kept verbatim"), so budget levels, which work from the dynamic end
+// backwards, never shorten the turn the agent is in; LOW segments, and any
+// conversation segment idle for more than 5 iterations at pass, are COLD;
+// the rest is WARM.
+func HeatOf(s Segment, score Relevance, pass, current int) Heat {
 	switch {
 	case score >= High:
+		return Hot
+	case s.Iteration > 0 && current > 0 && current-s.Iteration < recentTurns:
 		return Hot
 	case score == Low:
 		return Cold

@@ -134,7 +134,7 @@ func levelSegments(t *testing.T) ([]Segment, []Outcome) {
 	for _, s := range segs {
 		score, _ := Score(s, 9)
 		n := count(s.Text)
-		outs = append(outs, Outcome{Key: s.Key, Score: score, Text: s.Text, Before: n, After: n, Heat: HeatOf(s, score, 9)})
+		outs = append(outs, Outcome{Key: s.Key, Score: score, Text: s.Text, Before: n, After: n, Heat: HeatOf(s, score, 9, 0)})
 	}
 	return segs, outs
 }
