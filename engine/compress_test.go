@@ -828,3 +828,90 @@ func TestImportedTranscriptCompresses(t *testing.T) {
 		}
 	}
 }
+
+// TestSkillMentionWaitsForPass: a message naming an unused skill between
+// passes leaves the stable tier as it was (the whole prompt's cache hangs
+// on it); the next pass counts the mention and restores the skill.
+func TestSkillMentionWaitsForPass(t *testing.T) {
+	skill := "# Docker deploy\n\nBuild the image, then push it.\n\n" + strings.Repeat("Explanation that goes on for a while. It has details.\n\n", 30)
+	dir := convProject(t, "compression:\n  every: 3\ntargets:\n  - name: dev\n    conversation: c\n    skills: [skills/docker-deploy.md]\n", map[string]string{"skills/docker-deploy.md": skill})
+	s, err := New(dir).OpenConversations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := s.Create(ctx, "c", conversation.Meta{}); err != nil {
+		t.Fatal(err)
+	}
+	say := func(it int, text string) {
+		t.Helper()
+		if err := s.Append(ctx, "c", conversation.Record{Kind: conversation.KindMessage, Role: "user", Iteration: it, Content: text}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e := New(dir)
+	skills := func() string {
+		t.Helper()
+		rep, err := e.Build(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep.Targets[0].prompt.Section(prompt.IDSkills).Body
+	}
+	for it := 1; it <= 9; it++ {
+		say(it, "Iteration "+strconv.Itoa(it)+": keep going with the parser.")
+	}
+	before := skills()
+	if !strings.Contains(before, "[unused skill]") {
+		t.Fatalf("skill not forgotten at pass 9:\n%s", before)
+	}
+	say(10, "Next I will follow docker-deploy.")
+	if got := skills(); got != before {
+		t.Errorf("a mention between passes rewrote the skills section:\n%s", got)
+	}
+	for it := 11; it <= 12; it++ {
+		say(it, "Iteration "+strconv.Itoa(it)+": deploying.")
+	}
+	if got := skills(); !strings.Contains(got, "Build the image") {
+		t.Errorf("the pass at 12 did not count the mention:\n%s", got)
+	}
+}
+
+// TestReadByAbsolutePathDeduplicated: the same file read by relative and
+// by absolute path (as Claude Code names it) with the same content is
+// carried once: the second read becomes a pointer to the first.
+func TestReadByAbsolutePathDeduplicated(t *testing.T) {
+	dir := convProject(t, "targets:\n  - name: dev\n    conversation: c\n", map[string]string{"src/parse.go": "package parse\n"})
+	s, err := New(dir).OpenConversations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := s.Create(ctx, "c", conversation.Meta{}); err != nil {
+		t.Fatal(err)
+	}
+	content := "package parse\n\n// Parse reads a config.\nfunc Parse(b []byte) error { return nil }\n" + strings.Repeat("// more\n", 20)
+	var recs []conversation.Record
+	for i, p := range []string{"src/parse.go", filepath.Join(dir, "src", "parse.go")} {
+		id := "read-" + strconv.Itoa(i)
+		recs = append(recs,
+			conversation.Record{Kind: conversation.KindMessage, Role: "assistant", Iteration: i + 1, ToolCalls: []conversation.ToolCall{{ID: id, Name: "Read", Arguments: `{"file_path":"` + p + `"}`}}},
+			conversation.Record{Kind: conversation.KindMessage, Role: "tool", Iteration: i + 1, ToolCallID: id, ToolName: "Read", Content: content})
+	}
+	if err := s.Append(ctx, "c", recs...); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := New(dir).Build(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reads []string
+	for _, m := range rep.Targets[0].prompt.Messages {
+		if m.Role == "tool" {
+			reads = append(reads, m.Content)
+		}
+	}
+	if len(reads) != 2 || reads[0] != content || reads[1] != "[src/parse.go: unchanged since the read in iteration 1 above]" {
+		t.Errorf("reads = %q", reads)
+	}
+}
