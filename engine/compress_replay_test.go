@@ -419,3 +419,39 @@ func TestCompressionKeepsSignals(t *testing.T) {
 		t.Errorf("nothing forgotten or deduplicated: %+v", packed.Compression)
 	}
 }
+
+// TestPassesRecorded: building after each of 9 iterations records each
+// compression pass once, with the tokens the build reported at it, and
+// status returns them.
+func TestPassesRecorded(t *testing.T) {
+	dir, files := newSession(t, filepath.Join(sharedtest.ModuleRoot(), "examples", "fire"), 3, true, "markdown")
+	e := New(dir)
+	want := map[int]int{}
+	for i := 1; i <= 9; i++ {
+		appendIteration(t, dir, i, files, true)
+		for range 2 { // a second build at the same pass records nothing new
+			rep, err := e.Build(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c := rep.Targets[0].Compression; c.Pass > 0 {
+				if _, ok := want[c.Pass]; !ok {
+					want[c.Pass] = c.Saved
+				}
+			}
+		}
+	}
+	rep, err := e.Status(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := rep.Targets[0].Passes
+	if len(got) != 3 || len(want) != 3 {
+		t.Fatalf("passes = %+v, want one record for each of %v", got, want)
+	}
+	for _, r := range got {
+		if r.Saved != want[r.Pass] || r.Before-r.After != r.Saved || r.Saved <= 0 {
+			t.Errorf("pass %d: recorded %+v, the build reported %d saved", r.Pass, r, want[r.Pass])
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -21,6 +22,88 @@ import (
 // RendersFile is the ring of recent renders, one JSON object a line,
 // relative to the project root.
 const RendersFile = CacheDir + "/renders.jsonl"
+
+// PassesFile records each compression pass once, when a build first
+// reaches it: the tokens before and after it (seeds/002 §6 "report the
+// tokens saved by each pass").
+const PassesFile = CacheDir + "/passes.jsonl"
+
+// MaxPasses bounds PassesFile: older lines are dropped.
+const MaxPasses = 200
+
+// PassRecord is one line of PassesFile.
+type PassRecord struct {
+	Time   string `json:"time"`
+	Target string `json:"target"`
+	// Pass is the iteration of the pass; Before, After and Saved are the
+	// scored segments' tokens (CompressReport).
+	Pass   int `json:"pass"`
+	Before int `json:"before"`
+	After  int `json:"after"`
+	Saved  int `json:"saved"`
+}
+
+// recordPasses appends to PassesFile a record for each target whose
+// compression pass is not recorded yet (once per pass, not per build). A
+// failure to record is ignored, as for the render history.
+func (e *Engine) recordPasses(rep *Report) {
+	var add []PassRecord
+	for _, tr := range rep.Targets {
+		if c := tr.Compression; c != nil && c.Enabled && c.Pass > 0 {
+			add = append(add, PassRecord{Target: tr.Name, Pass: c.Pass, Before: c.Before, After: c.After, Saved: c.Saved})
+		}
+	}
+	if len(add) == 0 {
+		return
+	}
+	old, _ := e.PassHistory()
+	var recs []PassRecord
+	for _, a := range add {
+		if !slices.ContainsFunc(old, func(r PassRecord) bool { return r.Target == a.Target && r.Pass == a.Pass }) {
+			a.Time = time.Now().UTC().Format(time.RFC3339)
+			recs = append(recs, a)
+		}
+	}
+	if len(recs) == 0 {
+		return
+	}
+	recs = append(old, recs...)
+	if len(recs) > MaxPasses {
+		recs = recs[len(recs)-MaxPasses:]
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	for _, r := range recs {
+		if enc.Encode(r) != nil {
+			return
+		}
+	}
+	p := filepath.Join(e.dir, filepath.FromSlash(PassesFile))
+	if os.MkdirAll(filepath.Dir(p), 0o755) != nil {
+		return
+	}
+	_ = renameio.WriteFile(p, buf.Bytes(), 0o644, renameio.WithTempDir(filepath.Dir(p)))
+}
+
+// PassHistory reads PassesFile, oldest first; a missing file is empty, and
+// lines that are not records (no target or pass) are skipped.
+func (e *Engine) PassHistory() ([]PassRecord, error) {
+	b, err := os.ReadFile(filepath.Join(e.dir, filepath.FromSlash(PassesFile)))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []PassRecord
+	for _, line := range bytes.Split(b, []byte("\n")) {
+		var r PassRecord
+		if json.Unmarshal(line, &r) == nil && r.Target != "" && r.Pass > 0 {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
 
 // MaxRenders bounds RendersFile: older lines are dropped.
 const MaxRenders = 50
@@ -198,6 +281,12 @@ func (e *Engine) cacheEconomics(tr *TargetReport, fr *FileReport, old, body []by
 		for _, r := range all {
 			if r.Target == tr.Name {
 				tr.Renders = append(tr.Renders, r)
+			}
+		}
+		passes, _ := e.PassHistory()
+		for _, r := range passes {
+			if r.Target == tr.Name {
+				tr.Passes = append(tr.Passes, r)
 			}
 		}
 	}

@@ -154,6 +154,9 @@ type TargetReport struct {
 	// Renders are this target's recent renders from RendersFile, oldest
 	// first (status only; engine/economics.go).
 	Renders []RenderRecord `json:"renders,omitempty"`
+	// Passes are this target's recorded compression passes from
+	// PassesFile, oldest first (status only).
+	Passes []PassRecord `json:"passes,omitempty"`
 }
 
 // SectionReport is one section's place and size.
@@ -411,6 +414,7 @@ func (e *Engine) runTargets(ctx context.Context, write bool, only func(*config.T
 	}
 	if write {
 		e.recordRenders(rep)
+		e.recordPasses(rep)
 	}
 	sort.SliceStable(rep.Diagnostics, func(i, j int) bool {
 		a, b := rep.Diagnostics[i], rep.Diagnostics[j]

@@ -10,6 +10,9 @@ import (
 // recentRenders is how many records of the render history status prints.
 const recentRenders = 5
 
+// recentPasses is how many recorded compression passes status prints.
+const recentPasses = 10
+
 // printCacheStatus prints, for each target, its difficulty routing and
 // compression pass, and for each provider file the prompt-caching outlook
 // against the previous render (engine/economics.go); then the last renders
@@ -23,6 +26,13 @@ func printCacheStatus(w io.Writer, rep *engine.Report) {
 				fmt.Fprintf(w, "  difficulty policy: omitted %v, double-check %v\n", c.Omitted, c.DoubleCheck)
 			}
 			fmt.Fprintf(w, "  compression: %s\n", c.Summary())
+			passes := t.Passes
+			if len(passes) > recentPasses {
+				passes = passes[len(passes)-recentPasses:]
+			}
+			for _, r := range passes {
+				fmt.Fprintf(w, "    pass at iteration %d: %d → %d tokens (%d saved)\n", r.Pass, r.Before, r.After, r.Saved)
+			}
 			if c.Level.Level.String() != "GREEN" {
 				fmt.Fprintf(w, "  budget level %s against the target's budget of %d tokens: %d → %d tokens, %d actions\n", c.Level.Level, c.Level.Budget, c.Level.Before, c.Level.After, len(c.Level.Actions))
 				if c.Level.Handoff {
