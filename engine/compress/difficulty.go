@@ -11,6 +11,7 @@ package compress
 import (
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -106,13 +107,14 @@ const nearWindow = 4
 // implications → always COMPLEX"). The first that matches names the
 // reason.
 var securityWords = []keyword{
-	{word: "auth", forms: []string{"authn", "authz", "authenticate", "authentication", "authenticator", "authorize", "authorise", "authorization", "authorisation"}},
+	{word: "auth", forms: []string{"authn", "authz", "authenticate", "authentication", "authenticator", "authorize", "authorise", "authorization", "authorisation",
+		"unauthorized", "unauthorised", "unauthenticated"}},
 	{word: "security"},
-	{word: "secure"},
+	{word: "secure", forms: []string{"securely", "insecure", "insecurely"}},
 	{word: "crypto", forms: []string{"cryptography", "cryptographic"}},
 	{word: "encrypt", forms: []string{"encryption"}},
 	{word: "decrypt", forms: []string{"decryption"}},
-	{word: "password"},
+	{word: "password", forms: []string{"passwordless", "passphrase"}},
 	{word: "secret"},
 	{word: "credential"},
 	{word: "permission"},
@@ -300,7 +302,8 @@ func contains(sorted []string, w string) bool {
 
 // taskWords splits s into its words, in order, for keyword matching:
 // runs of letters, digits and inner '-', each given as the lower-case word
-// followed, for a compound, by its first part (see headPart).
+// followed, for a compound, by its first part (see headPart) and, for a
+// hyphenated name, its other parts.
 func taskWords(s string) [][]string {
 	var out [][]string
 	for _, f := range strings.FieldsFunc(s, func(r rune) bool {
@@ -313,6 +316,16 @@ func taskWords(s string) [][]string {
 		unit := []string{strings.ToLower(f)}
 		if h := headPart(f); h != unit[0] {
 			unit = append(unit, h)
+		}
+		// Every part of a hyphenated name counts
+		// (Content-Security-Policy), unless the first negates the rest
+		// (non-secret, no-auth).
+		if parts := strings.Split(unit[0], "-"); len(parts) > 1 && parts[0] != "non" && parts[0] != "no" {
+			for _, p := range parts[1:] {
+				if p != "" && !slices.Contains(unit, p) {
+					unit = append(unit, p)
+				}
+			}
 		}
 		out = append(out, unit)
 	}
