@@ -276,7 +276,7 @@ func conversationIterations(c *conversation.Conversation, iters map[string]int) 
 			last = ends[j].n
 			j++
 		}
-		if r.Role == conversation.RoleUser && !r.Internal && !r.CompactSummary && r.ToolCallID == "" {
+		if turnPrompt(r) {
 			prompts++
 		}
 		n := r.Iteration
@@ -291,6 +291,30 @@ func conversationIterations(c *conversation.Conversation, iters map[string]int) 
 		cur = max(cur, n)
 	}
 	return cur
+}
+
+// turnPrompt reports whether a user message begins an agent turn: not
+// internal, not a compaction summary or a tool result, and none of what
+// the transcripts in ../shared/transcripts show users "saying" that is no
+// prompt: Claude Code's local commands and their output
+// ("<command-name>…", "<local-command-stdout>…"), its interruption marker
+// ("[Request interrupted by user…"), aider's answers to its own questions
+// ("Add file to the chat? (Y)es/(N)o/…"), and a bare slash command
+// ("/clear", "/ask").
+func turnPrompt(r conversation.Record) bool {
+	if r.Role != conversation.RoleUser || r.Internal || r.CompactSummary || r.ToolCallID != "" {
+		return false
+	}
+	c := strings.TrimSpace(r.Content)
+	switch {
+	case c == "",
+		strings.HasPrefix(c, "<command-"), strings.HasPrefix(c, "<local-command-"),
+		strings.HasPrefix(c, "[Request interrupted"),
+		strings.Contains(c, "(Y)es/(N)o"),
+		strings.HasPrefix(c, "/") && !strings.ContainsAny(c, " \n"):
+		return false
+	}
+	return true
 }
 
 // loopIteration is the last iteration number of the active loop, 0 when
@@ -502,16 +526,17 @@ func (e *Engine) segments(p *prompt.Prompt, in *prompt.Input, proj *planning.Pro
 		}
 		seg := compress.Segment{Key: key, Text: m.Content, Iteration: it, Kind: compress.KindHistory, Tier: convTier}
 		switch {
+		case hasStopSignal(m):
+			// A stop signal (BLOCKED, a rejected tool use with the user's
+			// words) is never compressed (seeds/002 §6); the errors
+			// section keeps only the latest ones.
+			seg.Kind = compress.KindSignal
 		case m.IsError:
 			seg.Kind = compress.KindError
 			// Resolved by a fix commit, or by the next iteration (at or
 			// before the pass) running without this error.
 			_, next := texts[it+1]
 			seg.Resolved = conv.commits[m.ID] != "" || it > 0 && it+1 <= cr.Pass && next && !errFirst[it+1][compress.OneLine("", m.Content)]
-		case m.Role != "tool" && hasStopSignal(m):
-			// A stop signal is never compressed (seeds/002 §6); the errors
-			// section keeps only the latest ones.
-			seg.Kind = compress.KindSignal
 		case m.Role == "assistant" && it > 0 && conv.facts[it] != nil && conv.facts[it].failed:
 			// What a failed iteration tried: never forgotten (seeds/002
 			// §6 "NEVER forget: approaches that FAILED").
@@ -725,12 +750,19 @@ func approachItems(facts map[int]*iterFacts, pass int) []gitItem {
 }
 
 // hasStopSignal reports whether a message of the conversation states a
-// stop signal (BLOCKED, STUCK, STOP, as signals.FromMessages reads them).
+// stop signal as signals.FromMessages reads them: BLOCKED, STUCK or STOP
+// in text, or a failed tool result that is one (a rejected tool use and
+// what the user said). Like conversationStops, it reads tool results only
+// when they failed and other text only when it names a stop word.
 func hasStopSignal(m prompt.Message) bool {
-	if !strings.Contains(m.Content, "BLOCKED") && !strings.Contains(m.Content, "STUCK") && !strings.Contains(m.Content, "STOP") {
+	if m.Role == "tool" || m.ToolName != "" {
+		if !m.IsError {
+			return false
+		}
+	} else if !strings.Contains(m.Content, "BLOCKED") && !strings.Contains(m.Content, "STUCK") && !strings.Contains(m.Content, "STOP") {
 		return false
 	}
-	for _, s := range signals.FromMessages([]signals.Message{{ID: m.ID, Role: m.Role, Content: m.Content}}) {
+	for _, s := range signals.FromMessages([]signals.Message{{ID: m.ID, Role: m.Role, Content: m.Content, ToolName: m.ToolName, IsError: m.IsError}}) {
 		if s.Kind != signals.KindError {
 			return true
 		}
@@ -757,19 +789,22 @@ type gitItem struct {
 	after, before time.Time
 }
 
-// maxFixCommits bounds the commits commitsTouching walks back from HEAD.
+// maxFixCommits bounds the commits inside a window that commitsTouching
+// reads.
 const maxFixCommits = 500
 
 // commitsTouching returns, for each item a commit settles, the commit's
-// abbreviated hash (7 hex digits): the newest commit of the project's git
-// repository, made inside the item's time bounds, that changed one of the
-// item's files against its first parent. An error's files are the words of
-// its text that, without a ":line:col" suffix and quotes or brackets, are
-// files of HEAD's tree (relative to the project). Commits are walked once,
-// from HEAD back to the oldest item, at most maxFixCommits; no repository,
-// or any git failure, settles nothing. seeds/002 §6 uses it twice: "an
-// error was resolved (committed fix exists)" and "successful approach
-// details (already committed) → compress to commit hash".
+// abbreviated hash (7 hex digits): the newest commit on the first-parent
+// line from HEAD (the project's own history; a merged branch's commits are
+// someone else's work), made inside the item's time bounds, that changed
+// one of the item's files against its first parent. An error's files are
+// the words of its text that, without a ":line:col" suffix and quotes or
+// brackets, are files of HEAD's tree (relative to the project). Commits are
+// walked once, from HEAD back to the oldest item; at most maxFixCommits
+// commits inside a window are read. No repository, or any git failure,
+// settles nothing. seeds/002 §6 uses it twice: "an error was resolved
+// (committed fix exists)" and "successful approach details (already
+// committed) → compress to commit hash".
 func (e *Engine) commitsTouching(items []gitItem) map[string]string {
 	found := map[string]string{}
 	if len(items) == 0 {
@@ -824,15 +859,12 @@ func (e *Engine) commitsTouching(items []gitItem) map[string]string {
 			paths[i] = append(paths[i], prefix+f)
 		}
 	}
-	iter, err := repo.Log(&git.LogOptions{From: head.Hash(), Order: git.LogOrderCommitterTime})
-	if err != nil {
-		return found
-	}
-	defer iter.Close()
 	entries := entryHashes{}
-	for n := 0; n < maxFixCommits; {
-		c, err := iter.Next()
-		if err != nil || c.Committer.When.Before(oldest) {
+	// First parents only: the project's own line of history. A merged
+	// branch's commits (a teammate's, with their own dates) are not this
+	// session's work and must not land an approach.
+	for c, n := hc, 0; c != nil && n < maxFixCommits; c = firstParent(c) {
+		if c.Committer.When.Before(oldest) {
 			break
 		}
 		when := c.Committer.When
@@ -888,6 +920,19 @@ func commitsKey(head plumbing.Hash, items []gitItem) string {
 		fmt.Fprintf(h, "%q %q %q %d %d\n", it.id, it.text, it.files, it.after.UnixNano(), it.before.UnixNano())
 	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// firstParent is c's first parent, nil for a root commit or when it cannot
+// be read (a shallow clone's boundary).
+func firstParent(c *object.Commit) *object.Commit {
+	if c.NumParents() == 0 {
+		return nil
+	}
+	p, err := c.Parent(0)
+	if err != nil {
+		return nil
+	}
+	return p
 }
 
 // entryHashes memoises blob hashes by tree and path during one walk: a

@@ -450,8 +450,35 @@ func TestPassesRecorded(t *testing.T) {
 		t.Fatalf("passes = %+v, want one record for each of %v", got, want)
 	}
 	for _, r := range got {
-		if r.Saved != want[r.Pass] || r.Before-r.After != r.Saved || r.Saved <= 0 {
+		if r.Saved != want[r.Pass] || r.Before-r.After != r.Saved || r.Saved <= 0 || r.Conversation != "main" {
 			t.Errorf("pass %d: recorded %+v, the build reported %d saved", r.Pass, r, want[r.Pass])
 		}
+	}
+	// Pointed at another conversation, the target has that one's passes
+	// only, recorded afresh.
+	cfg := strings.Replace(sessionConfig(3, true, "markdown"), "conversation: main", "conversation: other", 1)
+	if err := os.WriteFile(filepath.Join(dir, ".planning", "recite.yaml"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	store, err := e.OpenConversations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Create(context.Background(), "other", conversation.Meta{}); err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= 3; i++ {
+		if err := store.Append(context.Background(), "other", sessionIteration(i, files, true)...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := e.Build(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if rep, err = e.Status(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := rep.Targets[0].Passes; len(got) != 1 || got[0].Conversation != "other" || got[0].Pass != 3 {
+		t.Errorf("passes after switching conversations = %+v, want the one pass of other", got)
 	}
 }

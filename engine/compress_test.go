@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/recite-dev/recite/engine/compress"
@@ -270,6 +271,48 @@ func TestCommitsTouching(t *testing.T) {
 	if got := e.commitsTouching([]gitItem{z}); got["z"] == "" {
 		t.Errorf("a commit after the first question was not seen: %v", got)
 	}
+	// A merged branch's commit, dated inside the window, is not this
+	// project's line of work: it lands nothing.
+	repo, err := git.PlainOpen(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, err := repo.Head()
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := repo.CommitObject(head.Hash())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for first.NumParents() > 0 {
+		if first, err = first.Parent(0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wt, err := repo.Worktree()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "src", "mate.go"), []byte("package mate\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := wt.Add("src/mate.go"); err != nil {
+		t.Fatal(err)
+	}
+	mateAt := &object.Signature{Name: "mate", Email: "mate@example.com", When: when.Add(6 * time.Hour)}
+	mate, err := wt.Commit("teammate", &git.CommitOptions{Author: mateAt, Committer: mateAt, Parents: []plumbing.Hash{first.Hash}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mergeAt := &object.Signature{Name: "t", Email: "t@example.com", When: when.Add(9 * time.Hour)}
+	if _, err := wt.Commit("merge", &git.CommitOptions{Author: mergeAt, Committer: mergeAt, Parents: []plumbing.Hash{head.Hash(), mate}}); err != nil {
+		t.Fatal(err)
+	}
+	m := gitItem{id: "mate", files: []string{"src/mate.go"}, after: when.Add(5 * time.Hour), before: when.Add(7 * time.Hour)}
+	if got := e.commitsTouching([]gitItem{m}); got["mate"] != "" {
+		t.Errorf("a merged branch's commit landed an approach: %v", got)
+	}
 	// No repository: nothing is settled.
 	if got := New(t.TempDir()).commitsTouching(items); len(got) != 0 {
 		t.Errorf("without a repository: %v", got)
@@ -526,6 +569,15 @@ func TestCommittedApproachCompressed(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// A rejected tool use in iteration 1, with the user's words: a stop
+	// signal in a failed tool result.
+	const rejected = "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). To tell you how to proceed, the user said:\nnever edit the generated config; ask first"
+	if err := s.Append(ctx, "c",
+		conversation.Record{Kind: conversation.KindMessage, Iteration: 1, Role: "assistant", ToolCalls: []conversation.ToolCall{{ID: "rej", Name: "Edit", Arguments: `{"file_path":"cfg.gen.go"}`}}, Time: at(1, 3).Add(2 * time.Second)},
+		conversation.Record{Kind: conversation.KindMessage, Iteration: 1, Role: "tool", ToolCallID: "rej", ToolName: "Edit", IsError: true, Content: rejected, Time: at(1, 3).Add(3 * time.Second)},
+	); err != nil {
+		t.Fatal(err)
+	}
 	landed := map[int]string{
 		1: commit("src/f1.go", "package src\n", at(1, 30)),
 		3: commit("src/f3.go", "package src\n", at(5, 30)), // before iteration 7 starts: inside the window
@@ -571,9 +623,12 @@ func TestCommittedApproachCompressed(t *testing.T) {
 			}
 		}
 	}
-	// A stop signal in an old message is never compressed.
-	if !slices.ContainsFunc(tr.prompt.Messages, func(m prompt.Message) bool { return m.Content == stop }) {
-		t.Errorf("the old message with a stop signal was compressed")
+	// A stop signal in an old message, or in a failed tool result, is
+	// never compressed.
+	for _, sig := range []string{stop, rejected} {
+		if !slices.ContainsFunc(tr.prompt.Messages, func(m prompt.Message) bool { return m.Content == sig }) {
+			t.Errorf("the old message with a stop signal was compressed: %.60q", sig)
+		}
 	}
 	// Commits made after the windows closed (now, after iteration 9 began)
 	// change nothing: the next build is byte-identical.
@@ -737,7 +792,12 @@ func TestCompressionCutsNoSecret(t *testing.T) {
 func TestConversationIterationsDerived(t *testing.T) {
 	t0 := time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
 	msg := func(id, role string, sec int) conversation.Record {
-		return conversation.Record{ID: id, Kind: conversation.KindMessage, Role: role, Time: t0.Add(time.Duration(sec) * time.Second)}
+		return conversation.Record{ID: id, Kind: conversation.KindMessage, Role: role, Content: "text of " + id, Time: t0.Add(time.Duration(sec) * time.Second)}
+	}
+	said := func(id, text string, sec int) conversation.Record {
+		r := msg(id, "user", sec)
+		r.Content = text
+		return r
 	}
 	rec := func(id string, sec, n int) conversation.Record {
 		return conversation.Record{ID: id, Kind: conversation.KindIteration, Iteration: n, Time: t0.Add(time.Duration(sec) * time.Second)}
@@ -759,6 +819,12 @@ func TestConversationIterationsDerived(t *testing.T) {
 			[]conversation.Record{msg("a0", "assistant", 0), msg("u1", "user", 1), msg("t1", "tool", 2), msg("u2", "user", 3), msg("a2", "assistant", 4)},
 			nil,
 			map[string]int{"a0": 1, "u1": 1, "t1": 1, "u2": 2, "a2": 2}, 2},
+		{"import: what is no prompt",
+			[]conversation.Record{msg("u1", "user", 1), said("cmd", "<command-name>/context</command-name>", 2), said("out", "<local-command-stdout>ctx</local-command-stdout>", 3),
+				said("int", "[Request interrupted by user for tool use]", 4), said("aider", "Add file to the chat? (Y)es/(N)o/(A)ll/(S)kip all/(D)on't ask again [Yes]: all", 5),
+				said("clear", "/clear", 6), said("ask", "/ask is nodes.py used?", 7)},
+			nil,
+			map[string]int{"u1": 1, "cmd": 1, "out": 1, "int": 1, "aider": 1, "clear": 1, "ask": 2}, 2},
 		{"own numbers win",
 			[]conversation.Record{msg("u1", "user", 1), numbered},
 			[]conversation.Record{rec("r5", 3, 5)},

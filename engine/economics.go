@@ -35,6 +35,8 @@ const MaxPasses = 200
 type PassRecord struct {
 	Time   string `json:"time"`
 	Target string `json:"target"`
+	// Conversation is the target's conversation at the pass ("" for none).
+	Conversation string `json:"conversation,omitempty"`
 	// Pass is the iteration of the pass; Before, After and Saved are the
 	// scored segments' tokens (CompressReport).
 	Pass   int `json:"pass"`
@@ -44,13 +46,15 @@ type PassRecord struct {
 }
 
 // recordPasses appends to PassesFile a record for each target whose
-// compression pass is not recorded yet (once per pass, not per build). A
+// compression pass is not recorded yet for its conversation (once per
+// pass, not per build: the figures are the ones of the build that first
+// reached it). A
 // failure to record is ignored, as for the render history.
 func (e *Engine) recordPasses(rep *Report) {
 	var add []PassRecord
 	for _, tr := range rep.Targets {
 		if c := tr.Compression; c != nil && c.Enabled && c.Pass > 0 {
-			add = append(add, PassRecord{Target: tr.Name, Pass: c.Pass, Before: c.Before, After: c.After, Saved: c.Saved})
+			add = append(add, PassRecord{Target: tr.Name, Conversation: tr.conversation(), Pass: c.Pass, Before: c.Before, After: c.After, Saved: c.Saved})
 		}
 	}
 	if len(add) == 0 {
@@ -59,7 +63,9 @@ func (e *Engine) recordPasses(rep *Report) {
 	old, _ := e.PassHistory()
 	var recs []PassRecord
 	for _, a := range add {
-		if !slices.ContainsFunc(old, func(r PassRecord) bool { return r.Target == a.Target && r.Pass == a.Pass }) {
+		if !slices.ContainsFunc(old, func(r PassRecord) bool {
+			return r.Target == a.Target && r.Conversation == a.Conversation && r.Pass == a.Pass
+		}) {
 			a.Time = time.Now().UTC().Format(time.RFC3339)
 			recs = append(recs, a)
 		}
@@ -83,6 +89,14 @@ func (e *Engine) recordPasses(rep *Report) {
 		return
 	}
 	_ = renameio.WriteFile(p, buf.Bytes(), 0o644, renameio.WithTempDir(filepath.Dir(p)))
+}
+
+// conversation is the id of the target's conversation, "" for none.
+func (tr *TargetReport) conversation() string {
+	if tr.target == nil {
+		return ""
+	}
+	return tr.target.Conversation
 }
 
 // PassHistory reads PassesFile, oldest first; a missing file is empty, and
@@ -285,7 +299,7 @@ func (e *Engine) cacheEconomics(tr *TargetReport, fr *FileReport, old, body []by
 		}
 		passes, _ := e.PassHistory()
 		for _, r := range passes {
-			if r.Target == tr.Name {
+			if r.Target == tr.Name && r.Conversation == tr.conversation() {
 				tr.Passes = append(tr.Passes, r)
 			}
 		}

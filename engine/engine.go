@@ -154,8 +154,8 @@ type TargetReport struct {
 	// Renders are this target's recent renders from RendersFile, oldest
 	// first (status only; engine/economics.go).
 	Renders []RenderRecord `json:"renders,omitempty"`
-	// Passes are this target's recorded compression passes from
-	// PassesFile, oldest first (status only).
+	// Passes are the recorded compression passes of this target and its
+	// conversation from PassesFile, oldest first (status only).
 	Passes []PassRecord `json:"passes,omitempty"`
 }
 

@@ -26,7 +26,14 @@ func printCacheStatus(w io.Writer, rep *engine.Report) {
 				fmt.Fprintf(w, "  difficulty policy: omitted %v, double-check %v\n", c.Omitted, c.DoubleCheck)
 			}
 			fmt.Fprintf(w, "  compression: %s\n", c.Summary())
-			passes := t.Passes
+			// Earlier passes as recorded when first reached; the pass in
+			// effect is the live line above.
+			var passes []engine.PassRecord
+			for _, r := range t.Passes {
+				if r.Pass != c.Pass {
+					passes = append(passes, r)
+				}
+			}
 			if len(passes) > recentPasses {
 				passes = passes[len(passes)-recentPasses:]
 			}
