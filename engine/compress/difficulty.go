@@ -11,7 +11,6 @@ package compress
 import (
 	"fmt"
 	"path"
-	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -109,7 +108,7 @@ const nearWindow = 4
 var securityWords = []keyword{
 	{word: "auth", forms: []string{"authn", "authz", "authenticate", "authentication", "authenticator", "authorize", "authorise", "authorization", "authorisation",
 		"unauthorized", "unauthorised", "unauthenticated"}},
-	{word: "security"},
+	{word: "security", forms: []string{"content-security-policy", "csp"}},
 	{word: "secure", forms: []string{"securely", "insecure", "insecurely"}},
 	{word: "crypto", forms: []string{"cryptography", "cryptographic"}},
 	{word: "encrypt", forms: []string{"encryption"}},
@@ -302,8 +301,9 @@ func contains(sorted []string, w string) bool {
 
 // taskWords splits s into its words, in order, for keyword matching:
 // runs of letters, digits and inner '-', each given as the lower-case word
-// followed, for a compound, by its first part (see headPart) and, for a
-// hyphenated name, its other parts.
+// followed, for a compound, by its first part (see headPart). Later parts
+// do not count: package and component names (@norish/db-schema,
+// user-permissions, next-auth) would route ordinary tasks to COMPLEX.
 func taskWords(s string) [][]string {
 	var out [][]string
 	for _, f := range strings.FieldsFunc(s, func(r rune) bool {
@@ -316,16 +316,6 @@ func taskWords(s string) [][]string {
 		unit := []string{strings.ToLower(f)}
 		if h := headPart(f); h != unit[0] {
 			unit = append(unit, h)
-		}
-		// Every part of a hyphenated name counts
-		// (Content-Security-Policy), unless the first negates the rest
-		// (non-secret, no-auth).
-		if parts := strings.Split(unit[0], "-"); len(parts) > 1 && parts[0] != "non" && parts[0] != "no" {
-			for _, p := range parts[1:] {
-				if p != "" && !slices.Contains(unit, p) {
-					unit = append(unit, p)
-				}
-			}
 		}
 		out = append(out, unit)
 	}

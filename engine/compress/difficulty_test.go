@@ -29,6 +29,9 @@ func TestRouteKeywordWords(t *testing.T) {
 		{"dependency injection", "Pass the clock by constructor injection", "src/clock.go", ""},
 		{"validation schema", "Reject payloads the zod schema refuses", "src/input.ts", ""},
 		{"later part of a compound", "Add non-secret platform settings", "src/settings.ts", ""},
+		{"package name", "Typecheck @norish/db-schema consumers", "src/types.ts", ""},
+		{"component names", "Fix padding in the user-permissions table", "src/table.tsx", ""},
+		{"library name", "Rename the next-auth import", "src/app.ts", ""},
 		{"no schema change", "Move recipes between cookbooks. No schema change.", "src/move.ts", ""},
 
 		// Real security, architecture and cross-cutting tasks.
