@@ -271,13 +271,24 @@ func conversationIterations(c *conversation.Conversation, iters map[string]int) 
 		cur = max(cur, n)
 	}
 	j, last, prompts := 0, 0, 0
-	for _, r := range c.Messages {
+	var prevUser, prevAssistant string
+	for k, r := range c.Messages {
 		for j < len(ends) && (ends[j].at.Before(r.Time) || ends[j].at.Equal(r.Time) && ends[j].id < r.ID) {
 			last = ends[j].n
 			j++
 		}
-		if turnPrompt(r) {
+		var next *conversation.Record
+		if k+1 < len(c.Messages) {
+			next = &c.Messages[k+1]
+		}
+		if turnPrompt(r, next, prevUser, prevAssistant) {
 			prompts++
+		}
+		switch {
+		case r.Role == conversation.RoleUser && !r.Internal:
+			prevUser = strings.TrimSpace(r.Content)
+		case r.Role == conversation.RoleAssistant && !r.Internal && r.Content != "":
+			prevAssistant = strings.TrimSpace(r.Content)
 		}
 		n := r.Iteration
 		switch {
@@ -293,26 +304,39 @@ func conversationIterations(c *conversation.Conversation, iters map[string]int) 
 	return cur
 }
 
-// turnPrompt reports whether a user message begins an agent turn: not
+// turnPrompt reports whether a user message r begins an agent turn: not
 // internal, not a compaction summary or a tool result, and none of what
 // the transcripts in ../shared/transcripts show users "saying" that is no
-// prompt: Claude Code's local commands and their output
-// ("<command-name>…", "<local-command-stdout>…"), its interruption marker
-// ("[Request interrupted by user…"), aider's answers to its own questions
-// ("Add file to the chat? (Y)es/(N)o/…"), and a bare slash command
-// ("/clear", "/ask").
-func turnPrompt(r conversation.Record) bool {
+// prompt: Claude Code's built-in commands and their output (a
+// "<command-name>…" message followed by "<local-command-stdout>…"; a
+// custom command, followed by its expansion, is a prompt), its
+// interruption marker ("[Request interrupted by user…"), aider's answers
+// to its own questions ("Add file to the chat? (Y)es/(N)o/…"), a bare
+// slash command ("/clear", "/ask"), and aider's echoes: in architect mode
+// the architect's reply handed to the editor as a user message (equal to
+// the previous assistant message), and a "/ask TEXT" prompt repeated as
+// TEXT. next is the message after r (nil at the end); prevUser and
+// prevAssistant are the texts of the last user and assistant messages
+// before it.
+func turnPrompt(r conversation.Record, next *conversation.Record, prevUser, prevAssistant string) bool {
 	if r.Role != conversation.RoleUser || r.Internal || r.CompactSummary || r.ToolCallID != "" {
 		return false
 	}
 	c := strings.TrimSpace(r.Content)
 	switch {
 	case c == "",
-		strings.HasPrefix(c, "<command-"), strings.HasPrefix(c, "<local-command-"),
+		strings.HasPrefix(c, "<local-command-"),
 		strings.HasPrefix(c, "[Request interrupted"),
 		strings.Contains(c, "(Y)es/(N)o"),
-		strings.HasPrefix(c, "/") && !strings.ContainsAny(c, " \n"):
+		strings.HasPrefix(c, "/") && !strings.ContainsAny(c, " \n"),
+		c == prevAssistant:
 		return false
+	case strings.HasPrefix(c, "<command-"):
+		return next == nil || next.Role != conversation.RoleUser || !strings.HasPrefix(strings.TrimSpace(next.Content), "<local-command-stdout")
+	case strings.HasPrefix(prevUser, "/"):
+		if _, rest, ok := strings.Cut(prevUser, " "); ok && strings.TrimSpace(rest) == c {
+			return false
+		}
 	}
 	return true
 }
@@ -528,9 +552,11 @@ func (e *Engine) segments(p *prompt.Prompt, in *prompt.Input, proj *planning.Pro
 		switch {
 		case hasStopSignal(m):
 			// A stop signal (BLOCKED, a rejected tool use with the user's
-			// words) is never compressed (seeds/002 §6); the errors
-			// section keeps only the latest ones.
+			// words) is never compressed (seeds/002 §6); the stops
+			// section keeps only the latest ones. It is cut as that
+			// section cuts it, so a huge one cannot pin the prompt.
 			seg.Kind = compress.KindSignal
+			seg.Text = cutError(m.Content)
 		case m.IsError:
 			seg.Kind = compress.KindError
 			// Resolved by a fix commit, or by the next iteration (at or
@@ -881,10 +907,17 @@ func (e *Engine) commitsTouching(items []gitItem) map[string]string {
 		if err != nil {
 			break
 		}
+		// A root commit is diffed against the empty tree; a commit whose
+		// parent cannot be read (a shallow clone's boundary) settles
+		// nothing: every file would look changed.
 		var ptree *object.Tree
 		if c.NumParents() > 0 {
-			if pc, err := c.Parent(0); err == nil {
-				ptree, _ = pc.Tree()
+			pc, err := c.Parent(0)
+			if err != nil {
+				break
+			}
+			if ptree, err = pc.Tree(); err != nil {
+				break
 			}
 		}
 		for i, it := range items {

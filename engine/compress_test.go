@@ -825,6 +825,16 @@ func TestConversationIterationsDerived(t *testing.T) {
 				said("clear", "/clear", 6), said("ask", "/ask is nodes.py used?", 7)},
 			nil,
 			map[string]int{"u1": 1, "cmd": 1, "out": 1, "int": 1, "aider": 1, "clear": 1, "ask": 2}, 2},
+		{"import: custom commands and aider echoes",
+			[]conversation.Record{said("rev", "<command-message>review</command-message>\n<command-name>/review</command-name>", 1),
+				func() conversation.Record {
+					r := said("exp", "Review the open pull requests.", 2)
+					r.Internal = true
+					return r
+				}(),
+				msg("a1", "assistant", 3), said("arch", "text of a1", 4), said("ask", "/ask is nodes.py used?", 5), said("echo", "is nodes.py used?", 6), msg("a2", "assistant", 7)},
+			nil,
+			map[string]int{"rev": 1, "exp": 1, "a1": 1, "arch": 1, "ask": 2, "echo": 2, "a2": 2}, 2},
 		{"own numbers win",
 			[]conversation.Record{msg("u1", "user", 1), numbered},
 			[]conversation.Record{rec("r5", 3, 5)},
@@ -979,5 +989,95 @@ func TestReadByAbsolutePathDeduplicated(t *testing.T) {
 	}
 	if len(reads) != 2 || reads[0] != content || reads[1] != "[src/parse.go: unchanged since the read in iteration 1 above]" {
 		t.Errorf("reads = %q", reads)
+	}
+}
+
+// TestCommitsTouchingMissingParent: when a commit's parent cannot be read
+// (a shallow clone's boundary; here its object is deleted), the commit
+// settles nothing, instead of every file looking changed by it.
+func TestCommitsTouchingMissingParent(t *testing.T) {
+	dir := t.TempDir()
+	commit := gitCommitter(t, dir)
+	when := time.Date(2026, 2, 1, 12, 0, 0, 0, time.UTC)
+	commit("src/app.go", "package app\n", when)
+	commit("README.md", "# r\n", when.Add(time.Hour))
+	repo, err := git.PlainOpen(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, err := repo.Head()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := repo.CommitObject(head.Hash())
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := c.ParentHashes[0].String()
+	if err := os.Remove(filepath.Join(dir, ".git", "objects", root[:2], root[2:])); err != nil {
+		t.Fatal(err)
+	}
+	items := []gitItem{{id: "app", files: []string{"src/app.go"}, after: when.Add(30 * time.Minute)}}
+	if got := New(dir).commitsTouching(items); len(got) != 0 {
+		t.Errorf("a commit with an unreadable parent settled %v", got)
+	}
+}
+
+// TestRejectionIsAStop: a rejected tool use (a failed result whose text is
+// a stop signal) is listed among the stop signals, which Fit never cuts,
+// and not among the errors, which it does; a 20 KB one is cut to 8 KiB in
+// both the section and the conversation's copy.
+func TestRejectionIsAStop(t *testing.T) {
+	dir := convProject(t, "targets:\n  - name: dev\n    conversation: c\n    budget: 900\n", nil)
+	s, err := New(dir).OpenConversations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := s.Create(ctx, "c", conversation.Meta{}); err != nil {
+		t.Fatal(err)
+	}
+	const words = "never touch the generated config; ask first"
+	rejected := "The user doesn't want to proceed with this tool use. The tool use was rejected. To tell you how to proceed, the user said:\n" + words + "\n" + strings.Repeat("and more context. ", 1200)
+	const shortWords = "STOP and wait for me"
+	short := "The user doesn't want to proceed with this tool use. The tool use was rejected. To tell you how to proceed, the user said:\n" + shortWords
+	recs := []conversation.Record{
+		{Kind: conversation.KindMessage, Role: "assistant", ToolCalls: []conversation.ToolCall{{ID: "rej", Name: "Edit", Arguments: `{"file_path":"cfg.go"}`}}},
+		{Kind: conversation.KindMessage, Role: "tool", ToolCallID: "rej", ToolName: "Edit", IsError: true, Content: rejected},
+	}
+	// The short rejection is among the 5 latest failed results, but not
+	// the latest, which is all Fit keeps of the errors at this budget.
+	for i := range 5 {
+		id := "t" + strconv.Itoa(i)
+		if i == 4 {
+			recs = append(recs,
+				conversation.Record{Kind: conversation.KindMessage, Role: "assistant", ToolCalls: []conversation.ToolCall{{ID: "rej2", Name: "Write", Arguments: `{"file_path":"cfg2.go"}`}}},
+				conversation.Record{Kind: conversation.KindMessage, Role: "tool", ToolCallID: "rej2", ToolName: "Write", IsError: true, Content: short})
+		}
+		recs = append(recs,
+			conversation.Record{Kind: conversation.KindMessage, Role: "assistant", ToolCalls: []conversation.ToolCall{{ID: id, Name: "Bash", Arguments: `{"command":"make"}`}}},
+			conversation.Record{Kind: conversation.KindMessage, Role: "tool", ToolCallID: id, ToolName: "Bash", IsError: true, Content: "make: *** [build] Error " + strconv.Itoa(i+1) + " in module m" + strings.Repeat("x", i+1)})
+	}
+	if err := s.Append(ctx, "c", recs...); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := New(dir).Build(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, PromptsDir, "dev.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(md)
+	stops, _, ok := strings.Cut(text[strings.Index(text, "### Stop signals"):], "### Errors")
+	if !ok || !strings.Contains(stops, words) || !strings.Contains(stops, shortWords) {
+		t.Fatalf("the rejection is not among the stop signals (cuts %v):\n%s", rep.Targets[0].Cuts, text)
+	}
+	if n := strings.Count(text, "The user doesn't want to proceed"); n > 4 {
+		t.Errorf("the rejections appear %d times, want at most 4 (stop signal and conversation)", n)
+	}
+	if strings.Count(text, "and more context.") > 2*(8<<10)/len("and more context. ")+2 {
+		t.Errorf("the 20 KB rejection was not cut to 8 KiB")
 	}
 }

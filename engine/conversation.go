@@ -21,6 +21,16 @@ import (
 // the errors section.
 const maxConversationErrors = 5
 
+// cutError cuts an error or stop text to maxErrorBytes, marking the cut
+// (the errors section and the conversation's stop-signal messages carry
+// the same cut).
+func cutError(text string) string {
+	if len(text) <= maxErrorBytes {
+		return text
+	}
+	return strings.ToValidUTF8(text[:maxErrorBytes], "") + "\n… (cut at 8 KiB)"
+}
+
 // errorKey is what makes two errors the same for the errors section: the
 // text with each run of digits read as one '#' and each run of white space
 // as one space, so an error repeated at another line, column, port or
@@ -84,17 +94,18 @@ const maxConversationStops = 10
 // conversationStops returns the stop signals of the whole log (every
 // message that is not internal, pruned or not), verbatim, oldest first, with
 // their sources (LOG#ID): BLOCKED/STUCK lines, STOP: lines and rejected tool
-// uses, by the rules of signals.FromMessages. Errors are left to the errors
-// list (a stop signal whose text already is one of errs is not repeated).
-// Signals are deduplicated by their normalised hash, keeping the latest
-// occurrence, and the most recent maxConversationStops are kept, each cut
-// at maxErrorBytes.
+// uses, by the rules of signals.FromMessages (errors are left to the
+// errors list, which in turn leaves out the messages that are stops: a
+// rejected tool use is a failed result, and Fit may cut errors but never a
+// stop). Signals are cut at maxErrorBytes, deduplicated by the normalised
+// hash of the cut text, keeping the latest occurrence, and the most recent
+// maxConversationStops are kept.
 //
 // The whole log, not only the pruned part, is searched: a message in the
 // window can still be dropped by Fit or shortened by a compression pass,
 // and a section that does not change when a message leaves the window keeps
 // the prompt cache warm.
-func conversationStops(c *conversation.Conversation, logPath string, errs []string) (stops, srcs []string) {
+func conversationStops(c *conversation.Conversation, logPath string) (stops, srcs []string) {
 	var msgs []signals.Message
 	for _, r := range c.Messages {
 		if r.Kind != conversation.KindMessage || r.Internal || r.Content == "" {
@@ -112,26 +123,19 @@ func conversationStops(c *conversation.Conversation, logPath string, errs []stri
 		}
 		msgs = append(msgs, signals.Message{ID: r.ID, Role: r.Role, Content: r.Content, ToolName: r.ToolName, IsError: r.IsError, Timestamp: r.Time, Source: logPath + "#" + r.ID})
 	}
-	isErr := map[string]bool{}
-	for _, e := range errs {
-		isErr[strings.TrimSpace(e)] = true
-	}
 	found := signals.FromMessages(msgs)
 	seen := map[string]bool{}
 	for i := len(found) - 1; i >= 0 && len(stops) < maxConversationStops; i-- {
 		s := found[i]
-		if s.Kind == signals.KindError || isErr[strings.TrimSpace(s.Text)] {
+		if s.Kind == signals.KindError {
 			continue
 		}
-		h := string(s.Kind) + signals.Hash(s.Text)
+		text := cutError(s.Text)
+		h := string(s.Kind) + signals.Hash(text)
 		if seen[h] {
 			continue
 		}
 		seen[h] = true
-		text := s.Text
-		if len(text) > maxErrorBytes {
-			text = text[:maxErrorBytes] + "\n… (cut at 8 KiB)"
-		}
 		stops = append(stops, text)
 		srcs = append(srcs, s.Source)
 	}
@@ -205,17 +209,19 @@ func (e *Engine) conversationInput(ctx context.Context, cfg *config.Config, tg *
 	in.Messages = ToPromptMessages(kept)
 	in.Conversation = logPath
 
+	in.Stops, in.StopSources = conversationStops(c, logPath)
+	stopMsg := map[string]bool{}
+	for _, src := range in.StopSources {
+		stopMsg[src] = true
+	}
 	var errs, srcs []string
 	seen := map[string]bool{}
 	for i := len(c.Messages) - 1; i >= 0 && len(errs) < maxConversationErrors; i-- {
 		r := c.Messages[i]
-		if !r.IsError || r.Internal || r.Content == "" {
+		if !r.IsError || r.Internal || r.Content == "" || stopMsg[logPath+"#"+r.ID] {
 			continue
 		}
-		text := r.Content
-		if len(text) > maxErrorBytes {
-			text = text[:maxErrorBytes] + "\n… (cut at 8 KiB)"
-		}
+		text := cutError(r.Content)
 		// The same error enters once, as its newest occurrence: a loop
 		// repeating one failure would otherwise fill the section with
 		// copies and push older distinct errors out.
@@ -231,7 +237,6 @@ func (e *Engine) conversationInput(ctx context.Context, cfg *config.Config, tg *
 		in.Errors = append(in.Errors, errs[i])
 		in.ErrorSources = append(in.ErrorSources, srcs[i])
 	}
-	in.Stops, in.StopSources = conversationStops(c, logPath, in.Errors)
 
 	layers, ldiags := e.contextLayers(c, cfg, tg, proj)
 	diags = append(diags, ldiags...)
