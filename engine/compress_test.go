@@ -273,19 +273,10 @@ func TestCommitsTouching(t *testing.T) {
 	}
 	// A merged branch's commit, dated inside the window, is not this
 	// project's line of work: it lands nothing.
-	repo, err := git.PlainOpen(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	head, err := repo.Head()
-	if err != nil {
-		t.Fatal(err)
-	}
-	first, err := repo.CommitObject(head.Hash())
-	if err != nil {
-		t.Fatal(err)
-	}
+	repo, first := headCommit(t, dir)
+	tip := first.Hash
 	for first.NumParents() > 0 {
+		var err error
 		if first, err = first.Parent(0); err != nil {
 			t.Fatal(err)
 		}
@@ -306,7 +297,7 @@ func TestCommitsTouching(t *testing.T) {
 		t.Fatal(err)
 	}
 	mergeAt := &object.Signature{Name: "t", Email: "t@example.com", When: when.Add(9 * time.Hour)}
-	if _, err := wt.Commit("merge", &git.CommitOptions{Author: mergeAt, Committer: mergeAt, Parents: []plumbing.Hash{head.Hash(), mate}}); err != nil {
+	if _, err := wt.Commit("merge", &git.CommitOptions{Author: mergeAt, Committer: mergeAt, Parents: []plumbing.Hash{tip, mate}}); err != nil {
 		t.Fatal(err)
 	}
 	m := gitItem{id: "mate", files: []string{"src/mate.go"}, after: when.Add(5 * time.Hour), before: when.Add(7 * time.Hour)}
@@ -1001,18 +992,7 @@ func TestCommitsTouchingMissingParent(t *testing.T) {
 	when := time.Date(2026, 2, 1, 12, 0, 0, 0, time.UTC)
 	commit("src/app.go", "package app\n", when)
 	commit("README.md", "# r\n", when.Add(time.Hour))
-	repo, err := git.PlainOpen(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	head, err := repo.Head()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := repo.CommitObject(head.Hash())
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, c := headCommit(t, dir)
 	root := c.ParentHashes[0].String()
 	if err := os.Remove(filepath.Join(dir, ".git", "objects", root[:2], root[2:])); err != nil {
 		t.Fatal(err)
@@ -1080,4 +1060,23 @@ func TestRejectionIsAStop(t *testing.T) {
 	if strings.Count(text, "and more context.") > 2*(8<<10)/len("and more context. ")+2 {
 		t.Errorf("the 20 KB rejection was not cut to 8 KiB")
 	}
+}
+
+// headCommit opens the git repository at dir and returns it with HEAD's
+// commit.
+func headCommit(tb testing.TB, dir string) (*git.Repository, *object.Commit) {
+	tb.Helper()
+	repo, err := git.PlainOpen(dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	head, err := repo.Head()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	c, err := repo.CommitObject(head.Hash())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return repo, c
 }

@@ -184,24 +184,15 @@ func (e *Engine) committedFiles(ctx context.Context, before runHead) []string {
 	if err != nil {
 		return nil
 	}
-	var out []string
+	var paths []string
 	for _, ch := range changes {
 		for _, p := range []string{ch.From.Name, ch.To.Name} {
-			if p == "" {
-				continue
-			}
-			if prefix != "." {
-				rest, ok := strings.CutPrefix(p, prefix+"/")
-				if !ok {
-					continue
-				}
-				p = rest
-			}
-			if !ownOutput(p) {
-				out = append(out, p)
+			if p != "" {
+				paths = append(paths, p)
 			}
 		}
 	}
+	out := projectFiles(prefix, paths)
 	slices.Sort(out)
 	out = slices.Compact(out)
 	if len(out) > maxFilesModified {

@@ -293,9 +293,21 @@ func (e *Engine) gitModified(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	prefix = filepath.ToSlash(prefix)
+	out := projectFiles(filepath.ToSlash(prefix), r.files)
+	if len(out) > maxFilesModified {
+		more := len(out) - maxFilesModified
+		out = append(out[:maxFilesModified:maxFilesModified], fmt.Sprintf("… and %d more", more))
+	}
+	return out, nil
+}
+
+// projectFiles turns repository paths (slash-separated, from the
+// repository's root) into project-relative ones, given prefix, the
+// project's folder in the repository ("." for its root): paths outside the
+// project and recite's own outputs (ownOutput) are left out.
+func projectFiles(prefix string, repoPaths []string) []string {
 	var out []string
-	for _, p := range r.files {
+	for _, p := range repoPaths {
 		if prefix != "." {
 			rest, ok := strings.CutPrefix(p, prefix+"/")
 			if !ok {
@@ -307,11 +319,7 @@ func (e *Engine) gitModified(ctx context.Context) ([]string, error) {
 			out = append(out, p)
 		}
 	}
-	if len(out) > maxFilesModified {
-		more := len(out) - maxFilesModified
-		out = append(out[:maxFilesModified:maxFilesModified], fmt.Sprintf("… and %d more", more))
-	}
-	return out, nil
+	return out
 }
 
 // gitRoot is the nearest directory at or above dir holding a .git entry,
