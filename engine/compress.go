@@ -553,10 +553,9 @@ func (e *Engine) segments(p *prompt.Prompt, in *prompt.Input, proj *planning.Pro
 		case hasStopSignal(m):
 			// A stop signal (BLOCKED, a rejected tool use with the user's
 			// words) is never compressed (seeds/002 §6); the stops
-			// section keeps only the latest ones. It is cut as that
-			// section cuts it, so a huge one cannot pin the prompt.
+			// section keeps only the latest ones. A rejected tool use
+			// arrives cut to 8 KiB (conversationInput).
 			seg.Kind = compress.KindSignal
-			seg.Text = cutError(m.Content)
 		case m.IsError:
 			seg.Kind = compress.KindError
 			// Resolved by a fix commit, or by the next iteration (at or

@@ -22,13 +22,20 @@ import (
 const maxConversationErrors = 5
 
 // cutError cuts an error or stop text to maxErrorBytes, marking the cut
-// (the errors section and the conversation's stop-signal messages carry
-// the same cut).
+// (the errors section and the conversation's rejected tool uses carry the
+// same cut). The cut falls after the last white space, quote or
+// separator in the final 2 KiB before the limit, when there is one, so a
+// secret is never split into a prefix the redaction rules no longer match
+// (redaction runs on the assembled prompt, after this cut).
 func cutError(text string) string {
 	if len(text) <= maxErrorBytes {
 		return text
 	}
-	return strings.ToValidUTF8(text[:maxErrorBytes], "") + "\n… (cut at 8 KiB)"
+	cut := maxErrorBytes
+	if i := strings.LastIndexAny(text[maxErrorBytes-2048:maxErrorBytes], " \t\n\"'`,;()[]{}<>"); i >= 0 {
+		cut = maxErrorBytes - 2048 + i + 1
+	}
+	return strings.ToValidUTF8(text[:cut], "") + "\n… (cut at 8 KiB)"
 }
 
 // errorKey is what makes two errors the same for the errors section: the
@@ -94,19 +101,24 @@ const maxConversationStops = 10
 // conversationStops returns the stop signals of the whole log (every
 // message that is not internal, pruned or not), verbatim, oldest first, with
 // their sources (LOG#ID): BLOCKED/STUCK lines, STOP: lines and rejected tool
-// uses, by the rules of signals.FromMessages (errors are left to the
-// errors list, which in turn leaves out the messages that are stops: a
-// rejected tool use is a failed result, and Fit may cut errors but never a
-// stop). Signals are cut at maxErrorBytes, deduplicated by the normalised
-// hash of the cut text, keeping the latest occurrence, and the most recent
-// maxConversationStops are kept.
+// uses, by the rules of signals.FromMessages. Signals are cut at
+// maxErrorBytes (cutError), deduplicated by the errorKey of the cut text
+// and their kind, keeping the latest occurrence (signals.Normalize would
+// merge instructions that differ in a quoted name or an address), and the
+// most recent maxConversationStops are kept.
+//
+// results are the ids of the failed tool results that are stop signals
+// (rejected tool uses with the user's words), all of them: they are stops,
+// not errors, so the errors list leaves them out (Fit may cut errors, never
+// a stop), and their conversation copies are cut like the section's.
 //
 // The whole log, not only the pruned part, is searched: a message in the
 // window can still be dropped by Fit or shortened by a compression pass,
 // and a section that does not change when a message leaves the window keeps
 // the prompt cache warm.
-func conversationStops(c *conversation.Conversation, logPath string) (stops, srcs []string) {
+func conversationStops(c *conversation.Conversation, logPath string) (stops, srcs []string, results map[string]bool) {
 	var msgs []signals.Message
+	toolResult := map[string]string{} // source → id of a failed tool result
 	for _, r := range c.Messages {
 		if r.Kind != conversation.KindMessage || r.Internal || r.Content == "" {
 			continue
@@ -118,12 +130,19 @@ func conversationStops(c *conversation.Conversation, logPath string) (stops, src
 			if !r.IsError {
 				continue
 			}
+			toolResult[logPath+"#"+r.ID] = r.ID
 		} else if !strings.Contains(r.Content, "BLOCKED") && !strings.Contains(r.Content, "STUCK") && !strings.Contains(r.Content, "STOP") {
 			continue
 		}
 		msgs = append(msgs, signals.Message{ID: r.ID, Role: r.Role, Content: r.Content, ToolName: r.ToolName, IsError: r.IsError, Timestamp: r.Time, Source: logPath + "#" + r.ID})
 	}
 	found := signals.FromMessages(msgs)
+	results = map[string]bool{}
+	for _, s := range found {
+		if id, ok := toolResult[s.Source]; ok && s.Kind != signals.KindError {
+			results[id] = true
+		}
+	}
 	seen := map[string]bool{}
 	for i := len(found) - 1; i >= 0 && len(stops) < maxConversationStops; i-- {
 		s := found[i]
@@ -131,7 +150,7 @@ func conversationStops(c *conversation.Conversation, logPath string) (stops, src
 			continue
 		}
 		text := cutError(s.Text)
-		h := string(s.Kind) + signals.Hash(text)
+		h := string(s.Kind) + "\x00" + errorKey(text)
 		if seen[h] {
 			continue
 		}
@@ -141,7 +160,7 @@ func conversationStops(c *conversation.Conversation, logPath string) (stops, src
 	}
 	slices.Reverse(stops)
 	slices.Reverse(srcs)
-	return stops, srcs
+	return stops, srcs, results
 }
 
 // conversationInput fills the conversation parts of a target's prompt
@@ -189,10 +208,18 @@ func (e *Engine) conversationInput(ctx context.Context, cfg *config.Config, tg *
 		in.Health = conversationHealth(cfg, c)
 	}
 
+	var stopResults map[string]bool
+	in.Stops, in.StopSources, stopResults = conversationStops(c, logPath)
 	var replay []conversation.Record
 	for _, r := range c.Messages {
 		if Replayable(r) {
-			r.Content = capMessage(r.Content)
+			if stopResults[r.ID] {
+				// A rejected tool use is a stop signal, which nothing may
+				// cut later: it is cut now, as the section cuts it.
+				r.Content = cutError(r.Content)
+			} else {
+				r.Content = capMessage(r.Content)
+			}
 			replay = append(replay, r)
 		}
 	}
@@ -209,16 +236,11 @@ func (e *Engine) conversationInput(ctx context.Context, cfg *config.Config, tg *
 	in.Messages = ToPromptMessages(kept)
 	in.Conversation = logPath
 
-	in.Stops, in.StopSources = conversationStops(c, logPath)
-	stopMsg := map[string]bool{}
-	for _, src := range in.StopSources {
-		stopMsg[src] = true
-	}
 	var errs, srcs []string
 	seen := map[string]bool{}
 	for i := len(c.Messages) - 1; i >= 0 && len(errs) < maxConversationErrors; i-- {
 		r := c.Messages[i]
-		if !r.IsError || r.Internal || r.Content == "" || stopMsg[logPath+"#"+r.ID] {
+		if !r.IsError || r.Internal || r.Content == "" || stopResults[r.ID] {
 			continue
 		}
 		text := cutError(r.Content)

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -842,4 +843,111 @@ func TestModifiedFilesInLoopLayer(t *testing.T) {
 	if !strings.Contains(string(md), "Files modified so far: auth.ts, jwt.go\n") {
 		t.Errorf("loop layer lacks the files modified so far:\n%s", md)
 	}
+}
+
+// buildConversationMD creates conversation c with recs in a project whose
+// recite.yaml is yaml (target dev bound to c, markdown provider), builds,
+// and returns the markdown prompt file.
+func buildConversationMD(t *testing.T, yaml string, recs []conversation.Record) string {
+	t.Helper()
+	dir := convProject(t, yaml, nil)
+	s, err := New(dir).OpenConversations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := s.Create(ctx, "c", conversation.Meta{}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range recs {
+		if recs[i].Kind == "" {
+			recs[i].Kind = conversation.KindMessage
+		}
+	}
+	if err := s.Append(ctx, "c", recs...); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := New(dir).Build(ctx); err != nil {
+		t.Fatal(err)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, PromptsDir, "dev.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(md)
+}
+
+// rejection is a Claude Code rejected tool use answering call id with the
+// user's words.
+func rejection(id, words string) []conversation.Record {
+	return []conversation.Record{
+		{Role: "assistant", ToolCalls: []conversation.ToolCall{{ID: id, Name: "Edit", Arguments: `{"file_path":"x.go"}`}}},
+		{Role: "tool", ToolCallID: id, ToolName: "Edit", IsError: true, Content: "The user doesn't want to proceed with this tool use. The tool use was rejected. To tell you how to proceed, the user said:\n" + words},
+	}
+}
+
+// TestStopsAndErrorsSections: what goes to the stop signals and what to
+// the errors, from the fourth review of issue 8.
+func TestStopsAndErrorsSections(t *testing.T) {
+	const yaml = "targets:\n  - name: dev\n    conversation: c\n"
+	sections := func(md string) (stops, errs string) {
+		i := strings.Index(md, "## Stop signals")
+		if i < 0 {
+			return "", ""
+		}
+		sec := md[i:]
+		sec = sec[:strings.Index(sec, "\n## Recitation")]
+		stops, errs, _ = strings.Cut(sec, "### Errors")
+		return stops, errs
+	}
+	t.Run("an error with a stop line stays an error", func(t *testing.T) {
+		md := buildConversationMD(t, yaml, []conversation.Record{{Role: "assistant", IsError: true,
+			Content: "panic: schema lock held\n\tat migrate.go:12\nBLOCKED: cannot continue until the schema lock is released"}})
+		stops, errs := sections(md)
+		if !strings.Contains(stops, "BLOCKED: cannot continue") || !strings.Contains(errs, "panic: schema lock held") {
+			t.Errorf("stops:\n%s\nerrors:\n%s", stops, errs)
+		}
+	})
+	t.Run("no rejection among the errors", func(t *testing.T) {
+		var recs []conversation.Record
+		recs = append(recs, rejection("r0", "STOP. do not deploy to prod, use staging")...)
+		for i := range 12 {
+			recs = append(recs, rejection("r"+strconv.Itoa(i+1), "rule "+strconv.Itoa(i+1)+": ask before editing")...)
+		}
+		recs = append(recs, rejection("r13", "STOP. do not deploy to prod, use staging")...)
+		recs = append(recs, conversation.Record{Role: "tool", ToolName: "Bash", IsError: true, Content: "make: *** [build] Error 2"})
+		_, errs := sections(buildConversationMD(t, yaml, recs))
+		if strings.Contains(errs, "doesn't want to proceed") || !strings.Contains(errs, "make: ***") {
+			t.Errorf("errors:\n%s", errs)
+		}
+	})
+	t.Run("instructions differing in a name are two stops", func(t *testing.T) {
+		var recs []conversation.Record
+		recs = append(recs, rejection("a", "never edit 'billing.go'")...)
+		recs = append(recs, rejection("b", "never edit 'auth.go'")...)
+		stops, _ := sections(buildConversationMD(t, yaml, recs))
+		if !strings.Contains(stops, "'billing.go'") || !strings.Contains(stops, "'auth.go'") {
+			t.Errorf("stops:\n%s", stops)
+		}
+	})
+	t.Run("a message naming a stop word stays whole", func(t *testing.T) {
+		long := "the CI job is BLOCKED on the vendor token, ignore it\n" + strings.Repeat("requirement line\n", 1200) + "the final requirement"
+		md := buildConversationMD(t, yaml, []conversation.Record{{Role: "user", Content: long}})
+		if !strings.Contains(md, "the final requirement") {
+			t.Errorf("the 20 KB user message was cut")
+		}
+	})
+	t.Run("a huge rejection is cut with compression off, and no secret is split", func(t *testing.T) {
+		const token = "ghp_Ab3dE6gH9jK2mN5pQ8rS1tU4vW7xY0zA1bC3"
+		// The token starts 19 bytes before the 8 KiB cut.
+		head := len(rejection("", "")[1].Content)
+		words := strings.Repeat("x", 8192-head-20) + " " + token + " " + strings.Repeat("more words ", 300000)
+		md := buildConversationMD(t, "compression:\n  enabled: false\n"+yaml, rejection("big", words))
+		if len(md) > 64<<10 {
+			t.Errorf("prompt is %d bytes: the 3 MB rejection was not cut", len(md))
+		}
+		if strings.Contains(md, token[:12]) {
+			t.Errorf("part of the token reached the prompt")
+		}
+	})
 }
