@@ -48,8 +48,11 @@ type watchRun struct {
 	dir     string
 	events  chan WatchEvent
 	renders atomic.Int64
-	cancel  context.CancelFunc
-	done    chan error
+	// mark is the render count when the watch last settled (or started):
+	// renders after it belong to the change the test made since.
+	mark   int64
+	cancel context.CancelFunc
+	done   chan error
 }
 
 // startWatch runs Engine.Watch on dir and waits for the initial render.
@@ -70,6 +73,7 @@ func startWatch(t *testing.T, dir string, opts WatchOptions) *watchRun {
 	if ev.Trigger != "start" || ev.Error != "" {
 		t.Fatalf("first event %+v, want the start render", ev)
 	}
+	h.mark = h.renders.Load()
 	return h
 }
 
@@ -107,11 +111,12 @@ func (h *watchRun) logEvent(ev WatchEvent) {
 
 // converge waits until the prompt files equal a fresh build of a copy of
 // the project, then until no render happened for settleQuiet, and checks
-// the files once more. It returns the number of renders seen meanwhile.
+// the files once more. It returns the number of renders since the watch
+// last settled, so a render that lands while the fresh build runs counts.
 func (h *watchRun) converge(label string) int {
 	h.t.Helper()
+	before := h.mark
 	want := freshPrompts(h.t, h.dir)
-	before := h.renders.Load()
 	guard := time.After(convergeGuard)
 	for !promptsEqual(readPrompts(h.t, h.dir), want) {
 		select {
@@ -141,6 +146,7 @@ func (h *watchRun) settle(label string) {
 			h.logEvent(ev)
 			quiet.Reset(settleQuiet)
 		case <-quiet.C:
+			h.mark = h.renders.Load()
 			return
 		case <-guard:
 			h.t.Fatalf("%s: renders did not stop within %v (recite reacting to its own writes?)", label, convergeGuard)
