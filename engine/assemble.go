@@ -31,6 +31,7 @@ func (e *Engine) assemble(ctx context.Context, cfg *config.Config, tg *config.Ta
 	var diags []Diagnostic
 	pdir := filepath.Join(e.dir, PlanningDir)
 	in := prompt.Input{Target: tg.Name, Role: tg.Role, Project: proj, PlanningDir: PlanningDir}
+	e.fileRedactions = e.fileRedactions[:0] // redactions made while gathering, for redactPrompt
 
 	text, _, err := templates.Role(os.DirFS(pdir), tg.Role)
 	if err != nil {

@@ -554,7 +554,7 @@ func (e *Engine) segments(p *prompt.Prompt, in *prompt.Input, proj *planning.Pro
 			// A stop signal (BLOCKED, a rejected tool use with the user's
 			// words) is never compressed (seeds/002 §6); the stops
 			// section keeps only the latest ones. A rejected tool use
-			// arrives cut to 8 KiB (conversationInput).
+			// arrives cut to 8 KiB (conversationInput, cutter.cutError).
 			seg.Kind = compress.KindSignal
 		case m.IsError:
 			seg.Kind = compress.KindError

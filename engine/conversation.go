@@ -21,23 +21,6 @@ import (
 // the errors section.
 const maxConversationErrors = 5
 
-// cutError cuts an error or stop text to maxErrorBytes, marking the cut
-// (the errors section and the conversation's rejected tool uses carry the
-// same cut). The cut falls after the last white space, quote or
-// separator in the final 2 KiB before the limit, when there is one, so a
-// secret is never split into a prefix the redaction rules no longer match
-// (redaction runs on the assembled prompt, after this cut).
-func cutError(text string) string {
-	if len(text) <= maxErrorBytes {
-		return text
-	}
-	cut := maxErrorBytes
-	if i := strings.LastIndexAny(text[maxErrorBytes-2048:maxErrorBytes], " \t\n\"'`,;()[]{}<>"); i >= 0 {
-		cut = maxErrorBytes - 2048 + i + 1
-	}
-	return strings.ToValidUTF8(text[:cut], "") + "\n… (cut at 8 KiB)"
-}
-
 // errorKey is what makes two errors the same for the errors section: the
 // text with each run of digits read as one '#' and each run of white space
 // as one space, so an error repeated at another line, column, port or
@@ -77,21 +60,76 @@ const maxErrorBytes = 8 << 10
 // build about 14 s and 530 MB.
 const MaxMessageBytes = 256 << 10
 
-// capMessage cuts s to MaxMessageBytes: two thirds from the head, one third
-// from the tail, at UTF-8 boundaries, around "\n⟨N bytes omitted⟩\n".
-func capMessage(s string) string {
+// secretReach is how far past a cut the text is redacted before cutting,
+// in bytes: more than the longest secret the rules match (a PEM private
+// key of RSA-4096 is about 3.3 KB), so no secret is split by a cut into a
+// prefix or suffix the rules no longer match.
+const secretReach = 8 << 10
+
+// cutter cuts long conversation texts after redacting around the cut
+// (secretReach); redact is nil when no redactor could be made, and then
+// the final redaction of the prompt is all there is.
+type cutter struct {
+	redact func(src, text string) string
+}
+
+// newCutter returns a cutter that redacts with the engine's redactor and
+// leaves its findings for redactPrompt to report.
+func (e *Engine) newCutter() cutter {
+	if e.initRedactor() != nil {
+		return cutter{}
+	}
+	return cutter{redact: func(src, text string) string {
+		out, fs := e.redactor.redact(src, text)
+		for _, f := range fs {
+			e.fileRedactions = append(e.fileRedactions, fmt.Sprintf("conversation (%s) line %d: %s", src, f.Line, f.Kind))
+		}
+		return out
+	}}
+}
+
+func (c cutter) redacted(src, text string) string {
+	if c.redact == nil {
+		return text
+	}
+	return c.redact(src, text)
+}
+
+// capMessage cuts s to about MaxMessageBytes: two thirds from the head, one
+// third from the tail, at UTF-8 boundaries, around "\n⟨N bytes
+// omitted⟩\n". Each side is redacted before it is cut.
+func (c cutter) capMessage(src, s string) string {
 	if len(s) <= MaxMessageBytes {
 		return s
 	}
 	head, tail := MaxMessageBytes*2/3, MaxMessageBytes/3
-	for head > 0 && !utf8.RuneStart(s[head]) {
-		head--
+	h := c.redacted(src, s[:min(len(s), head+secretReach)])
+	h = h[:runeStart(h, min(len(h), head))]
+	t := c.redacted(src, s[max(0, len(s)-tail-secretReach):])
+	t = t[runeStart(t, max(0, len(t)-tail)):]
+	return h + fmt.Sprintf("\n⟨%d bytes omitted⟩\n", len(s)-head-tail) + t
+}
+
+// cutError cuts an error or stop text to maxErrorBytes at a UTF-8 boundary,
+// marking the cut (the errors section and the conversation's rejected tool
+// uses carry the same cut). The text is redacted before it is cut.
+func (c cutter) cutError(src, text string) string {
+	if len(text) <= maxErrorBytes {
+		return text
 	}
-	t := len(s) - tail
-	for t < len(s) && !utf8.RuneStart(s[t]) {
-		t++
+	r := c.redacted(src, text[:min(len(text), maxErrorBytes+secretReach)])
+	if len(r) > maxErrorBytes {
+		r = r[:runeStart(r, maxErrorBytes)]
 	}
-	return s[:head] + fmt.Sprintf("\n⟨%d bytes omitted⟩\n", t-head) + s[t:]
+	return r + "\n… (cut at 8 KiB)"
+}
+
+// runeStart moves i back to the start of the rune it falls in.
+func runeStart(s string, i int) int {
+	for i > 0 && i < len(s) && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return i
 }
 
 // maxConversationStops is how many distinct stop signals of a conversation
@@ -102,10 +140,10 @@ const maxConversationStops = 10
 // message that is not internal, pruned or not), verbatim, oldest first, with
 // their sources (LOG#ID): BLOCKED/STUCK lines, STOP: lines and rejected tool
 // uses, by the rules of signals.FromMessages. Signals are cut at
-// maxErrorBytes (cutError), deduplicated by the errorKey of the cut text
-// and their kind, keeping the latest occurrence (signals.Normalize would
-// merge instructions that differ in a quoted name or an address), and the
-// most recent maxConversationStops are kept.
+// maxErrorBytes (cutter.cutError), deduplicated by their kind and cut text
+// with white space folded, keeping the latest occurrence (instructions
+// that differ in a name, an address or a number are different
+// instructions), and the most recent maxConversationStops are kept.
 //
 // results are the ids of the failed tool results that are stop signals
 // (rejected tool uses with the user's words), all of them: they are stops,
@@ -116,7 +154,7 @@ const maxConversationStops = 10
 // window can still be dropped by Fit or shortened by a compression pass,
 // and a section that does not change when a message leaves the window keeps
 // the prompt cache warm.
-func conversationStops(c *conversation.Conversation, logPath string) (stops, srcs []string, results map[string]bool) {
+func conversationStops(c *conversation.Conversation, logPath string, cut cutter) (stops, srcs []string, results map[string]bool) {
 	var msgs []signals.Message
 	toolResult := map[string]string{} // source → id of a failed tool result
 	for _, r := range c.Messages {
@@ -149,8 +187,8 @@ func conversationStops(c *conversation.Conversation, logPath string) (stops, src
 		if s.Kind == signals.KindError {
 			continue
 		}
-		text := cutError(s.Text)
-		h := string(s.Kind) + "\x00" + errorKey(text)
+		text := cut.cutError(s.Source, s.Text)
+		h := string(s.Kind) + "\x00" + strings.Join(strings.Fields(text), " ")
 		if seen[h] {
 			continue
 		}
@@ -209,16 +247,17 @@ func (e *Engine) conversationInput(ctx context.Context, cfg *config.Config, tg *
 	}
 
 	var stopResults map[string]bool
-	in.Stops, in.StopSources, stopResults = conversationStops(c, logPath)
+	cut := e.newCutter()
+	in.Stops, in.StopSources, stopResults = conversationStops(c, logPath, cut)
 	var replay []conversation.Record
 	for _, r := range c.Messages {
 		if Replayable(r) {
 			if stopResults[r.ID] {
 				// A rejected tool use is a stop signal, which nothing may
 				// cut later: it is cut now, as the section cuts it.
-				r.Content = cutError(r.Content)
+				r.Content = cut.cutError(logPath+"#"+r.ID, r.Content)
 			} else {
-				r.Content = capMessage(r.Content)
+				r.Content = cut.capMessage(logPath+"#"+r.ID, r.Content)
 			}
 			replay = append(replay, r)
 		}
@@ -243,7 +282,7 @@ func (e *Engine) conversationInput(ctx context.Context, cfg *config.Config, tg *
 		if !r.IsError || r.Internal || r.Content == "" || stopResults[r.ID] {
 			continue
 		}
-		text := cutError(r.Content)
+		text := cut.cutError(logPath+"#"+r.ID, r.Content)
 		// The same error enters once, as its newest occurrence: a loop
 		// repeating one failure would otherwise fill the section with
 		// copies and push older distinct errors out.

@@ -939,15 +939,48 @@ func TestStopsAndErrorsSections(t *testing.T) {
 	})
 	t.Run("a huge rejection is cut with compression off, and no secret is split", func(t *testing.T) {
 		const token = "ghp_Ab3dE6gH9jK2mN5pQ8rS1tU4vW7xY0zA1bC3"
-		// The token starts 19 bytes before the 8 KiB cut.
+		// The token starts 19 bytes before the 8 KiB cut, after 8 KiB
+		// with no separator (a long query string).
 		head := len(rejection("", "")[1].Content)
-		words := strings.Repeat("x", 8192-head-20) + " " + token + " " + strings.Repeat("more words ", 300000)
+		words := strings.Repeat("A", 8192-head-20) + "=" + token + " " + strings.Repeat("more words ", 300000)
 		md := buildConversationMD(t, "compression:\n  enabled: false\n"+yaml, rejection("big", words))
 		if len(md) > 64<<10 {
 			t.Errorf("prompt is %d bytes: the 3 MB rejection was not cut", len(md))
 		}
 		if strings.Contains(md, token[:12]) {
 			t.Errorf("part of the token reached the prompt")
+		}
+	})
+	t.Run("no secret is split by a cut", func(t *testing.T) {
+		const token = "ghp_Ab3dE6gH9jK2mN5pQ8rS1tU4vW7xY0zA1bC3"
+		const keyBody = "MIIEpAIBAAKCAQEA0Z3VS5JJcds3xfn/ygWyF8PbnGy0AHB7MhgHcTz6sE2I2yPB"
+		pem := "-----BEGIN RSA PRIVATE KEY-----\n" + strings.Repeat(keyBody+"\n", 25) + "-----END RSA PRIVATE KEY-----\n"
+		pad := func(n int) string { return strings.Repeat("w ", n/2) }
+		// A key across an error's 8 KiB cut; tokens across a tool result's
+		// 256 KiB head cut and its tail cut.
+		big := pad(MaxMessageBytes*2/3-20) + token + "\n" + pad(200<<10) + token + "\n" + pad(MaxMessageBytes/3-30)
+		md := buildConversationMD(t, "compression:\n  enabled: false\n"+yaml, []conversation.Record{
+			{Role: "assistant", ToolCalls: []conversation.ToolCall{{ID: "k", Name: "Bash", Arguments: `{"command":"cat key"}`}}},
+			{Role: "tool", ToolCallID: "k", ToolName: "Bash", IsError: true, Content: pad(8192-1000) + pem + "after"},
+			{Role: "assistant", ToolCalls: []conversation.ToolCall{{ID: "b", Name: "Bash", Arguments: `{"command":"cat log"}`}}},
+			{Role: "tool", ToolCallID: "b", ToolName: "Bash", Content: big},
+		})
+		if !strings.Contains(md, "bytes omitted⟩") {
+			t.Fatalf("the big tool result is not in the prompt")
+		}
+		for _, part := range []string{keyBody[:16], token[:10], token[len(token)-10:]} {
+			if strings.Contains(md, part) {
+				t.Errorf("%q reached the prompt", part)
+			}
+		}
+	})
+	t.Run("stops that differ in a number are two stops", func(t *testing.T) {
+		var recs []conversation.Record
+		recs = append(recs, rejection("a", "never run migration 0001 on prod")...)
+		recs = append(recs, rejection("b", "never run migration 0002 on prod")...)
+		stops, _ := sections(buildConversationMD(t, yaml, recs))
+		if !strings.Contains(stops, "migration 0001") || !strings.Contains(stops, "migration 0002") {
+			t.Errorf("stops:\n%s", stops)
 		}
 	})
 }

@@ -66,8 +66,9 @@ type Engine struct {
 	counter  *budget.Counter
 	parsed   *planning.Cache
 	redactor *redactCache
-	// fileRedactions are the redactions of the files section of the
-	// target being assembled (filesections.go), reported by redactPrompt.
+	// fileRedactions are the redactions made while the target being
+	// assembled gathered its inputs (the files section, cuts of long
+	// conversation texts), reported by redactPrompt.
 	fileRedactions []string
 	// tree caches the file-tree section between builds (filesections.go).
 	tree *treeCache

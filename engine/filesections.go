@@ -69,7 +69,6 @@ func (e *Engine) fileSections(ctx context.Context, cfg *config.Config, tg *confi
 			in.FileTree = tree
 		}
 	}
-	e.fileRedactions = e.fileRedactions[:0]
 	if cfg.Files.MaxFiles > 0 {
 		// Each file once in the prompt: not again when the system prompt,
 		// the tools or a skill already carries it.
