@@ -11,6 +11,7 @@ import (
 
 	"github.com/recite-dev/recite/engine/config"
 	"github.com/recite-dev/recite/engine/history"
+	"github.com/recite-dev/recite/engine/internal/redact"
 	"github.com/recite-dev/recite/engine/prompt"
 	"github.com/recite-dev/recite/engine/signals"
 	"github.com/recite-dev/recite/planning"
@@ -66,61 +67,100 @@ const MaxMessageBytes = 256 << 10
 // prefix or suffix the rules no longer match.
 const secretReach = 8 << 10
 
-// cutter cuts long conversation texts after redacting around the cut
-// (secretReach); redact is nil when no redactor could be made, and then
-// the final redaction of the prompt is all there is.
+// cutter cuts long conversation texts after redacting around the cut, so
+// no secret is split into a piece the rules no longer match. e is nil, or
+// has no redactor, when none could be made: then the final redaction of
+// the prompt is all there is.
 type cutter struct {
-	redact func(src, text string) string
+	e *Engine
+	// quiet cuts without reporting (to compare texts before one is kept).
+	quiet bool
 }
 
 // newCutter returns a cutter that redacts with the engine's redactor and
-// leaves its findings for redactPrompt to report.
+// reports what it kept for redactPrompt.
 func (e *Engine) newCutter() cutter {
 	if e.initRedactor() != nil {
 		return cutter{}
 	}
-	return cutter{redact: func(src, text string) string {
-		out, fs := e.redactor.redact(src, text)
-		for _, f := range fs {
-			e.fileRedactions = append(e.fileRedactions, fmt.Sprintf("conversation (%s) line %d: %s", src, f.Line, f.Kind))
-		}
-		return out
-	}}
+	return cutter{e: e}
 }
 
-func (c cutter) redacted(src, text string) string {
-	if c.redact == nil {
-		return text
+func (c cutter) redact(src, text string) (string, []redact.Finding) {
+	if c.e == nil || c.e.redactor == nil {
+		return text, nil
 	}
-	return c.redact(src, text)
+	return c.e.redactor.redact(src, text)
 }
 
-// capMessage cuts s to about MaxMessageBytes: two thirds from the head, one
-// third from the tail, at UTF-8 boundaries, around "\n⟨N bytes
-// omitted⟩\n". Each side is redacted before it is cut.
+// report records the findings whose placeholder is in kept, as redactPrompt
+// would for label (the section) and src, with lines counted from the
+// message's start (offset lines before the redacted window).
+func (c cutter) report(label, src string, fs []redact.Finding, kept string, offset int) {
+	for _, f := range fs {
+		if c.e != nil && !c.quiet && strings.Contains(kept, f.Placeholder) {
+			c.e.fileRedactions = append(c.e.fileRedactions, fmt.Sprintf("%s (%s) line %d: %s", label, src, f.Line+offset, f.Kind))
+		}
+	}
+}
+
+// redactHead redacts a prefix of text that, redacted, reaches at least
+// secretReach bytes past keep (or is the whole text): placeholders shorten
+// what they replace, so a fixed window could end, after redaction, inside
+// the part that is kept, with a secret split at its edge.
+func (c cutter) redactHead(src, text string, keep int) (string, []redact.Finding) {
+	end := min(len(text), keep+secretReach)
+	for {
+		r, fs := c.redact(src, text[:end])
+		if end == len(text) || len(r) >= keep+secretReach {
+			return r, fs
+		}
+		end = min(len(text), end+keep+2*secretReach-len(r))
+	}
+}
+
+// redactTail is redactHead for a suffix; offset is the number of lines
+// before the redacted window.
+func (c cutter) redactTail(src, text string, keep int) (r string, fs []redact.Finding, offset int) {
+	start := max(0, len(text)-keep-secretReach)
+	for {
+		r, fs = c.redact(src, text[start:])
+		if start == 0 || len(r) >= keep+secretReach {
+			return r, fs, strings.Count(text[:start], "\n")
+		}
+		start = max(0, start-(keep+2*secretReach-len(r)))
+	}
+}
+
+// capMessage cuts s, a message of the conversation, to about
+// MaxMessageBytes: two thirds from the head, one third from the tail, at
+// UTF-8 boundaries, around "\n⟨N bytes omitted⟩\n" (N counts the
+// original's bytes). Each side is redacted before it is cut.
 func (c cutter) capMessage(src, s string) string {
 	if len(s) <= MaxMessageBytes {
 		return s
 	}
 	head, tail := MaxMessageBytes*2/3, MaxMessageBytes/3
-	h := c.redacted(src, s[:min(len(s), head+secretReach)])
+	h, fs := c.redactHead(src, s, head)
 	h = h[:runeStart(h, min(len(h), head))]
-	t := c.redacted(src, s[max(0, len(s)-tail-secretReach):])
+	c.report("conversation", src, fs, h, 0)
+	t, fs, offset := c.redactTail(src, s, tail)
 	t = t[runeStart(t, max(0, len(t)-tail)):]
+	c.report("conversation", src, fs, t, offset)
 	return h + fmt.Sprintf("\n⟨%d bytes omitted⟩\n", len(s)-head-tail) + t
 }
 
 // cutError cuts an error or stop text to maxErrorBytes at a UTF-8 boundary,
 // marking the cut (the errors section and the conversation's rejected tool
-// uses carry the same cut). The text is redacted before it is cut.
-func (c cutter) cutError(src, text string) string {
+// uses carry the same cut). The text is redacted before it is cut; label
+// names the section for the redaction report.
+func (c cutter) cutError(label, src, text string) string {
 	if len(text) <= maxErrorBytes {
 		return text
 	}
-	r := c.redacted(src, text[:min(len(text), maxErrorBytes+secretReach)])
-	if len(r) > maxErrorBytes {
-		r = r[:runeStart(r, maxErrorBytes)]
-	}
+	r, fs := c.redactHead(src, text, maxErrorBytes)
+	r = r[:runeStart(r, min(len(r), maxErrorBytes))]
+	c.report(label, src, fs, r, 0)
 	return r + "\n… (cut at 8 KiB)"
 }
 
@@ -187,12 +227,15 @@ func conversationStops(c *conversation.Conversation, logPath string, cut cutter)
 		if s.Kind == signals.KindError {
 			continue
 		}
-		text := cut.cutError(s.Source, s.Text)
+		quiet := cut
+		quiet.quiet = true
+		text := quiet.cutError(prompt.IDErrors, s.Source, s.Text)
 		h := string(s.Kind) + "\x00" + strings.Join(strings.Fields(text), " ")
 		if seen[h] {
 			continue
 		}
 		seen[h] = true
+		cut.cutError(prompt.IDErrors, s.Source, s.Text) // reports what it kept
 		stops = append(stops, text)
 		srcs = append(srcs, s.Source)
 	}
@@ -255,9 +298,9 @@ func (e *Engine) conversationInput(ctx context.Context, cfg *config.Config, tg *
 			if stopResults[r.ID] {
 				// A rejected tool use is a stop signal, which nothing may
 				// cut later: it is cut now, as the section cuts it.
-				r.Content = cut.cutError(logPath+"#"+r.ID, r.Content)
+				r.Content = cut.cutError("conversation", r.ID, r.Content)
 			} else {
-				r.Content = cut.capMessage(logPath+"#"+r.ID, r.Content)
+				r.Content = cut.capMessage(r.ID, r.Content)
 			}
 			replay = append(replay, r)
 		}
@@ -282,7 +325,9 @@ func (e *Engine) conversationInput(ctx context.Context, cfg *config.Config, tg *
 		if !r.IsError || r.Internal || r.Content == "" || stopResults[r.ID] {
 			continue
 		}
-		text := cut.cutError(logPath+"#"+r.ID, r.Content)
+		quiet := cut
+		quiet.quiet = true
+		text := quiet.cutError(prompt.IDErrors, logPath+"#"+r.ID, r.Content)
 		// The same error enters once, as its newest occurrence: a loop
 		// repeating one failure would otherwise fill the section with
 		// copies and push older distinct errors out.
@@ -291,6 +336,7 @@ func (e *Engine) conversationInput(ctx context.Context, cfg *config.Config, tg *
 			continue
 		}
 		seen[k] = true
+		cut.cutError(prompt.IDErrors, logPath+"#"+r.ID, r.Content) // reports what it kept
 		errs = append(errs, text)
 		srcs = append(srcs, logPath+"#"+r.ID)
 	}

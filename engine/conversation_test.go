@@ -974,6 +974,30 @@ func TestStopsAndErrorsSections(t *testing.T) {
 			}
 		}
 	})
+	t.Run("no secret is split where redaction shortens the window", func(t *testing.T) {
+		const token = "ghp_Ab3dE6gH9jK2mN5pQ8rS1tU4vW7xY0zA1bC3"
+		const keyBody = "MIIEpAIBAAKCAQEA0Z3VS5JJcds3xfn/ygWyF8PbnGy0AHB7MhgHcTz6sE2I2yPB"
+		pem := "-----BEGIN RSA PRIVATE KEY-----\n" + strings.Repeat(keyBody+"\n", 50) + "-----END RSA PRIVATE KEY-----\n"
+		pems := strings.Repeat(pem, 4) // about 13 KB that redact to about 150 bytes
+		fill := func(n int) string { return strings.Repeat("w ", max(0, n)/2) }
+		// An error: the token across byte 16 KiB, the first window's edge.
+		errText := pems + fill(2*(8<<10)-10-len(pems)) + token + "\nend"
+		// A long tool result: the token across the tail window's start,
+		// the keys after it.
+		tail := MaxMessageBytes / 3
+		big := fill(300<<10) + token + "\n" + pems + fill(tail+secretReach-len(pems)-len(token)-1+20)
+		md := buildConversationMD(t, yaml, []conversation.Record{
+			{Role: "assistant", ToolCalls: []conversation.ToolCall{{ID: "k", Name: "Bash", Arguments: `{"command":"cat keys"}`}}},
+			{Role: "tool", ToolCallID: "k", ToolName: "Bash", IsError: true, Content: errText},
+			{Role: "assistant", ToolCalls: []conversation.ToolCall{{ID: "b", Name: "Bash", Arguments: `{"command":"cat log"}`}}},
+			{Role: "tool", ToolCallID: "b", ToolName: "Bash", Content: big},
+		})
+		for _, part := range []string{keyBody[:16], token[:8], token[len(token)-8:]} {
+			if strings.Contains(md, part) {
+				t.Errorf("%q reached the prompt", part)
+			}
+		}
+	})
 	t.Run("stops that differ in a number are two stops", func(t *testing.T) {
 		var recs []conversation.Record
 		recs = append(recs, rejection("a", "never run migration 0001 on prod")...)
@@ -983,4 +1007,42 @@ func TestStopsAndErrorsSections(t *testing.T) {
 			t.Errorf("stops:\n%s", stops)
 		}
 	})
+}
+
+// TestCutRedactionsReported: a secret past an 8 KiB cut is in no prompt and
+// not reported; one kept before the cut is reported once per place.
+func TestCutRedactionsReported(t *testing.T) {
+	dir := convProject(t, "targets:\n  - name: dev\n    conversation: c\n", nil)
+	s, err := New(dir).OpenConversations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := s.Create(ctx, "c", conversation.Meta{}); err != nil {
+		t.Fatal(err)
+	}
+	const kept, gone = "ghp_Ab3dE6gH9jK2mN5pQ8rS1tU4vW7xY0zA1bC3", "ghp_Zz3dE6gH9jK2mN5pQ8rS1tU4vW7xY0zA1bC9"
+	words := "use " + kept + " for now\n" + strings.Repeat("w ", 4600) + gone + "\n"
+	recs := rejection("r", words)
+	for i := range recs {
+		recs[i].Kind = conversation.KindMessage
+	}
+	if err := s.Append(ctx, "c", recs...); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := New(dir).Build(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := rep.Targets[0].Redactions
+	seen := map[string]bool{}
+	for _, r := range got {
+		if seen[r] {
+			t.Errorf("reported twice: %s", r)
+		}
+		seen[r] = true
+	}
+	if len(got) != 2 {
+		t.Errorf("redactions = %q, want the kept token once in the stop signals and once in the conversation", got)
+	}
 }

@@ -126,7 +126,17 @@ func (e *Engine) redactPrompt(p *prompt.Prompt) ([]string, error) {
 			note("conversation", m.ID, fs)
 		}
 	}
-	return where, e.redactor.keyErr
+	// One line per place: a text cut before assembly may be reported by
+	// its cut and again here.
+	seen := map[string]bool{}
+	uniq := where[:0]
+	for _, w := range where {
+		if !seen[w] {
+			seen[w] = true
+			uniq = append(uniq, w)
+		}
+	}
+	return uniq, e.redactor.keyErr
 }
 
 // initRedactor compiles the rules with the project's key (redactKey). A
