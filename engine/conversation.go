@@ -93,61 +93,106 @@ func (c cutter) redact(src, text string) (string, []redact.Finding) {
 	return c.e.redactor.redact(src, text)
 }
 
-// report records the findings whose placeholder is in kept, as redactPrompt
-// would for label (the section) and src, with lines counted from the
-// message's start (offset lines before the redacted window).
-func (c cutter) report(label, src string, fs []redact.Finding, kept string, offset int) {
-	for _, f := range fs {
-		if c.e != nil && !c.quiet && strings.Contains(kept, f.Placeholder) {
-			c.e.fileRedactions = append(c.e.fileRedactions, fmt.Sprintf("%s (%s) line %d: %s", label, src, f.Line+offset, f.Kind))
+// report records the findings of a redacted window that survive in kept,
+// the part of the window a cut keeps, as redactPrompt would for label (the
+// section) and src, with lines counted from the message's start (offset
+// lines before the window). A placeholder kept k times stands for the
+// first k findings with it when kept is the window's head, the last k
+// when it is the tail.
+func (c cutter) report(label, src string, fs []redact.Finding, kept string, offset int, tail bool) {
+	if c.e == nil || c.quiet {
+		return
+	}
+	used := map[string]int{}
+	keep := func(f redact.Finding) bool {
+		if used[f.Placeholder] >= strings.Count(kept, f.Placeholder) {
+			return false
+		}
+		used[f.Placeholder]++
+		return true
+	}
+	var out []string
+	for i := range fs {
+		f := fs[i]
+		if tail {
+			f = fs[len(fs)-1-i]
+		}
+		if keep(f) {
+			out = append(out, fmt.Sprintf("%s (%s) line %d: %s", label, src, f.Line+offset, f.Kind))
 		}
 	}
+	if tail {
+		slices.Reverse(out)
+	}
+	c.e.fileRedactions = append(c.e.fileRedactions, out...)
 }
 
 // redactHead redacts a prefix of text that, redacted, reaches at least
 // secretReach bytes past keep (or is the whole text): placeholders shorten
 // what they replace, so a fixed window could end, after redaction, inside
-// the part that is kept, with a secret split at its edge.
-func (c cutter) redactHead(src, text string, keep int) (string, []redact.Finding) {
-	end := min(len(text), keep+secretReach)
+// the part that is kept, with a secret split at its edge. The window
+// doubles until it does, so the work stays linear in what is read.
+func (c cutter) redactHead(src, text string, keep int) (r string, fs []redact.Finding, end int) {
+	end = min(len(text), keep+secretReach)
 	for {
-		r, fs := c.redact(src, text[:end])
+		r, fs = c.redact(src, text[:end])
 		if end == len(text) || len(r) >= keep+secretReach {
-			return r, fs
+			return r, fs, end
 		}
-		end = min(len(text), end+keep+2*secretReach-len(r))
+		end = min(len(text), 2*end)
 	}
 }
 
-// redactTail is redactHead for a suffix; offset is the number of lines
-// before the redacted window.
-func (c cutter) redactTail(src, text string, keep int) (r string, fs []redact.Finding, offset int) {
-	start := max(0, len(text)-keep-secretReach)
+// redactTail is redactHead for a suffix; start is where its window
+// begins, offset the number of lines before it.
+func (c cutter) redactTail(src, text string, keep int) (r string, fs []redact.Finding, start, offset int) {
+	start = max(0, len(text)-keep-secretReach)
 	for {
 		r, fs = c.redact(src, text[start:])
 		if start == 0 || len(r) >= keep+secretReach {
-			return r, fs, strings.Count(text[:start], "\n")
+			return r, fs, start, strings.Count(text[:start], "\n")
 		}
-		start = max(0, start-(keep+2*secretReach-len(r)))
+		start = max(0, len(text)-2*(len(text)-start))
 	}
 }
 
 // capMessage cuts s, a message of the conversation, to about
-// MaxMessageBytes: two thirds from the head, one third from the tail, at
-// UTF-8 boundaries, around "\n⟨N bytes omitted⟩\n" (N counts the
-// original's bytes). Each side is redacted before it is cut.
+// MaxMessageBytes of redacted text: two thirds from the head, one third
+// from the tail, at UTF-8 boundaries, around "\n⟨N bytes omitted⟩\n" (N
+// counts the original's bytes between the two windows' kept parts, so it
+// is approximate when redaction changed lengths). Each side is redacted
+// before it is cut; when the two windows meet, the whole message is
+// redacted once and kept whole if it then fits, so head and tail never
+// overlap.
 func (c cutter) capMessage(src, s string) string {
 	if len(s) <= MaxMessageBytes {
 		return s
 	}
 	head, tail := MaxMessageBytes*2/3, MaxMessageBytes/3
-	h, fs := c.redactHead(src, s, head)
-	h = h[:runeStart(h, min(len(h), head))]
-	c.report("conversation", src, fs, h, 0)
-	t, fs, offset := c.redactTail(src, s, tail)
+	h, hfs, end := c.redactHead(src, s, head)
+	var t string
+	var tfs []redact.Finding
+	start, offset := len(s), 0
+	if end < len(s) {
+		t, tfs, start, offset = c.redactTail(src, s, tail)
+	}
+	if end >= start {
+		all, fs := h, hfs // the head window already covers the message
+		if end < len(s) {
+			all, fs = c.redact(src, s)
+		}
+		if len(all) <= MaxMessageBytes {
+			c.report("conversation", src, fs, all, 0, false)
+			return all
+		}
+		h, hfs, t, tfs, offset = all, fs, all, fs, 0
+	}
+	h = withoutOpenKey(h[:runeStart(h, min(len(h), head))])
+	c.report("conversation", src, hfs, h, 0, false)
 	t = t[runeStart(t, max(0, len(t)-tail)):]
-	c.report("conversation", src, fs, t, offset)
-	return h + fmt.Sprintf("\n⟨%d bytes omitted⟩\n", len(s)-head-tail) + t
+	t = withoutCutKey(t)
+	c.report("conversation", src, tfs, t, offset, true)
+	return h + fmt.Sprintf("\n⟨%d bytes omitted⟩\n", max(0, len(s)-head-tail)) + t
 }
 
 // cutError cuts an error or stop text to maxErrorBytes at a UTF-8 boundary,
@@ -158,10 +203,35 @@ func (c cutter) cutError(label, src, text string) string {
 	if len(text) <= maxErrorBytes {
 		return text
 	}
-	r, fs := c.redactHead(src, text, maxErrorBytes)
-	r = r[:runeStart(r, min(len(r), maxErrorBytes))]
-	c.report(label, src, fs, r, 0)
+	r, fs, _ := c.redactHead(src, text, maxErrorBytes)
+	r = withoutOpenKey(r[:runeStart(r, min(len(r), maxErrorBytes))])
+	c.report(label, src, fs, r, 0, false)
 	return r + "\n… (cut at 8 KiB)"
+}
+
+// withoutOpenKey drops, from the end of a kept head, a PEM private key
+// whose END line the cut removed: a key longer than secretReach is not
+// matched whole, and its first lines must not pass for text.
+func withoutOpenKey(kept string) string {
+	i := strings.LastIndex(kept, "-----BEGIN ")
+	if i < 0 || !strings.Contains(kept[i:], "PRIVATE KEY-----") || strings.Contains(kept[i:], "-----END ") {
+		return kept
+	}
+	return kept[:i] + "⟨private key cut⟩"
+}
+
+// withoutCutKey drops, from the start of a kept tail, the rest of a PEM
+// private key whose BEGIN line the cut removed.
+func withoutCutKey(kept string) string {
+	i := strings.Index(kept, "-----END ")
+	if i < 0 || !strings.Contains(kept[i:min(len(kept), i+64)], "PRIVATE KEY-----") || strings.Contains(kept[:i], "-----BEGIN ") {
+		return kept
+	}
+	j := strings.Index(kept[i+len("-----END "):], "-----")
+	if j < 0 {
+		return "⟨private key cut⟩"
+	}
+	return "⟨private key cut⟩" + kept[i+len("-----END ")+j+len("-----"):]
 }
 
 // runeStart moves i back to the start of the rune it falls in.
