@@ -142,21 +142,15 @@ func decodeClaudeEvent(raw []byte) (ClaudeHookEvent, error) {
 // for null or absent, else the value's compact JSON (a number's or a
 // boolean's literal).
 func scalarText(raw json.RawMessage) string {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
-		return ""
-	}
-	if raw[0] == '"' {
-		var s string
-		if json.Unmarshal(raw, &s) == nil {
-			return s
-		}
+	t, isString := jsonText(raw)
+	if isString || t == "" {
+		return t
 	}
 	var b bytes.Buffer
-	if json.Compact(&b, raw) == nil {
+	if json.Compact(&b, []byte(t)) == nil {
 		return b.String()
 	}
-	return string(raw)
+	return t
 }
 
 // truthy reads a flag leniently: true, "true"/"yes"/"1" in any case, or a
@@ -1281,17 +1275,24 @@ func cutUTF16(s string, limit int) string {
 // rawText is a raw JSON value as text: a string's value, "" for null or
 // absent, else the JSON itself.
 func rawText(raw json.RawMessage) string {
+	t, _ := jsonText(raw)
+	return t
+}
+
+// jsonText is raw as text: a string's value (isString), "" for null or
+// absent, else the JSON trimmed of surrounding white space.
+func jsonText(raw json.RawMessage) (text string, isString bool) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
-		return ""
+		return "", false
 	}
 	if raw[0] == '"' {
 		var s string
 		if json.Unmarshal(raw, &s) == nil {
-			return s
+			return s, true
 		}
 	}
-	return string(raw)
+	return string(raw), false
 }
 
 // toolResponseText is a tool response as text: the stdout and stderr of a
