@@ -727,15 +727,8 @@ func gitCommitter(tb testing.TB, dir string) func(path, text string, when time.T
 func TestCompressionCutsNoSecret(t *testing.T) {
 	const token = "ghp_Zx9Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0LzXcVb"
 	seen := filepath.Join(t.TempDir(), "seen")
-	dir := convProject(t, "compression:\n  every: 3\n  summarizer: cat >> "+seen+"; echo short\nhistory:\n  strategy: window\n  window: 1000\ntargets:\n  - name: dev\n    conversation: c\n", nil)
-	s, err := New(dir).OpenConversations()
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, s := newConversation(t, "compression:\n  every: 3\n  summarizer: cat >> "+seen+"; echo short\nhistory:\n  strategy: window\n  window: 1000\ntargets:\n  - name: dev\n    conversation: c\n", nil, "c")
 	ctx := context.Background()
-	if err := s.Create(ctx, "c", conversation.Meta{}); err != nil {
-		t.Fatal(err)
-	}
 	// The token starts at rune 140, across the one-line form's 160-rune cut.
 	line := strings.Repeat("step ", 27) + "see " + token + " in the log.\nSecond line."
 	var recs []conversation.Record
@@ -861,15 +854,8 @@ func TestImportedTranscriptCompresses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := convProject(t, "history:\n  strategy: window\n  window: 100000\ntargets:\n  - name: dev\n    conversation: cc\n", nil)
-	s, err := New(dir).OpenConversations()
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, s := newConversation(t, "history:\n  strategy: window\n  window: 100000\ntargets:\n  - name: dev\n    conversation: cc\n", nil, "cc")
 	ctx := context.Background()
-	if err := s.Create(ctx, "cc", conversation.Meta{}); err != nil {
-		t.Fatal(err)
-	}
 	if err := s.Append(ctx, "cc", recs...); err != nil {
 		t.Fatal(err)
 	}
@@ -901,15 +887,8 @@ func TestImportedTranscriptCompresses(t *testing.T) {
 // on it); the next pass counts the mention and restores the skill.
 func TestSkillMentionWaitsForPass(t *testing.T) {
 	skill := "# Docker deploy\n\nBuild the image, then push it.\n\n" + strings.Repeat("Explanation that goes on for a while. It has details.\n\n", 30)
-	dir := convProject(t, "compression:\n  every: 3\ntargets:\n  - name: dev\n    conversation: c\n    skills: [skills/docker-deploy.md]\n", map[string]string{"skills/docker-deploy.md": skill})
-	s, err := New(dir).OpenConversations()
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, s := newConversation(t, "compression:\n  every: 3\ntargets:\n  - name: dev\n    conversation: c\n    skills: [skills/docker-deploy.md]\n", map[string]string{"skills/docker-deploy.md": skill}, "c")
 	ctx := context.Background()
-	if err := s.Create(ctx, "c", conversation.Meta{}); err != nil {
-		t.Fatal(err)
-	}
 	say := func(it int, text string) {
 		t.Helper()
 		if err := s.Append(ctx, "c", conversation.Record{Kind: conversation.KindMessage, Role: "user", Iteration: it, Content: text}); err != nil {
@@ -948,15 +927,8 @@ func TestSkillMentionWaitsForPass(t *testing.T) {
 // by absolute path (as Claude Code names it) with the same content is
 // carried once: the second read becomes a pointer to the first.
 func TestReadByAbsolutePathDeduplicated(t *testing.T) {
-	dir := convProject(t, "targets:\n  - name: dev\n    conversation: c\n", map[string]string{"src/parse.go": "package parse\n"})
-	s, err := New(dir).OpenConversations()
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, s := newConversation(t, "targets:\n  - name: dev\n    conversation: c\n", map[string]string{"src/parse.go": "package parse\n"}, "c")
 	ctx := context.Background()
-	if err := s.Create(ctx, "c", conversation.Meta{}); err != nil {
-		t.Fatal(err)
-	}
 	content := "package parse\n\n// Parse reads a config.\nfunc Parse(b []byte) error { return nil }\n" + strings.Repeat("// more\n", 20)
 	var recs []conversation.Record
 	for i, p := range []string{"src/parse.go", filepath.Join(dir, "src", "parse.go")} {
@@ -1008,15 +980,8 @@ func TestCommitsTouchingMissingParent(t *testing.T) {
 // and not among the errors, which it does; a 20 KB one is cut to 8 KiB in
 // both the section and the conversation's copy.
 func TestRejectionIsAStop(t *testing.T) {
-	dir := convProject(t, "targets:\n  - name: dev\n    conversation: c\n    budget: 900\n", nil)
-	s, err := New(dir).OpenConversations()
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, s := newConversation(t, "targets:\n  - name: dev\n    conversation: c\n    budget: 900\n", nil, "c")
 	ctx := context.Background()
-	if err := s.Create(ctx, "c", conversation.Meta{}); err != nil {
-		t.Fatal(err)
-	}
 	const words = "never touch the generated config; ask first"
 	rejected := "The user doesn't want to proceed with this tool use. The tool use was rejected. To tell you how to proceed, the user said:\n" + words + "\n" + strings.Repeat("and more context. ", 1200)
 	const shortWords = "STOP and wait for me"

@@ -850,15 +850,8 @@ func TestModifiedFilesInLoopLayer(t *testing.T) {
 // and returns the markdown prompt file.
 func buildConversationMD(t *testing.T, yaml string, recs []conversation.Record) string {
 	t.Helper()
-	dir := convProject(t, yaml, nil)
-	s, err := New(dir).OpenConversations()
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, s := newConversation(t, yaml, nil, "c")
 	ctx := context.Background()
-	if err := s.Create(ctx, "c", conversation.Meta{}); err != nil {
-		t.Fatal(err)
-	}
 	for i := range recs {
 		if recs[i].Kind == "" {
 			recs[i].Kind = conversation.KindMessage
@@ -1012,15 +1005,8 @@ func TestStopsAndErrorsSections(t *testing.T) {
 // TestCutRedactionsReported: a secret past an 8 KiB cut is in no prompt and
 // not reported; one kept before the cut is reported once per place.
 func TestCutRedactionsReported(t *testing.T) {
-	dir := convProject(t, "targets:\n  - name: dev\n    conversation: c\n", nil)
-	s, err := New(dir).OpenConversations()
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, s := newConversation(t, "targets:\n  - name: dev\n    conversation: c\n", nil, "c")
 	ctx := context.Background()
-	if err := s.Create(ctx, "c", conversation.Meta{}); err != nil {
-		t.Fatal(err)
-	}
 	const kept, gone = "ghp_Ab3dE6gH9jK2mN5pQ8rS1tU4vW7xY0zA1bC3", "ghp_Zz3dE6gH9jK2mN5pQ8rS1tU4vW7xY0zA1bC9"
 	words := "use " + kept + " for now\n" + strings.Repeat("w ", 4600) + gone + "\n"
 	recs := rejection("r", words)
@@ -1101,4 +1087,20 @@ func BenchmarkCapMessagePEMs(b *testing.B) {
 		e := New(b.TempDir())
 		e.newCutter().capMessage("m", text)
 	}
+}
+
+// newConversation makes a project with recite.yaml yaml and files (see
+// convProject) and creates conversation id in it; it returns the project
+// and the store.
+func newConversation(t *testing.T, yaml string, files map[string]string, id string) (string, *conversation.Store) {
+	t.Helper()
+	dir := convProject(t, yaml, files)
+	s, err := New(dir).OpenConversations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Create(context.Background(), id, conversation.Meta{}); err != nil {
+		t.Fatal(err)
+	}
+	return dir, s
 }
