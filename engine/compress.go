@@ -344,14 +344,9 @@ func turnPrompt(r conversation.Record, next *conversation.Record, prevUser, prev
 // loopIteration is the last iteration number of the active loop, 0 when
 // there is none.
 func loopIteration(proj *planning.Project) int {
-	if len(proj.Loops) == 0 {
+	l := activeLoop(proj)
+	if l == nil {
 		return 0
-	}
-	l := proj.Loops[len(proj.Loops)-1]
-	for _, cand := range proj.Loops {
-		if cand.ID == proj.ActiveLoop {
-			l = cand
-		}
 	}
 	if n := len(l.Iterations); n > 0 {
 		return l.Iterations[n-1].N

@@ -238,13 +238,7 @@ func loopSection(c *conversation.Conversation, tg *config.Target, proj *planning
 	}
 	if maxIter > 0 {
 		s.Sources = append(s.Sources, config.FileName)
-	} else if len(proj.Loops) > 0 {
-		l := proj.Loops[len(proj.Loops)-1]
-		for _, cand := range proj.Loops {
-			if cand.ID == proj.ActiveLoop {
-				l = cand
-			}
-		}
+	} else if l := activeLoop(proj); l != nil {
 		maxIter = l.MaxIterations
 		if maxIter > 0 {
 			s.Sources = append(s.Sources, PlanningDir+"/"+l.Path)

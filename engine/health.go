@@ -60,21 +60,6 @@ type signalSources struct {
 	tail int
 }
 
-// currentLoop is the loop named by active-loop.json, else the last loop
-// Load found; nil when there is none.
-func currentLoop(proj *planning.Project) *planning.Loop {
-	if proj == nil || len(proj.Loops) == 0 {
-		return nil
-	}
-	l := proj.Loops[len(proj.Loops)-1]
-	for _, cand := range proj.Loops {
-		if cand.ID == proj.ActiveLoop {
-			l = cand
-		}
-	}
-	return l
-}
-
 // defaultConversations are the conversations a status or a manual preserve
 // reads: those the targets carry, plus the most recently active
 // conversation of the store (the session an agent hook records), once
@@ -109,7 +94,7 @@ func (e *Engine) defaultConversations(cfg *config.Config, store *conversation.St
 // end of each log is read (tailConversation), even after ctx ends.
 func (e *Engine) collectSignals(ctx context.Context, cfg *config.Config, proj *planning.Project, src signalSources) (*SignalsReport, []Diagnostic) {
 	var diags []Diagnostic
-	rep := &SignalsReport{loop: currentLoop(proj), Conversations: []string{}}
+	rep := &SignalsReport{loop: activeLoop(proj), Conversations: []string{}}
 	store, err := e.OpenConversations()
 	if err != nil {
 		diags = append(diags, Diagnostic{Path: ConversationsDir, Message: err.Error()})
@@ -419,7 +404,7 @@ func conversationHealth(cfg *config.Config, c *conversation.Conversation) []stri
 // project alone (the current loop's iterations; conversations feed the
 // prompt through their own sections), with recite.yaml's thresholds.
 func promptHealth(cfg *config.Config, proj *planning.Project) (health, approach []string) {
-	rep := &SignalsReport{loop: currentLoop(proj)}
+	rep := &SignalsReport{loop: activeLoop(proj)}
 	if rep.loop == nil {
 		return nil, nil
 	}

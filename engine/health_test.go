@@ -198,7 +198,7 @@ func TestWorkingStateLastSuccess(t *testing.T) {
 		t.Fatal(err)
 	}
 	b = signals.Block{}
-	workingState(&b, proj, &SignalsReport{loop: currentLoop(proj)})
+	workingState(&b, proj, &SignalsReport{loop: activeLoop(proj)})
 	if b.LastChange != "Wrote paidInvoicesSince and upsertInvoice (iteration 1)" {
 		t.Errorf("loop: last successful change %q, want iteration 1", b.LastChange)
 	}
