@@ -14,6 +14,7 @@ import (
 	"github.com/recite-dev/recite/engine/prompt"
 	"github.com/recite-dev/recite/engine/signals"
 	"github.com/recite-dev/recite/planning"
+	"github.com/recite-dev/recite/planning/conversation"
 	"github.com/recite-dev/recite/templates"
 )
 
@@ -76,8 +77,11 @@ func (e *Engine) assemble(ctx context.Context, cfg *config.Config, tg *config.Ta
 	if ok {
 		in.Preserved = &f
 	}
+	var conv *conversation.Conversation
 	if tg.Conversation != "" {
-		diags = append(diags, e.conversationInput(ctx, cfg, tg, proj, &in)...)
+		c, cdiags := e.conversationInput(ctx, cfg, tg, proj, &in)
+		conv = c
+		diags = append(diags, cdiags...)
 	}
 	addProjectErrors(proj, &in)
 	diags = append(diags, e.fileSections(ctx, cfg, tg, proj, &in)...)
@@ -94,7 +98,7 @@ func (e *Engine) assemble(ctx context.Context, cfg *config.Config, tg *config.Ta
 	if err != nil {
 		diags = append(diags, Diagnostic{Path: config.FileName, Message: fmt.Sprintf("redaction: %v", err)})
 	}
-	comp := e.compressPrompt(ctx, cfg, tg, proj, &in, p, route)
+	comp := e.compressPrompt(ctx, cfg, tg, proj, conv, &in, p, route)
 	if more, err := e.redactPrompt(p); err == nil {
 		for _, r := range more {
 			if !slices.Contains(redactions, r) {

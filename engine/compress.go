@@ -115,9 +115,10 @@ func routeDifficulty(tg *config.Target, proj *planning.Project, in *prompt.Input
 // compression.every, and depends only on the prompt's inputs, so every
 // build between two passes yields the same bytes for the compressed part
 // and only appends; that keeps the provider's prompt cache warm. The
-// current iteration is the highest iteration of the target's conversation
-// (messages and iteration records), else the last row of the active loop.
-func (e *Engine) compressPrompt(ctx context.Context, cfg *config.Config, tg *config.Target, proj *planning.Project, in *prompt.Input, p *prompt.Prompt, route compress.Routing) *CompressReport {
+// current iteration is the highest iteration of conv, the conversation the
+// prompt was assembled from (messages and iteration records; nil for
+// none), else the last row of the active loop.
+func (e *Engine) compressPrompt(ctx context.Context, cfg *config.Config, tg *config.Target, proj *planning.Project, conv *conversation.Conversation, in *prompt.Input, p *prompt.Prompt, route compress.Routing) *CompressReport {
 	cr := &CompressReport{Difficulty: route, Enabled: cfg.Compression.CompressionOn()}
 	pol := cfg.Compression.Difficulty.Moderate
 	switch route.Level {
@@ -155,16 +156,10 @@ func (e *Engine) compressPrompt(ctx context.Context, cfg *config.Config, tg *con
 
 	iters := map[string]int{}
 	times := map[string]time.Time{}
-	var conv *conversation.Conversation
-	if tg.Conversation != "" {
-		if store, err := e.OpenConversations(); err == nil {
-			if c, _, err := store.Read(tg.Conversation); err == nil {
-				conv = c
-				cr.Iteration = conversationIterations(c, iters)
-				for _, r := range c.Messages {
-					times[r.ID] = r.Time
-				}
-			}
+	if conv != nil {
+		cr.Iteration = conversationIterations(conv, iters)
+		for _, r := range conv.Messages {
+			times[r.ID] = r.Time
 		}
 	}
 	if cr.Iteration == 0 {

@@ -325,9 +325,11 @@ func conversationStops(c *conversation.Conversation, logPath string, cut cutter)
 // diagnostic. The errors section gets the verbatim text of the last five
 // failed messages (tool results with is_error, and failed agent runs) of the
 // whole log, pruned or not, so pruning never hides an error, and the stop
-// signals of the whole log (conversationStops), which Fit never cuts. A missing or
-// unreadable conversation is a diagnostic: the prompt is built without it.
-func (e *Engine) conversationInput(ctx context.Context, cfg *config.Config, tg *config.Target, proj *planning.Project, in *prompt.Input) []Diagnostic {
+// signals of the whole log (conversationStops), which Fit never cuts. It
+// returns the conversation it read, for compression. A missing or
+// unreadable conversation is a diagnostic and a nil conversation: the
+// prompt is built without it.
+func (e *Engine) conversationInput(ctx context.Context, cfg *config.Config, tg *config.Target, proj *planning.Project, in *prompt.Input) (*conversation.Conversation, []Diagnostic) {
 	id := tg.Conversation
 	logPath := ConversationLog(id)
 	var diags []Diagnostic
@@ -337,7 +339,7 @@ func (e *Engine) conversationInput(ctx context.Context, cfg *config.Config, tg *
 	store, err := e.OpenConversations()
 	if err != nil {
 		diag("%v", err)
-		return diags
+		return nil, diags
 	}
 	c, rdiags, err := store.Read(id)
 	for _, d := range rdiags {
@@ -352,7 +354,7 @@ func (e *Engine) conversationInput(ctx context.Context, cfg *config.Config, tg *
 		} else {
 			diag("conversation %q: %v", id, err)
 		}
-		return diags
+		return nil, diags
 	}
 	if len(in.Health) == 0 {
 		// No loop file: the conversation's iteration records give health.
@@ -418,5 +420,5 @@ func (e *Engine) conversationInput(ctx context.Context, cfg *config.Config, tg *
 	layers, ldiags := e.contextLayers(c, cfg, tg, proj)
 	diags = append(diags, ldiags...)
 	in.Extra = append(in.Extra, layers...)
-	return diags
+	return c, diags
 }
