@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/google/renameio/v2"
@@ -123,8 +122,8 @@ func (e *Engine) PassHistory() ([]PassRecord, error) {
 const MaxRenders = 50
 
 // anthropicMaxBreakpoints is the number of cache_control markers Anthropic
-// honours (PROVIDERS.md §4); markers past it earn nothing.
-const anthropicMaxBreakpoints = 4
+// honours; markers past it earn nothing.
+const anthropicMaxBreakpoints = prompt.AnthropicMaxBreakpoints
 
 // CacheEconomics is the prompt-caching outlook of one rendered file: how
 // much of it equals the previous render, and how many tokens the provider
@@ -184,33 +183,10 @@ func bodyHash(body []byte) string {
 }
 
 // MinCacheable returns a provider's minimum cacheable prefix in tokens for
-// a model name ("" for the default model), from PROVIDERS.md §4: Anthropic
-// 512 (Opus 5), 1024 (Sonnet, Opus 4/4.1/4.8; the default), 2048 (Opus
-// 4.7, Haiku 3.5 and other Haiku), 4096 (Opus 4.5/4.6, Haiku 4.5); OpenAI
-// 1024; Gemini 2048 (2.5 Flash and Pro; the default), 4096 (3.x). Other
-// providers do not cache: 0.
+// a model name ("" for the provider's default model), from the model table
+// of prompt.Limits; 0 for providers that do not cache.
 func MinCacheable(provider, model string) int {
-	m := strings.ToLower(strings.ReplaceAll(model, ".", "-"))
-	switch provider {
-	case prompt.Anthropic:
-		switch {
-		case strings.Contains(m, "haiku-4-5"), strings.Contains(m, "opus-4-5"), strings.Contains(m, "opus-4-6"):
-			return 4096
-		case strings.Contains(m, "haiku"), strings.Contains(m, "opus-4-7"):
-			return 2048
-		case strings.Contains(m, "opus-5"), strings.Contains(m, "fable"), strings.Contains(m, "mythos"):
-			return 512
-		}
-		return 1024
-	case prompt.OpenAI:
-		return 1024
-	case prompt.Gemini:
-		if strings.Contains(m, "gemini-3") {
-			return 4096
-		}
-		return 2048
-	}
-	return 0
+	return prompt.Limits(provider, model, prompt.LimitOverride{}).MinCacheable
 }
 
 // cacheEconomics computes a rendered file's cache outlook against the
@@ -225,7 +201,7 @@ func MinCacheable(provider, model string) int {
 // from the record). With no record of these bytes, the file on disk is all
 // there is to compare with.
 func (e *Engine) cacheEconomics(tr *TargetReport, fr *FileReport, old, body []byte, write bool) *CacheEconomics {
-	ce := &CacheEconomics{Against: "disk", MinCacheable: MinCacheable(fr.Provider, tr.target.Model)}
+	ce := &CacheEconomics{Against: "disk", MinCacheable: tr.target.Limits(fr.Provider).MinCacheable}
 	if !write && bytes.Equal(old, body) {
 		if all, err := e.RenderHistory(); err == nil {
 			h := bodyHash(body)
@@ -239,30 +215,14 @@ func (e *Engine) cacheEconomics(tr *TargetReport, fr *FileReport, old, body []by
 		}
 	}
 	ce.PrefixBytes = fr.PrefixBytes
-	stable, semi := 0, 0
-	for _, s := range tr.prompt.Sections {
-		switch s.Tier {
-		case prompt.Stable:
-			stable += s.Tokens
-		case prompt.Semi:
-			semi += s.Tokens
-		}
-	}
 	ce.PrefixTokens = prefixTokens(fr.PrefixBytes, len(body), fr.Tokens)
 	switch fr.Provider {
 	case prompt.Anthropic:
 		ce.Caching = "breakpoints"
 		marks := markerOffsets(body)
 		ce.Breakpoints = len(marks)
-		// Breakpoints follow the render: end of the stable tier, end of the
-		// semi tier, then the final block when there is a conversation.
-		var at []int
-		if stable > 0 {
-			at = append(at, stable)
-		}
-		if semi > 0 {
-			at = append(at, stable+semi)
-		}
+		// Breakpoints follow the render (prompt.AnthropicBreakpoints).
+		at := prompt.AnthropicBreakpoints(tr.prompt, tr.target.RenderOptions(fr.Provider))
 		for len(at) < len(marks) {
 			at = append(at, fr.Tokens)
 		}

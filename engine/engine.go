@@ -368,6 +368,7 @@ func (e *Engine) runTargets(ctx context.Context, write bool, only func(*config.T
 				_ = wait()
 				return nil, err
 			}
+			rep.Diagnostics = append(rep.Diagnostics, renderNotes(tr, prov)...)
 			if limit := providerLimit(tr, prov); limit < tr.Budget && tokens > limit {
 				rep.Diagnostics = append(rep.Diagnostics, Diagnostic{Path: config.FileName, Line: tg.Line, Message: fmt.Sprintf(
 					"target %q, provider %s: the pinned sections alone take %d tokens, over the provider's context window of %d (set targets[].capabilities.%s.max_context to change it)",
@@ -472,21 +473,11 @@ func parseFailure(proj *planning.Project) string {
 }
 
 // providerLimit is the token budget of one provider's file: the target's
-// budget, or the provider's context window (the capability table, or the
-// target's capabilities override) when that is smaller.
+// budget, or the prompt limit of the model the body names (its window less
+// the reply, prompt.Limit.PromptLimit; the target's capabilities override
+// the window) when that is smaller.
 func providerLimit(tr *TargetReport, provider string) int {
-	limit := tr.Budget
-	caps, err := prompt.CapabilitiesOf(provider)
-	if err != nil {
-		return limit
-	}
-	if o, ok := tr.target.Capabilities[provider]; ok && o.MaxContext != nil {
-		caps.MaxContext = *o.MaxContext
-	}
-	if caps.MaxContext > 0 && caps.MaxContext < limit {
-		limit = caps.MaxContext
-	}
-	return limit
+	return min(tr.Budget, tr.target.Limits(provider).PromptLimit(tr.target.MaxTokens))
 }
 
 // render returns prompt.Render(p, provider, opts), from the render cache
@@ -538,7 +529,8 @@ func (e *Engine) renderProvider(tr *TargetReport, provider string, counter *budg
 		tokens = p.Fit(counter.Count, limit)
 		cuts = p.Cuts[len(tr.prompt.Cuts):]
 	}
-	opts := prompt.RenderOptions{OpenAISystemRole: tr.target.OpenAISystemRole, Model: tr.target.Model, MaxTokens: tr.target.MaxTokens}
+	opts := tr.target.RenderOptions(provider)
+	opts.NumCtx = prompt.NumCtx(limit, tokens, tr.target.MaxTokens) // ollama: the fitted budget and the reply
 	body, err := e.render(tr.Name, p, provider, opts)
 	if err != nil {
 		return nil, 0, nil, err

@@ -23,7 +23,7 @@ func engineError(err error) error {
 }
 
 func newBuildCmd(g *globalOptions, streams IOStreams) *cobra.Command {
-	var asJSON bool
+	var asJSON, check bool
 	cmd := &cobra.Command{
 		Use:   "build",
 		Short: "Regenerate every prompt file once",
@@ -32,18 +32,24 @@ TARGET.md and TARGET.PROVIDER.json, ordered for prompt caching and fitted
 to the token budget. Files whose bytes would not change are not written.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			rep, err := engine.New(g.dir).Build(cmd.Context())
+			e := engine.New(g.dir)
+			rep, err := e.Build(cmd.Context())
 			if err != nil {
 				return engineError(err)
 			}
 			if asJSON {
-				return writeJSON(streams.Out, rep)
+				err = writeJSON(streams.Out, rep)
+			} else {
+				printBuild(streams.Out, rep)
 			}
-			printBuild(streams.Out, rep)
-			return nil
+			if err == nil && check {
+				err = checkBuilt(cmd.Context(), e, streams.ErrOut, rep)
+			}
+			return err
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
+	cmd.Flags().BoolVar(&check, "check", false, "validate every prompt file against its provider's request schema and the model's window; exit 1 when one would be rejected")
 	return cmd
 }
 
@@ -103,22 +109,27 @@ func writeJSON(w io.Writer, v any) error {
 
 func newRenderCmd(g *globalOptions, streams IOStreams) *cobra.Command {
 	var target, provider string
+	var check bool
 	cmd := &cobra.Command{
 		Use:   "render --target T --provider P",
 		Short: "Print one provider request body to stdout",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			body, kept, err := engine.New(g.dir).RenderFile(cmd.Context(), target, provider)
+			e := engine.New(g.dir)
+			body, kept, err := e.RenderFile(cmd.Context(), target, provider)
 			if err != nil {
 				return engineError(err)
 			}
 			if kept != "" {
 				fmt.Fprintln(streams.ErrOut, kept)
 			}
-			_, err = streams.Out.Write(body)
+			if _, err = streams.Out.Write(body); err == nil && check {
+				err = checkRendered(e, streams.ErrOut, target, provider, body)
+			}
 			return err
 		},
 	}
+	cmd.Flags().BoolVar(&check, "check", false, "validate the body against the provider's request schema and the model's window; exit 1 when it would be rejected")
 	cmd.Flags().StringVar(&target, "target", "agent", "target `name`")
 	cmd.Flags().StringVar(&provider, "provider", "anthropic", "provider: markdown, anthropic, openai, gemini, ollama or text")
 	return cmd

@@ -1,15 +1,13 @@
 // Package prompt assembles prompts from sections ordered for prompt caching
 // and renders them in the request shapes of the main providers.
 //
-// A prompt is a list of sections in three tiers (DESIGN.md §1, FORMATS.md
-// §2.9): the stable prefix (system prompt, tool instructions, project brief,
+// A prompt is a list of sections in three tiers: the stable prefix (system prompt, tool instructions, project brief,
 // skills, the current plan), the semi-stable middle (state snapshot,
 // health) and the dynamic suffix (the conversation tail, the latest
 // preservation block, recent errors, and the recitation block last). Tier
 // order is fixed and the order inside a tier is fixed by section id, so an
-// edit to a section never changes the bytes of an earlier tier (DESIGN.md
-// invariant 8) and nothing here reads a clock or iterates a map (invariant
-// 1).
+// edit to a section never changes the bytes of an earlier tier and nothing here reads a clock or iterates a map, so
+// the same input always renders to the same bytes.
 //
 // Assembly is pure: the engine reads files and hands their text in; this
 // package never touches the file system.
@@ -112,7 +110,7 @@ type Section struct {
 	ShorterNotes []string `json:"-"`
 }
 
-// Message is one conversation message carried by a prompt (DESIGN.md §2).
+// Message is one conversation message carried by a prompt.
 type Message struct {
 	ID      string
 	Role    string // system, user, assistant, tool
@@ -129,12 +127,14 @@ type Message struct {
 }
 
 // ToolCall is one tool invocation. Arguments is the JSON text exactly as the
-// model produced it (PROVIDERS.md §5: it may be invalid, so it is stored
-// verbatim).
+// model produced it (it may be invalid, so it is stored verbatim).
 type ToolCall struct {
 	ID        string
 	Name      string
 	Arguments string
+	// Signature is the Gemini thoughtSignature the call was returned with
+	// (base64, replayed byte for byte); "" when none was recorded.
+	Signature string
 }
 
 // Prompt is an assembled prompt for one target.
