@@ -26,7 +26,7 @@ func TestMinCacheable(t *testing.T) {
 		{"anthropic", "claude-opus-4-7", 2048},
 		{"anthropic", "claude-opus-5", 512},
 		{"openai", "gpt-4o", 1024},
-		{"gemini", "", 2048},
+		{"gemini", "", 4096}, // gemini-3.8-flash
 		{"gemini", "gemini-2.5-flash", 2048},
 		{"gemini", "gemini-3-pro", 4096},
 		{"ollama", "llama3", 0},
@@ -89,7 +89,7 @@ func TestCacheEconomics(t *testing.T) {
 	if o := got["openai"]; o.Caching != "automatic" || o.CachedTokens != o.PrefixTokens || o.CachedTokens < 1024 {
 		t.Errorf("openai economics %+v", o)
 	}
-	if g := got["gemini"]; g.Caching != "implicit" || g.MinCacheable != 2048 {
+	if g := got["gemini"]; g.Caching != "implicit" || g.MinCacheable != 4096 {
 		t.Errorf("gemini economics %+v", g)
 	}
 	if m := got["markdown"]; m.Caching != "none" || m.CachedTokens != 0 {

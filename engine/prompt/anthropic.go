@@ -12,15 +12,15 @@ type cacheControl struct {
 }
 
 type anthropicBlock struct {
-	Type         string          `json:"type"`
-	Text         string          `json:"text,omitempty"`
-	ID           string          `json:"id,omitempty"`
-	Name         string          `json:"name,omitempty"`
-	Input        json.RawMessage `json:"input,omitempty"`
-	ToolUseID    string          `json:"tool_use_id,omitempty"`
+	Type         string           `json:"type"`
+	Text         string           `json:"text,omitempty"`
+	ID           string           `json:"id,omitempty"`
+	Name         string           `json:"name,omitempty"`
+	Input        json.RawMessage  `json:"input,omitempty"`
+	ToolUseID    string           `json:"tool_use_id,omitempty"`
 	Content      []anthropicBlock `json:"content,omitempty"`
-	IsError      bool            `json:"is_error,omitempty"`
-	CacheControl *cacheControl   `json:"cache_control,omitempty"`
+	IsError      bool             `json:"is_error,omitempty"`
+	CacheControl *cacheControl    `json:"cache_control,omitempty"`
 }
 
 type anthropicMessage struct {

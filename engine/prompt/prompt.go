@@ -152,13 +152,15 @@ type Prompt struct {
 
 // Add inserts s in its fixed position. A section with an empty body (and,
 // for the conversation, no messages) is left out. The body and its shorter
-// forms lose their C0 control characters (CleanControls).
+// forms lose their C0 control characters (CleanControls), and their
+// headings move below the section's own level-2 heading (demote: the
+// shallowest becomes level 3).
 func (p *Prompt) Add(s Section) {
-	s.Body = CleanControls(s.Body)
+	s.Body = demote(CleanControls(s.Body), 3)
 	if len(s.Shorter) > 0 {
 		s.Shorter = append([]string(nil), s.Shorter...)
 		for i := range s.Shorter {
-			s.Shorter[i] = CleanControls(s.Shorter[i])
+			s.Shorter[i] = demote(CleanControls(s.Shorter[i]), 3)
 		}
 	}
 	if strings.TrimSpace(s.Body) == "" && s.ID != IDConversation {
