@@ -93,15 +93,15 @@ func (c *Config) resolveModels(fail failFunc) error {
 			own.set(prov, t.Model)
 		}
 		for _, p := range modelProviders {
-			m := own.get(p)
+			m, key := own.get(p), at+".models"
 			if m == "" {
-				m = c.Models.get(p)
+				m, key = c.Models.get(p), "models"
 			}
 			if m == "" {
 				m = prompt.DefaultModel(p)
 			}
 			if fam := familyOf(m); fam != "" && fam != p && p != prompt.Ollama {
-				return fail(at, "target %q: the %s model %q is a %s model", t.Name, p, m, fam)
+				return fail(key, "target %q: the %s model %q is a model of %s", t.Name, p, m, fam)
 			}
 			t.Models.set(p, m)
 		}

@@ -182,4 +182,3 @@ func lastN(s []string, n int) []string {
 	}
 	return s[len(s)-n:]
 }
-
