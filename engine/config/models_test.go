@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/recite-dev/recite/engine/prompt"
+	"github.com/recite-dev/recite/templates"
 )
 
 func TestModelsResolve(t *testing.T) {
@@ -85,5 +86,31 @@ func TestTargetLimits(t *testing.T) {
 	}
 	if d := Default().Targets[0]; d.ModelFor(prompt.Anthropic) != prompt.DefaultAnthropicModel {
 		t.Errorf("default target models %+v", d.Models)
+	}
+}
+
+// TestInitScaffoldNamesTheDefaults: the recite.yaml that `recite init`
+// writes names every default model and the date it was current, and parses
+// with the models block uncommented.
+func TestInitScaffoldNamesTheDefaults(t *testing.T) {
+	src, err := templates.Init("recite.yaml", "gsd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{prompt.DefaultAnthropicModel, prompt.DefaultOpenAIModel, prompt.DefaultGeminiModel, prompt.DefaultOllamaModel, prompt.ModelsCurrentOn} {
+		if !strings.Contains(src, want) {
+			t.Errorf("the scaffold does not name %q", want)
+		}
+	}
+	on := src
+	for _, k := range []string{"models:\n", "  anthropic:", "  openai:", "  gemini:", "  ollama:"} {
+		on = strings.ReplaceAll(on, "\n# "+k, "\n"+k)
+	}
+	c, err := Parse("recite.yaml", []byte(on))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Models.Anthropic != prompt.DefaultAnthropicModel || c.Models.Ollama != prompt.DefaultOllamaModel {
+		t.Errorf("uncommented models %+v", c.Models)
 	}
 }
