@@ -165,8 +165,9 @@ var blockedMark = regexp.MustCompile(`\bBLOCKED\b`)
 
 // signalBlockers returns the BLOCKED stop signals of in that the open
 // blockers of the planning tree do not already list (by id): the stop
-// signals of the conversation and the items of the preserved block's
-// "Blocked" section that carry the BLOCKED mark, one line each, in order,
+// signals of the conversation, the items of the preserved block's
+// "Blocked" section that carry the BLOCKED mark and the BLOCKED marks the
+// health lines quote from a loop file, one line each, in order,
 // without duplicates. Together with openBlockers they are the one list of
 // open blockers the state section and the recitation both show.
 func signalBlockers(in Input, planned []string) []string {
@@ -180,6 +181,13 @@ func signalBlockers(in Input, planned []string) []string {
 	}
 	if in.Preserved != nil {
 		lines = append(lines, preservedBlocked(in.Preserved.Text)...)
+	}
+	// A health line quotes the BLOCKED mark of a loop file: "State: BLOCKED
+	// (external error: BLOCKED: reason)". The quoted mark is the blocker.
+	for _, h := range in.Health {
+		if i := strings.LastIndex(h, "BLOCKED:"); i >= 0 {
+			lines = append(lines, strings.TrimSuffix(strings.TrimSpace(h[i:]), ")"))
+		}
 	}
 	var out []string
 	seen := map[string]bool{}

@@ -88,21 +88,27 @@ func TestBlockedSignalIsAnOpenBlocker(t *testing.T) {
 	in := fixtureInput()
 	in.Project.Blockers = nil
 	in.Stops = []string{"BLOCKED: the staging database refuses connections"}
+	in.Health = []string{"State: BLOCKED (external error: BLOCKED: no Docker socket)"}
 	in.Preserved = &File{Path: ".planning/context-preserved.md", Text: "## Block\n\n### Blocked\n\n- BLOCKED: Docker daemon not running\n- a note without the mark\n\n### Errors\n\n- BLOCKED: not in the Blocked part"}
 	p := Assemble(in)
 	rec := p.Section(IDRecitation).Body
 	if strings.Contains(rec, "none open") {
 		t.Errorf("recitation says none open:\n%s", rec)
 	}
-	for _, want := range []string{"BLOCKED: the staging database refuses connections", "BLOCKED: Docker daemon not running"} {
+	// The recitation has room for 2 lines of blockers; the state section
+	// lists them all.
+	for _, want := range []string{"- BLOCKED: the staging database refuses connections\n", "- … and 2 more"} {
 		if !strings.Contains(rec, want) {
 			t.Errorf("recitation lacks %q:\n%s", want, rec)
 		}
+	}
+	for _, want := range []string{"BLOCKED: the staging database refuses connections (stop signal)", "BLOCKED: Docker daemon not running (stop signal)", "BLOCKED: no Docker socket (stop signal)"} {
 		if !strings.Contains(p.Section(IDState).Body, want) {
-			t.Errorf("state section lacks %q", want)
+			t.Errorf("state section lacks %q:\n%s", want, p.Section(IDState).Body)
 		}
 	}
-	if strings.Contains(rec, "not in the Blocked part") || strings.Contains(rec, "without the mark") {
+	st := p.Section(IDState).Body
+	if strings.Contains(st, "not in the Blocked part") || strings.Contains(st, "without the mark") {
 		t.Errorf("recitation took a line outside the Blocked items:\n%s", rec)
 	}
 

@@ -193,7 +193,7 @@ func TestResponsesBody(t *testing.T) {
 		t.Fatal(err)
 	}
 	var req struct {
-		Model, Instructions, PromptCacheKey string `json:"-"`
+		Model, Instructions, PromptCacheKey string           `json:"-"`
 		Input                               []map[string]any `json:"input"`
 	}
 	if err := json.Unmarshal(body, &req); err != nil {
