@@ -371,8 +371,8 @@ func (e *Engine) runTargets(ctx context.Context, write bool, only func(*config.T
 			rep.Diagnostics = append(rep.Diagnostics, renderNotes(tr, prov)...)
 			if limit := providerLimit(tr, prov); limit < tr.Budget && tokens > limit {
 				rep.Diagnostics = append(rep.Diagnostics, Diagnostic{Path: config.FileName, Line: tg.Line, Message: fmt.Sprintf(
-					"target %q, provider %s: the pinned sections alone take %d tokens, over the provider's context window of %d (set targets[].capabilities.%s.max_context to change it)",
-					tg.Name, prov, tokens, limit, prov)})
+					"target %q, provider %s: the pinned sections alone take %d tokens, over the %d that %s's context window of %d leaves beside the reply (set targets[].capabilities.%s.max_context to change it)",
+					tg.Name, prov, tokens, limit, tg.ModelFor(prov), tg.Limits(prov).ContextWindow, prov)})
 			}
 			caps, _ := prompt.CapabilitiesOf(prov)
 			rel := PromptsDir + "/" + tg.Name + caps.Ext
