@@ -37,11 +37,8 @@ func (c *checker) anthropic(body []byte) {
 			Description string          `json:"description"`
 			InputSchema json.RawMessage `json:"input_schema"`
 		} `json:"tools"`
-		System   []checkAnthropicBlock `json:"system"`
-		Messages []struct {
-			Role    string                `json:"role"`
-			Content []checkAnthropicBlock `json:"content"`
-		} `json:"messages"`
+		System   []checkAnthropicBlock   `json:"system"`
+		Messages []checkAnthropicMessage `json:"messages"`
 	}
 	if !c.decode(body, &req) {
 		return
@@ -81,18 +78,43 @@ func (c *checker) anthropic(body []byte) {
 		}
 		c.anthropicText(at, b)
 	}
-	if len(req.Messages) == 0 {
+	breakpoints += c.anthropicMessages(req.Messages, tools)
+	if breakpoints > AnthropicMaxBreakpoints {
+		c.fail("", "%d cache_control breakpoints, at most %d", breakpoints, AnthropicMaxBreakpoints)
+	}
+	if req.MaxTokens != nil {
+		c.window(bodyText(body), l.ContextWindow-*req.MaxTokens, fmt.Sprintf("%s's context window less max_tokens", l.Model))
+	}
+}
+
+type checkAnthropicMessage struct {
+	Role    string                `json:"role"`
+	Content []checkAnthropicBlock `json:"content"`
+}
+
+// anthropicMessages checks the turns of a Messages API body: a user turn
+// first, roles alternating, every tool_use defined in tools and answered
+// first thing in the next turn, no trailing white space in a prefill. It
+// returns how many cache breakpoints the turns carry.
+func (c *checker) anthropicMessages(msgs []checkAnthropicMessage, tools map[string]bool) int {
+	breakpoints := 0
+	mark := func(b checkAnthropicBlock) {
+		if b.CacheControl != nil {
+			breakpoints++
+		}
+	}
+	if len(msgs) == 0 {
 		c.fail("messages", "empty: a request needs at least one message")
-	} else if req.Messages[0].Role != "user" {
-		c.fail("messages[0]", "the first message must be a user turn, not %q", req.Messages[0].Role)
+	} else if msgs[0].Role != "user" {
+		c.fail("messages[0]", "the first message must be a user turn, not %q", msgs[0].Role)
 	}
 	var pending pendingCalls
-	for i, m := range req.Messages {
+	for i, m := range msgs {
 		at := fmt.Sprintf("messages[%d]", i)
 		if m.Role != "user" && m.Role != "assistant" {
 			c.fail(at, "role %q (want user or assistant)", m.Role)
 		}
-		if i > 0 && req.Messages[i-1].Role == m.Role {
+		if i > 0 && msgs[i-1].Role == m.Role {
 			c.fail(at, "two %s turns in a row", m.Role)
 		}
 		if len(m.Content) == 0 {
@@ -133,18 +155,13 @@ func (c *checker) anthropic(body []byte) {
 		}
 	}
 	pending.unanswered(c)
-	if n := len(req.Messages); n > 0 && req.Messages[n-1].Role == "assistant" {
-		last := req.Messages[n-1].Content
+	if n := len(msgs); n > 0 && msgs[n-1].Role == "assistant" {
+		last := msgs[n-1].Content
 		if k := len(last); k > 0 && last[k-1].Text != nil && strings.TrimRight(*last[k-1].Text, " \t\n") != *last[k-1].Text {
 			c.fail(fmt.Sprintf("messages[%d]", n-1), "a final assistant turn (prefill) may not end in white space")
 		}
 	}
-	if breakpoints > AnthropicMaxBreakpoints {
-		c.fail("", "%d cache_control breakpoints, at most %d", breakpoints, AnthropicMaxBreakpoints)
-	}
-	if req.MaxTokens != nil {
-		c.window(bodyText(body), l.ContextWindow-*req.MaxTokens, fmt.Sprintf("%s's context window less max_tokens", l.Model))
-	}
+	return breakpoints
 }
 
 func (c *checker) anthropicText(at string, b checkAnthropicBlock) {

@@ -23,10 +23,13 @@ import (
 var mdParser = goldmark.New(goldmark.WithExtensions(extension.GFM)).Parser()
 
 // demote returns md with its headings moved down so the shallowest one is
-// at level base (1–6); deeper levels keep their distance and stop at 6. A
-// setext heading (text over === or ---) becomes an ATX heading. md is
+// at level base (1–6), C0 control characters removed (CleanControls);
+// deeper levels keep their distance and stop at 6. A
+// setext heading (text over === or ---) becomes an ATX heading, in place
+// (after a list marker or quote prefix). md is
 // returned unchanged when no heading is above base.
 func demote(md string, base int) string {
+	md = CleanControls(md) // goldmark reads a lone CR as a line break
 	if !mayHaveHeading(md) {
 		return md
 	}
@@ -66,31 +69,27 @@ func demote(md string, base int) string {
 			edits = append(edits, edit{j, i, strings.Repeat("#", level)})
 			continue
 		}
-		// Setext: the text lines and the underline after them, at the
-		// top level only (a setext heading in a list or quote is left).
-		if h.Parent() != doc {
-			continue
-		}
+		// Setext: the text lines and the underline after them become one
+		// ATX line, after the first line's prefix (a list marker, "> ").
 		end := last.Stop
 		for end < len(src) && src[end] != '\n' {
 			end++
 		}
-		if end < len(src) {
-			end++ // the underline
-			for end < len(src) && src[end] != '\n' {
-				end++
-			}
+		if end == len(src) {
+			continue // no underline: not a heading recite can place
+		}
+		under := end + 1
+		for end = under; end < len(src) && src[end] != '\n'; end++ {
+		}
+		if u := strings.TrimSpace(strings.TrimLeft(string(src[under:end]), " >")); u == "" || strings.Trim(u, "=") != "" && strings.Trim(u, "-") != "" {
+			continue
 		}
 		var words []string
 		for k := 0; k < h.Lines().Len(); k++ {
 			seg := h.Lines().At(k)
 			words = append(words, strings.TrimSpace(string(seg.Value(src))))
 		}
-		lineStart := first.Start
-		for lineStart > 0 && src[lineStart-1] != '\n' {
-			lineStart--
-		}
-		edits = append(edits, edit{lineStart, end, strings.Repeat("#", level) + " " + strings.Join(words, " ")})
+		edits = append(edits, edit{first.Start, end, strings.Repeat("#", level) + " " + strings.Join(words, " ")})
 	}
 	var b strings.Builder
 	at := 0
@@ -106,12 +105,15 @@ func demote(md string, base int) string {
 	return b.String()
 }
 
-// mayHaveHeading is a cheap test that md has a line that could start or
-// underline a heading, so most bodies skip the parse.
+// mayHaveHeading is a cheap test that md may hold a heading (a "#", or a
+// line that could underline a setext heading), so most bodies skip the
+// parse.
 func mayHaveHeading(md string) bool {
+	if strings.Contains(md, "#") {
+		return true
+	}
 	for _, l := range strings.Split(md, "\n") {
-		t := strings.TrimLeft(l, " >\t")
-		if strings.HasPrefix(t, "#") || t != "" && (strings.Trim(t, "=") == "" || strings.Trim(t, "- ") == "") {
+		if t := strings.TrimSpace(l); t != "" && (strings.Trim(t, "=") == "" || strings.Trim(t, "-") == "") {
 			return true
 		}
 	}

@@ -142,3 +142,13 @@ func TestOrphanToolResultEverywhere(t *testing.T) {
 		}
 	}
 }
+
+func TestDemoteSetextInList(t *testing.T) {
+	in := "- Title\n  ===\n- next\n"
+	if got, want := demote(in, 3), "- ### Title\n- next\n"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if lv := headingLevels(demote(in, 3)); len(lv) != 1 || lv[0] != 3 {
+		t.Errorf("levels %v", lv)
+	}
+}
