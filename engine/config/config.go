@@ -5,6 +5,9 @@
 // applies: one target "agent" (role implementer; providers markdown,
 // anthropic and openai, each with its default model), a 200,000-token
 // context window counted with o200k_base, and WARNING/CRITICAL at 70%/85%.
+// Each target resolves a model per provider (models.go): its models:, its
+// older single model: for the provider whose family it names, the
+// top-level models:, then the defaults of engine/prompt.
 package config
 
 import (

@@ -38,8 +38,12 @@ type Limit struct {
 
 // PromptLimit is the most prompt tokens a request may carry when it asks
 // for a reply of reply tokens: the context window less the reply (at most
-// half the window is reserved for it), and never more than MaxInput.
+// half the window is reserved for it), and never more than MaxInput. The
+// shapes that name no model (markdown, text) reserve nothing.
 func (l Limit) PromptLimit(reply int) int {
+	if l.Model == "" {
+		reply = 0
+	}
 	reply = max(0, min(reply, l.ContextWindow/2))
 	n := l.ContextWindow - reply
 	if l.MaxInput > 0 && l.MaxInput < n {

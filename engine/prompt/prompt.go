@@ -11,6 +11,16 @@
 //
 // Assembly is pure: the engine reads files and hands their text in; this
 // package never touches the file system.
+//
+// It also owns the request bodies: Render writes each provider's shape
+// (Anthropic Messages, OpenAI Chat Completions or Responses, Gemini
+// generateContent, Ollama /api/chat) for the model a target names, Limits
+// holds the documented limits of those models (models.go), and Check
+// validates a body as its provider would before answering.
+//
+// It imports planning (the planning-tree model) and goldmark (to find the
+// headings of embedded documents); nothing under engine/ but the engine,
+// engine/config and the tests imports it back.
 package prompt
 
 import (

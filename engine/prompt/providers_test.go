@@ -292,3 +292,14 @@ func TestLimits(t *testing.T) {
 		t.Error("thought signatures: Gemini 3 only")
 	}
 }
+
+// TestPromptLimitNoReplyForFiles: markdown and text name no model and keep
+// their whole window for the prompt.
+func TestPromptLimitNoReplyForFiles(t *testing.T) {
+	if got := Limits(Markdown, "", LimitOverride{}).PromptLimit(4096); got != 200_000 {
+		t.Errorf("markdown limit %d", got)
+	}
+	if got := Limits(Text, "", LimitOverride{}).PromptLimit(4096); got != 8192 {
+		t.Errorf("text limit %d", got)
+	}
+}
