@@ -19,8 +19,8 @@
 // validates a body as its provider would before answering.
 //
 // It imports planning (the planning-tree model) and goldmark (to find the
-// headings of embedded documents); nothing under engine/ but the engine,
-// engine/config and the tests imports it back.
+// headings of embedded documents); the engine, engine/config and
+// cmd/recite import it.
 package prompt
 
 import (
