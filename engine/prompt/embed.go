@@ -105,15 +105,29 @@ func demote(md string, base int) string {
 	return b.String()
 }
 
-// mayHaveHeading is a cheap test that md may hold a heading (a "#", or a
-// line that could underline a setext heading), so most bodies skip the
-// parse.
+// mayHaveHeading is a cheap test that md may hold a heading: a line that,
+// after its container prefixes (indentation, "> ", list markers), starts
+// with "#" or could underline a setext heading. Most bodies skip the parse.
 func mayHaveHeading(md string) bool {
-	if strings.Contains(md, "#") {
-		return true
-	}
 	for _, l := range strings.Split(md, "\n") {
-		if t := strings.TrimSpace(l); t != "" && (strings.Trim(t, "=") == "" || strings.Trim(t, "-") == "") {
+		t := strings.TrimSpace(l)
+		if t != "" && (strings.Trim(t, "=") == "" || strings.Trim(t, "-") == "") {
+			return true
+		}
+		for {
+			t = strings.TrimLeft(t, " \t>")
+			r := strings.TrimLeft(t, "0123456789")
+			switch {
+			case strings.HasPrefix(t, "- "), strings.HasPrefix(t, "* "), strings.HasPrefix(t, "+ "):
+				t = t[2:]
+				continue
+			case len(r) < len(t) && (strings.HasPrefix(r, ". ") || strings.HasPrefix(r, ") ")):
+				t = r[2:]
+				continue
+			}
+			break
+		}
+		if strings.HasPrefix(t, "#") {
 			return true
 		}
 	}

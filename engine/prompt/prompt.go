@@ -166,11 +166,18 @@ type Prompt struct {
 // headings move below the section's own level-2 heading (demote: the
 // shallowest becomes level 3).
 func (p *Prompt) Add(s Section) {
-	s.Body = demote(CleanControls(s.Body), 3)
+	clean := CleanControls(s.Body)
+	s.Body = demote(clean, 3)
 	if len(s.Shorter) > 0 {
+		// The shorter forms are cut from the body: they need demoting only
+		// when the body did (one markdown parse per section otherwise).
+		moved := s.Body != clean
 		s.Shorter = append([]string(nil), s.Shorter...)
 		for i := range s.Shorter {
-			s.Shorter[i] = demote(CleanControls(s.Shorter[i]), 3)
+			s.Shorter[i] = CleanControls(s.Shorter[i])
+			if moved {
+				s.Shorter[i] = demote(s.Shorter[i], 3)
+			}
 		}
 	}
 	if strings.TrimSpace(s.Body) == "" && s.ID != IDConversation {
