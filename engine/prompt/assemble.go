@@ -90,10 +90,10 @@ func Assemble(in Input) *Prompt {
 	}
 	p.Add(Section{ID: IDSystem, Heading: "System prompt", Sources: sources, Body: sys.String()})
 	if in.Tools != nil {
-		p.Add(Section{ID: IDTools, Heading: "Tool instructions", Sources: []string{in.Tools.Path}, Body: strings.TrimSpace(in.Tools.Text)})
+		p.Add(Section{ID: IDTools, Heading: "Tool instructions", Sources: []string{in.Tools.Path}, Body: demote(strings.TrimSpace(in.Tools.Text), 3)})
 	}
 	if proj.Brief != nil && proj.Brief.Markdown != nil {
-		p.Add(Section{ID: IDBrief, Heading: "Project brief", Sources: []string{src(proj.Brief.Path)}, Body: strings.TrimSpace(proj.Brief.Markdown.Body)})
+		p.Add(Section{ID: IDBrief, Heading: "Project brief", Sources: []string{src(proj.Brief.Path)}, Body: demote(strings.TrimSpace(proj.Brief.Markdown.Body), 3)})
 	}
 	if len(in.Skills) > 0 {
 		var b strings.Builder
@@ -134,7 +134,10 @@ func Assemble(in Input) *Prompt {
 		p.Add(Section{ID: IDHealth, Heading: "Health", Sources: ss, Body: "- " + strings.Join(in.Health, "\n- ")})
 	}
 
+	// The extra sections carry planning documents (learnings, the epic
+	// and phase files): their headings go below the section's.
 	for _, x := range in.Extra {
+		x.Body = demote(x.Body, 3)
 		p.Add(x)
 	}
 
@@ -148,7 +151,7 @@ func Assemble(in Input) *Prompt {
 		p.Add(Section{ID: IDConversation, Heading: "Conversation", Sources: []string{in.Conversation}})
 	}
 	if in.Preserved != nil {
-		p.Add(Section{ID: IDPreserved, Heading: "Preserved stop signals (do not summarize)", Sources: []string{in.Preserved.Path}, Body: strings.TrimSpace(in.Preserved.Text)})
+		p.Add(Section{ID: IDPreserved, Heading: "Preserved stop signals (do not summarize)", Sources: []string{in.Preserved.Path}, Body: demote(strings.TrimSpace(in.Preserved.Text), 3)})
 	}
 	if len(in.Errors) > 0 || len(in.Stops) > 0 {
 		s := Section{ID: IDErrors, Heading: errorsHeading(in), Sources: append(append([]string(nil), in.StopSources...), in.ErrorSources...), Body: signalsBody(in.Stops, in.Errors)}
@@ -341,7 +344,7 @@ func planSection(proj *planning.Project, src func(string) string) Section {
 		for _, fm := range md.FrontMatter {
 			b.WriteString(fence(strings.TrimRight(fm.Raw, "\n"), "yaml") + "\n\n")
 		}
-		b.WriteString(strings.TrimSpace(md.Body))
+		b.WriteString(demote(strings.TrimSpace(md.Body), 3))
 	}
 	s.Body = strings.TrimSpace(b.String())
 	return s

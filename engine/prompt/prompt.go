@@ -162,22 +162,15 @@ type Prompt struct {
 
 // Add inserts s in its fixed position. A section with an empty body (and,
 // for the conversation, no messages) is left out. The body and its shorter
-// forms lose their C0 control characters (CleanControls), and their
-// headings move below the section's own level-2 heading (demote: the
-// shallowest becomes level 3).
+// forms lose their C0 control characters (CleanControls). Assemble moves
+// the headings of the documents it embeds below the section's own
+// level-2 heading (demote).
 func (p *Prompt) Add(s Section) {
-	clean := CleanControls(s.Body)
-	s.Body = demote(clean, 3)
+	s.Body = CleanControls(s.Body)
 	if len(s.Shorter) > 0 {
-		// The shorter forms are cut from the body: they need demoting only
-		// when the body did (one markdown parse per section otherwise).
-		moved := s.Body != clean
 		s.Shorter = append([]string(nil), s.Shorter...)
 		for i := range s.Shorter {
 			s.Shorter[i] = CleanControls(s.Shorter[i])
-			if moved {
-				s.Shorter[i] = demote(s.Shorter[i], 3)
-			}
 		}
 	}
 	if strings.TrimSpace(s.Body) == "" && s.ID != IDConversation {
