@@ -32,7 +32,7 @@ to the token budget. Files whose bytes would not change are not written.`,
 			return runWith(cmd.Context(), opts, runF, buildRun)
 		},
 	}
-	opts.json.addFlag(cmd.Flags(), "print the report as JSON")
+	opts.json.addFlag(cmd, "print the report as JSON")
 	return cmd
 }
 

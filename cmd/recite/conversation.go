@@ -201,7 +201,7 @@ M from agent.max_iterations).`,
 			return runWith(cmd.Context(), opts, runF, convRunRun)
 		},
 	}
-	opts.json.addFlag(cmd.Flags(), "print the run's result as JSON")
+	opts.json.addFlag(cmd, "print the run's result as JSON")
 	return cmd
 }
 
@@ -249,7 +249,7 @@ func newConvListCmd(g *globalOptions, streams IOStreams, runF func(context.Conte
 			return runWith(cmd.Context(), opts, runF, convListRun)
 		},
 	}
-	opts.json.addFlag(cmd.Flags(), "print JSON")
+	opts.json.addFlag(cmd, "print JSON")
 	return cmd
 }
 

@@ -52,7 +52,7 @@ link that leaves the project"; "::" when no pattern matches.
 	}
 	cmd.Flags().StringVar(&opts.why, "why", "", "explain the verdict on `PATH`")
 	cmd.Flags().StringArrayVar(&opts.include, "include", nil, "a `PATH` that always enters context")
-	opts.json.addFlag(cmd.Flags(), "print JSON")
+	opts.json.addFlag(cmd, "print JSON")
 	return cmd
 }
 

@@ -48,7 +48,7 @@ replaced by "-"). The conversation is created if needed.`,
 		},
 	}
 	cmd.Flags().StringVar(&opts.imp.ID, "as", "", "conversation `id` to import into")
-	opts.json.addFlag(cmd.Flags(), "print the report as JSON")
+	opts.json.addFlag(cmd, "print the report as JSON")
 	return cmd
 }
 

@@ -32,7 +32,7 @@ func newInitCmd(g *globalOptions, streams IOStreams, runF func(context.Context, 
 	}
 	cmd.Flags().StringVar(&opts.flavor, "flavor", "", "planning layout: gsd or fire (default: detected from .planning/, else gsd)")
 	cmd.Flags().BoolVar(&opts.claude, "claude", false, "also merge recite's Claude Code hooks into .claude/settings.json")
-	opts.json.addFlag(cmd.Flags(), "print JSON")
+	opts.json.addFlag(cmd, "print JSON")
 	return cmd
 }
 

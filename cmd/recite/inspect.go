@@ -34,7 +34,7 @@ A missing or unreadable tree is an input error (exit 2).`,
 			return runWith(cmd.Context(), opts, runF, inspectRun)
 		},
 	}
-	opts.json.addFlag(cmd.Flags(), "print JSON")
+	opts.json.addFlag(cmd, "print JSON")
 	return cmd
 }
 

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/spf13/pflag"
+	"github.com/spf13/cobra"
 
 	"github.com/recite-dev/recite/engine"
 )
@@ -16,9 +16,9 @@ import (
 // one place such a result is printed.
 type jsonFlag struct{ on bool }
 
-// addFlag registers --json with the command's own usage text.
-func (j *jsonFlag) addFlag(f *pflag.FlagSet, usage string) {
-	f.BoolVar(&j.on, "json", false, usage)
+// addFlag registers --json on cmd with the command's own usage text.
+func (j *jsonFlag) addFlag(cmd *cobra.Command, usage string) {
+	cmd.Flags().BoolVar(&j.on, "json", false, usage)
 }
 
 // print writes v as JSON (printJSON) with --json, else its text form.

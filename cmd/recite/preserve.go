@@ -46,7 +46,7 @@ and the most recently active one.`,
 	}
 	cmd.Flags().StringVar(&opts.preserve.Trigger, "trigger", "manual", "why the block is written: manual, compaction or sabbath_rest")
 	cmd.Flags().StringArrayVar(&conversations, "conversation", nil, "conversation `id` to read signals from (repeatable)")
-	opts.json.addFlag(cmd.Flags(), "print the block written as JSON")
+	opts.json.addFlag(cmd, "print the block written as JSON")
 	return cmd
 }
 

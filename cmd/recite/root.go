@@ -9,7 +9,6 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/recite-dev/recite/engine"
 )
@@ -75,9 +74,9 @@ type globalOptions struct {
 	dir string
 }
 
-// addFlags registers the global flags as persistent flags of the root.
-func (g *globalOptions) addFlags(f *pflag.FlagSet) {
-	f.StringVarP(&g.dir, "dir", "C", ".", "project `directory`")
+// addFlags registers the global flags as persistent flags of root.
+func (g *globalOptions) addFlags(root *cobra.Command) {
+	root.PersistentFlags().StringVarP(&g.dir, "dir", "C", ".", "project `directory`")
 }
 
 // runWith calls runF when a test gave one, else run: each command's cobra
@@ -120,7 +119,7 @@ func newRoot(g *globalOptions, streams IOStreams) *cobra.Command {
 	root.SetIn(streams.In)
 	root.SetOut(streams.Out)
 	root.SetErr(streams.ErrOut)
-	g.addFlags(root.PersistentFlags())
+	g.addFlags(root)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError{fmt.Errorf("%w\nsee '%s --help'", err, c.CommandPath())}
 	})

@@ -29,7 +29,7 @@ func newStatusCmd(g *globalOptions, streams IOStreams, runF func(context.Context
 			return runWith(cmd.Context(), opts, runF, statusRun)
 		},
 	}
-	opts.json.addFlag(cmd.Flags(), "print JSON")
+	opts.json.addFlag(cmd, "print JSON")
 	return cmd
 }
 

@@ -52,7 +52,7 @@ summary cannot be read or the project is unusable.`,
 	}
 	cmd.Flags().BoolVar(&opts.verify.FromBlock, "from-block", false, "check against the latest block of .planning/context-preserved.md instead of the sources")
 	cmd.Flags().StringArrayVar(&conversations, "conversation", nil, "conversation `id` to read signals from (repeatable)")
-	opts.json.addFlag(cmd.Flags(), "print JSON")
+	opts.json.addFlag(cmd, "print JSON")
 	return cmd
 }
 
