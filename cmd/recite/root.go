@@ -65,6 +65,8 @@ func exitCode(err error) int {
 	case errors.As(err, &usage), errors.As(err, &input):
 		return 2
 	default:
+		// Failures of the system (an unwritable file, a broken git
+		// repository) have always exited 2 too.
 		return 2
 	}
 }
