@@ -346,21 +346,9 @@ func stripInline(s string) string {
 // fenced code. An unclosed block runs to the end of the file.
 func detailsRanges(doc *markdown.Document) [][2]int {
 	var out [][2]int
-	n := doc.LineCount()
-	open, fence := 0, ""
-	for ln := 1; ln <= n; ln++ {
-		t := strings.TrimSpace(doc.Lines(ln, ln))
-		if fence != "" {
-			if strings.HasPrefix(t, fence) {
-				fence = ""
-			}
-			continue
-		}
-		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
-			fence = t[:3]
-			continue
-		}
-		lt := strings.ToLower(t)
+	open := 0
+	for ln, l := range doc.ProseLines(1, doc.LineCount()) {
+		lt := strings.ToLower(strings.TrimSpace(l))
 		switch {
 		case open == 0 && strings.HasPrefix(lt, "<details"):
 			open = ln
@@ -370,7 +358,7 @@ func detailsRanges(doc *markdown.Document) [][2]int {
 		}
 	}
 	if open > 0 {
-		out = append(out, [2]int{open, n})
+		out = append(out, [2]int{open, doc.LineCount()})
 	}
 	return out
 }
