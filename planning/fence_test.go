@@ -6,7 +6,6 @@ import (
 	"github.com/recite-dev/recite/markdown"
 )
 
-
 func TestFencedCodeSkipped(t *testing.T) {
 	t.Run("roadmap details", func(t *testing.T) {
 		src := "# Roadmap\n\n````\n```\n<details>\n```\n- [x] **Phase 9: Fake**\n````\n\n- [ ] **Phase 1: Real**\n"
