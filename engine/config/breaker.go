@@ -82,18 +82,5 @@ func (x *CircuitBreaker) validate(fail failFunc) error {
 // Parse) falls back to the defaults.
 func (x CircuitBreaker) Effective() signals.Thresholds {
 	th, _ := signals.Preset(x.Preset)
-	set := func(dst *int, v int) {
-		if v > 0 {
-			*dst = v
-		}
-	}
-	o := x.Thresholds
-	set(&th.StallWarning, o.StallWarning)
-	set(&th.StallBreak, o.StallBreak)
-	set(&th.SpinWarning, o.SpinWarning)
-	set(&th.SpinBreak, o.SpinBreak)
-	set(&th.DeclineWarningPct, o.DeclineWarningPct)
-	set(&th.DeclineBreakPct, o.DeclineBreakPct)
-	set(&th.BaselineIterations, o.BaselineIterations)
-	return th
+	return th.Overlay(x.Thresholds)
 }

@@ -65,23 +65,30 @@ func Preset(name string) (Thresholds, bool) {
 // Normalized returns th with zero or negative fields replaced by the
 // defaults and each WARNING threshold capped at its BREAK threshold.
 func (th Thresholds) Normalized() Thresholds {
-	d := DefaultThresholds()
-	fill := func(v *int, def int) {
-		if *v <= 0 {
-			*v = def
-		}
-	}
-	fill(&th.StallWarning, d.StallWarning)
-	fill(&th.StallBreak, d.StallBreak)
-	fill(&th.SpinWarning, d.SpinWarning)
-	fill(&th.SpinBreak, d.SpinBreak)
-	fill(&th.DeclineWarningPct, d.DeclineWarningPct)
-	fill(&th.DeclineBreakPct, d.DeclineBreakPct)
-	fill(&th.BaselineIterations, d.BaselineIterations)
+	th = DefaultThresholds().Overlay(th)
 	th.StallWarning = min(th.StallWarning, th.StallBreak)
 	th.SpinWarning = min(th.SpinWarning, th.SpinBreak)
 	th.DeclineWarningPct = min(th.DeclineWarningPct, th.DeclineBreakPct)
 	return th
+}
+
+// Overlay returns th with every positive field of o in its place: the
+// thresholds a recite.yaml block sets over a preset or the defaults. Zero
+// and negative fields of o keep th's value.
+func (th Thresholds) Overlay(o Thresholds) Thresholds {
+	dst, src := th.fields(), o.fields()
+	for i, v := range src {
+		if *v > 0 {
+			*dst[i] = *v
+		}
+	}
+	return th
+}
+
+// fields points at every threshold of th, in declaration order.
+func (th *Thresholds) fields() [7]*int {
+	return [7]*int{&th.StallWarning, &th.StallBreak, &th.SpinWarning, &th.SpinBreak,
+		&th.DeclineWarningPct, &th.DeclineBreakPct, &th.BaselineIterations}
 }
 
 // Breaker states (FORMATS.md §2.13).
