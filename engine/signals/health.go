@@ -228,30 +228,27 @@ func iterHash(it IterationRecord, norm *normalizer) string {
 // `>= 3 → WARNING` before `>= 5 → BREAK`, which makes BREAK unreachable
 // (FORMATS.md §2.13, §4.9).
 func breakerState(c counters, th Thresholds) (string, []string) {
-	var br []string
-	if c.stall >= th.StallBreak {
-		br = append(br, fmt.Sprintf("no file changes for %d iterations (break at %d)", c.stall, th.StallBreak))
+	measures := []struct {
+		v, warn, brk int
+		format       string // the reason, from the value, the level and the threshold
+	}{
+		{c.stall, th.StallWarning, th.StallBreak, "no file changes for %d iterations (%s at %d)"},
+		{c.spin, th.SpinWarning, th.SpinBreak, "same error %d times (%s at %d)"},
+		{c.decline, th.DeclineWarningPct, th.DeclineBreakPct, "output down %d%% from baseline (%s at %d%%)"},
 	}
-	if c.spin >= th.SpinBreak {
-		br = append(br, fmt.Sprintf("same error %d times (break at %d)", c.spin, th.SpinBreak))
+	var br, w []string
+	for _, m := range measures {
+		if m.v >= m.brk {
+			br = append(br, fmt.Sprintf(m.format, m.v, "break", m.brk))
+		}
+		if m.v >= m.warn {
+			w = append(w, fmt.Sprintf(m.format, m.v, "warning", m.warn))
+		}
 	}
-	if c.decline >= th.DeclineBreakPct {
-		br = append(br, fmt.Sprintf("output down %d%% from baseline (break at %d%%)", c.decline, th.DeclineBreakPct))
-	}
-	if len(br) > 0 {
+	switch {
+	case len(br) > 0:
 		return BreakerTripped, br
-	}
-	var w []string
-	if c.stall >= th.StallWarning {
-		w = append(w, fmt.Sprintf("no file changes for %d iterations (warning at %d)", c.stall, th.StallWarning))
-	}
-	if c.spin >= th.SpinWarning {
-		w = append(w, fmt.Sprintf("same error %d times (warning at %d)", c.spin, th.SpinWarning))
-	}
-	if c.decline >= th.DeclineWarningPct {
-		w = append(w, fmt.Sprintf("output down %d%% from baseline (warning at %d%%)", c.decline, th.DeclineWarningPct))
-	}
-	if len(w) > 0 {
+	case len(w) > 0:
 		return BreakerWarning, w
 	}
 	return BreakerHealthy, nil
