@@ -33,11 +33,12 @@ const (
 //     nothing but spaces and tabs;
 //   - a fence that never closes runs to the end of the text.
 //
-// Lines are read as written at the top level of the document: a fence
-// inside a block quote (`> ````) or indented 4 or more spaces inside a list
-// item is not seen, and neither is a raw HTML block that holds a fence
-// line. A trailing carriage return is white space, so CRLF text needs no
-// normalising. The zero value is ready to use, outside any fence.
+// Lines are read as written at the top level of the document, without the
+// containers goldmark knows: a fence inside a block quote (`> ````) or
+// indented 4 or more spaces inside a list item is not seen, and a fence
+// line inside a raw HTML block is taken for a fence. A trailing carriage
+// return is white space, so CRLF text needs no normalising. The zero value
+// is ready to use, outside any fence (docs/formats.md#fenced-code).
 type FenceTracker struct {
 	ch  byte // the open fence's character, 0 outside a fence
 	run int  // the open fence's run length
