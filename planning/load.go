@@ -66,6 +66,9 @@ type walked struct {
 	stat fileStat
 	// entry is what the cache holds for the file once read.
 	entry *cacheEntry
+	// failure is why the file was skipped (binary, over MaxFileSize,
+	// unreadable); nil when it was read.
+	failure *Diagnostic
 }
 
 func (l *loader) diag(p string, line int, format string, args ...any) {
@@ -216,6 +219,8 @@ func (l *loader) buildState(byPath map[string]*walked) {
 			p.State = st
 			p.Decisions = append(p.Decisions, decisions...)
 			p.Blockers = append(p.Blockers, blockers...)
+		} else {
+			p.State = &State{Path: stateName, Failure: byPath[stateName].failure}
 		}
 	}
 	if stateName == "STATE.md" {

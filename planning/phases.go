@@ -67,6 +67,8 @@ func (l *loader) scanPhases(byPath map[string]*walked) []*diskPhase {
 			w := byPath[pl.Path]
 			if doc := l.readDoc(w, false); doc != nil {
 				l.plan(w, pl, doc)
+			} else {
+				pl.Failure = w.failure
 			}
 		}
 	}
