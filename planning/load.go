@@ -57,6 +57,8 @@ type loader struct {
 	files []walked
 	// read marks the files already read, so none is reported twice.
 	read map[string]bool
+	// code is GSD's project_code from config.json, or "".
+	code string
 }
 
 type walked struct {
@@ -142,6 +144,7 @@ func (l *loader) build() {
 	rphases := l.buildOverview(byPath)
 	l.buildState(byPath)
 	// Phase folders, plans and summaries.
+	l.code = l.readProjectCode(byPath)
 	disk := l.scanPhases(byPath)
 	l.p.Phases = mergePhases(rphases, disk)
 	l.loadLoops(byPath)
