@@ -18,11 +18,11 @@ var keyLineRE = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_.\-]*|"[^"]+"|'[^']+')
 // offset and line. A first `---` line without a closing `---` line is not
 // front matter; when the first line after it that is neither blank nor a
 // comment is a `key:` line, the block was meant as front matter and a
-// diagnostic names the opening line (a markdown heading starts with `#` too,
-// so comments alone do not count). A further block is stacked when it follows the previous one
-// after optional blank lines and its first content line is a `key:` line or
-// a comment, so that a horizontal rule after the front matter stays in the
-// body.
+// diagnostic names the opening line (a markdown heading starts with `#`
+// too, so comments alone do not count). A further block is stacked when it
+// follows the previous one after optional blank lines and its first content
+// line is a `key:` line or a comment, so that a horizontal rule after the
+// front matter stays in the body.
 func (d *Document) splitFrontMatter() (bodyStart, bodyLine int) {
 	pos := 0
 	for {
@@ -109,8 +109,10 @@ func startsWithKey(text string) bool {
 }
 
 // readFrontMatter parses fm.Raw with yaml.v3 into a yaml.Node and fills
-// Values, Keys, Valid and Node; on failure it reports a Diagnostic at the
-// original-file line yaml.v3 names and falls back to key lines.
+// Values, Keys, Valid and Node. Invalid YAML, a top-level value that is not
+// a mapping and a duplicate key are reported as a Diagnostic at the
+// original-file line of the problem, and the values are read by key lines
+// instead.
 func (d *Document) readFrontMatter(fm *FrontMatter) {
 	fm.Values = map[string]string{}
 	root, err := decodeYAML(fm.Raw)
