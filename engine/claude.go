@@ -12,7 +12,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/google/renameio/v2"
+	"github.com/recite-dev/recite/internal/fsutil"
 )
 
 // ClaudeSettingsFile is Claude Code's project settings file, relative to
@@ -64,7 +64,7 @@ type ClaudeResult struct {
 // re-indents with two spaces. A missing or empty file is created. An
 // existing file that is not a JSON object, or whose hooks are not an object
 // of arrays, is an *InputError naming the file, and the file is left
-// untouched. Writes are atomic (renameio); a settings file that is a
+// untouched. Writes are atomic (fsutil.WriteFile); a settings file that is a
 // symbolic link stays one, and the file it names is written.
 func InitClaude(dir string) (*ClaudeResult, error) {
 	path := filepath.Join(dir, filepath.FromSlash(ClaudeSettingsFile))
@@ -147,7 +147,7 @@ func InitClaude(dir string) (*ClaudeResult, error) {
 	if fi, err := os.Stat(target); err == nil {
 		mode = fi.Mode().Perm()
 	}
-	if err := renameio.WriteFile(target, pretty.Bytes(), mode, renameio.WithTempDir(filepath.Dir(target))); err != nil {
+	if err := fsutil.WriteFile(target, pretty.Bytes(), mode); err != nil {
 		return nil, fmt.Errorf("write %s: %w", ClaudeSettingsFile, err)
 	}
 	return res, nil

@@ -19,7 +19,7 @@ import (
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/google/renameio/v2"
+	"github.com/recite-dev/recite/internal/fsutil"
 
 	"github.com/recite-dev/recite/engine/compress"
 	"github.com/recite-dev/recite/engine/config"
@@ -1171,7 +1171,7 @@ func (e *Engine) summarizer(ctx context.Context, command string) func(string, fl
 			return "", false
 		}
 		if err := os.MkdirAll(filepath.Dir(cache), 0o755); err == nil {
-			_ = renameio.WriteFile(cache, []byte(res), 0o644)
+			_ = fsutil.WriteFile(cache, []byte(res), 0o644)
 		}
 		return res, true
 	}

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/renameio/v2"
+	"github.com/recite-dev/recite/internal/fsutil"
 
 	"github.com/recite-dev/recite/engine/config"
 	"github.com/recite-dev/recite/engine/history"
@@ -175,7 +175,7 @@ func (s *commandSummarizer) Summarize(ctx context.Context, msgs []conversation.R
 		return "", errors.New("summarizer " + fmt.Sprintf("%q", s.command) + " printed nothing")
 	}
 	if err := os.MkdirAll(filepath.Dir(cache), 0o755); err == nil {
-		_ = renameio.WriteFile(cache, []byte(text), 0o644)
+		_ = fsutil.WriteFile(cache, []byte(text), 0o644)
 	}
 	return text, nil
 }

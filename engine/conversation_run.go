@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/renameio/v2"
+	"github.com/recite-dev/recite/internal/fsutil"
 
 	"github.com/recite-dev/recite/engine/config"
 	"github.com/recite-dev/recite/engine/prompt"
@@ -168,7 +168,7 @@ func (e *Engine) RunConversation(ctx context.Context, opts RunOptions) (*RunResu
 		if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
 			return nil, err
 		}
-		if err := renameio.WriteFile(abs, body, 0o644); err != nil {
+		if err := fsutil.WriteFile(abs, body, 0o644); err != nil {
 			return nil, fmt.Errorf("write %s: %w", res.PromptFile, err)
 		}
 	}

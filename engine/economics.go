@@ -1,11 +1,9 @@
 package engine
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
@@ -14,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/renameio/v2"
+	"github.com/recite-dev/recite/internal/fsutil"
 
 	"github.com/recite-dev/recite/engine/prompt"
 )
@@ -73,22 +71,7 @@ func (e *Engine) recordPasses(rep *Report) {
 	if len(recs) == 0 {
 		return
 	}
-	recs = append(old, recs...)
-	if len(recs) > MaxPasses {
-		recs = recs[len(recs)-MaxPasses:]
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	for _, r := range recs {
-		if enc.Encode(r) != nil {
-			return
-		}
-	}
-	p := filepath.Join(e.dir, filepath.FromSlash(PassesFile))
-	if os.MkdirAll(filepath.Dir(p), 0o755) != nil {
-		return
-	}
-	_ = renameio.WriteFile(p, buf.Bytes(), 0o644, renameio.WithTempDir(filepath.Dir(p)))
+	_ = fsutil.WriteJSONLRing(filepath.Join(e.dir, filepath.FromSlash(PassesFile)), append(old, recs...), MaxPasses)
 }
 
 // conversation is the id of the target's conversation, "" for none.
@@ -102,21 +85,9 @@ func (tr *TargetReport) conversation() string {
 // PassHistory reads PassesFile, oldest first; a missing file is empty, and
 // lines that are not records (no target or pass) are skipped.
 func (e *Engine) PassHistory() ([]PassRecord, error) {
-	b, err := os.ReadFile(filepath.Join(e.dir, filepath.FromSlash(PassesFile)))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var out []PassRecord
-	for _, line := range bytes.Split(b, []byte("\n")) {
-		var r PassRecord
-		if json.Unmarshal(line, &r) == nil && r.Target != "" && r.Pass > 0 {
-			out = append(out, r)
-		}
-	}
-	return out, nil
+	return fsutil.ReadJSONL(filepath.Join(e.dir, filepath.FromSlash(PassesFile)), func(r PassRecord) bool {
+		return r.Target != "" && r.Pass > 0
+	})
 }
 
 // MaxRenders bounds RendersFile: older lines are dropped.
@@ -364,26 +335,12 @@ func (e *Engine) appendRenders(rs []RenderRecord) error {
 	if err != nil {
 		recs = nil
 	}
-	recs = append(recs, rs...)
-	if len(recs) > MaxRenders {
-		recs = recs[len(recs)-MaxRenders:]
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	for _, x := range recs {
-		if err := enc.Encode(x); err != nil {
-			return err
-		}
-	}
-	p := filepath.Join(e.dir, filepath.FromSlash(RendersFile))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return err
-	}
-	return renameio.WriteFile(p, buf.Bytes(), 0o644, renameio.WithTempDir(filepath.Dir(p))) // no $TMPDIR probe
+	return fsutil.WriteJSONLRing(filepath.Join(e.dir, filepath.FromSlash(RendersFile)), append(recs, rs...), MaxRenders)
 }
 
 // RenderHistory reads RendersFile, oldest first; a missing file is an empty
-// history. Lines that are not valid records are skipped.
+// history. Lines that are not valid records (no target) are skipped, so a
+// torn or hand-edited line costs one record.
 func (e *Engine) RenderHistory() ([]RenderRecord, error) {
 	b, err := os.ReadFile(filepath.Join(e.dir, filepath.FromSlash(RendersFile)))
 	if errors.Is(err, fs.ErrNotExist) {
@@ -392,20 +349,11 @@ func (e *Engine) RenderHistory() ([]RenderRecord, error) {
 	if err != nil {
 		return nil, err
 	}
-	return parseRenders(b)
+	return parseRenders(b), nil
 }
 
-// parseRenders reads RendersFile lines; lines that are not valid records
-// (no target) are skipped, so a torn or hand-edited line costs one record.
-func parseRenders(b []byte) ([]RenderRecord, error) {
-	var out []RenderRecord
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		var r RenderRecord
-		if json.Unmarshal(sc.Bytes(), &r) == nil && r.Target != "" {
-			out = append(out, r)
-		}
-	}
-	return out, sc.Err()
+// parseRenders reads RendersFile lines, skipping those that are not
+// records (no target).
+func parseRenders(b []byte) []RenderRecord {
+	return fsutil.ParseJSONL(b, func(r RenderRecord) bool { return r.Target != "" })
 }

@@ -142,7 +142,7 @@ func FuzzParseRenders(f *testing.F) {
 	f.Add([]byte("{}\n\n{\"target\":1}\nnot json\n"))
 	f.Add([]byte(strings.Repeat("x", 70000)))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		recs, _ := parseRenders(b)
+		recs := parseRenders(b)
 		for _, r := range recs {
 			if r.Target == "" {
 				t.Fatal("record without a target")

@@ -18,7 +18,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
-	"github.com/gofrs/flock"
+	"github.com/recite-dev/recite/internal/fsutil"
 
 	"github.com/recite-dev/recite/engine/config"
 	"github.com/recite-dev/recite/engine/internal/gitstore"
@@ -562,15 +562,14 @@ func (h *claudeHook) locked(ctx context.Context, fn func() error) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	lk := flock.New(filepath.Join(dir, "hook-"+h.conv+".lock"))
-	ok, err := lk.TryLockContext(ctx, 5*time.Millisecond)
+	unlock, ok, err := fsutil.TryLock(ctx, filepath.Join(dir, "hook-"+h.conv+".lock"), 5*time.Millisecond)
 	if err != nil {
 		return fmt.Errorf("hook state lock: %w", err)
 	}
 	if !ok {
 		return errors.New("hook state lock not acquired")
 	}
-	defer func() { _ = lk.Unlock() }()
+	defer func() { _ = unlock() }()
 	return fn()
 }
 
