@@ -16,13 +16,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/recite-dev/recite/internal/fsutil"
 
 	"github.com/recite-dev/recite/engine/compress"
 	"github.com/recite-dev/recite/engine/config"
+	"github.com/recite-dev/recite/engine/internal/gitstore"
 	"github.com/recite-dev/recite/engine/prompt"
 	"github.com/recite-dev/recite/engine/signals"
 	"github.com/recite-dev/recite/planning"
@@ -171,17 +169,17 @@ func (e *Engine) compressPrompt(ctx context.Context, cfg *config.Config, tg *con
 	facts := e.iterationFacts(conv, iters)
 	// A fix commit counts when made before the pass's iteration began, so
 	// a commit made between passes changes nothing until the next pass.
-	var items []gitItem
+	var items []gitstore.Item
 	if passStart, ok := windowEnd(facts, cr.Pass, cr.Pass); ok {
 		for _, m := range p.Messages {
 			it := iters[m.ID]
 			if m.IsError && it > 0 && it <= cr.Pass && !times[m.ID].IsZero() {
-				items = append(items, gitItem{id: m.ID, text: m.Content, after: times[m.ID], before: passStart})
+				items = append(items, gitstore.Item{ID: m.ID, Text: m.Content, After: times[m.ID], Before: passStart})
 			}
 		}
 	}
 	items = append(items, approachItems(facts, cr.Pass)...)
-	commits := e.commitsTouching(items)
+	commits := e.history.CommitsTouching(e.dir, items)
 	// A skill counts as used when a message up to the pass names it, in the
 	// whole conversation rather than the history window: the skills sit in
 	// the stable tier, and a mention arriving between passes, or leaving
@@ -622,7 +620,7 @@ type convFacts struct {
 	// facts are per iteration (iterationFacts).
 	facts map[int]*iterFacts
 	// commits maps settled items (error record ids, approachID) to the
-	// commit that settled them (commitsTouching).
+	// commit that settled them (gitstore.History.CommitsTouching).
 	commits map[string]string
 	// mentions are the texts of the messages up to the pass.
 	mentions []string
@@ -748,8 +746,8 @@ func windowEnd(facts map[int]*iterFacts, n, pass int) (time.Time, bool) {
 // approach is committed is settled by the time it is old enough to
 // compress. Failed approaches are never compressed this way (seeds/002 §6
 // "NEVER forget: approaches that FAILED").
-func approachItems(facts map[int]*iterFacts, pass int) []gitItem {
-	var items []gitItem
+func approachItems(facts map[int]*iterFacts, pass int) []gitstore.Item {
+	var items []gitstore.Item
 	for n := 1; n <= pass-compress.FileReadLowAge-1; n++ {
 		f := facts[n]
 		if f == nil || f.failed || len(f.files) == 0 || f.first.IsZero() {
@@ -759,7 +757,7 @@ func approachItems(facts map[int]*iterFacts, pass int) []gitItem {
 		if !ok {
 			continue
 		}
-		items = append(items, gitItem{id: approachID(n), files: f.files, after: f.first, before: before})
+		items = append(items, gitstore.Item{ID: approachID(n), Files: f.files, After: f.first, Before: before})
 	}
 	return items
 }
@@ -785,226 +783,8 @@ func hasStopSignal(m prompt.Message) bool {
 	return false
 }
 
-// approachID keys iteration n's approach in commitsTouching's result.
+// approachID keys iteration n's approach in CommitsTouching's result.
 func approachID(n int) string { return fmt.Sprintf("approach:%d", n) }
-
-// gitItem is something a later commit can settle: an error message of the
-// conversation (settled by a fix) or an iteration's approach (settled by
-// committing its files).
-type gitItem struct {
-	// id keys the result: a record id, or "approach:N".
-	id string
-	// text is an error's text; the files of HEAD's tree it names count.
-	text string
-	// files are project-relative files (slash-separated) that count.
-	files []string
-	// after and before bound the commit time: at or after after (to the
-	// second; git keeps whole seconds) and, when before is not zero,
-	// before before.
-	after, before time.Time
-}
-
-// maxFixCommits bounds the commits inside a window that commitsTouching
-// reads.
-const maxFixCommits = 500
-
-// commitsTouching returns, for each item a commit settles, the commit's
-// abbreviated hash (7 hex digits): the newest commit on the first-parent
-// line from HEAD (the project's own history; a merged branch's commits are
-// someone else's work), made inside the item's time bounds, that changed
-// one of the item's files against its first parent. An error's files are
-// the words of its text that, without a ":line:col" suffix and quotes or
-// brackets, are files of HEAD's tree (relative to the project). Commits are
-// walked once, from HEAD back to the oldest item; at most maxFixCommits
-// commits inside a window are read. No repository, or any git failure,
-// settles nothing. seeds/002 §6 uses it twice: "an error was resolved
-// (committed fix exists)" and "successful approach details (already
-// committed) → compress to commit hash".
-func (e *Engine) commitsTouching(items []gitItem) map[string]string {
-	found := map[string]string{}
-	if len(items) == 0 {
-		return found
-	}
-	repo, err := git.PlainOpenWithOptions(e.dir, &git.PlainOpenOptions{DetectDotGit: true})
-	if err != nil {
-		return found
-	}
-	wt, err := repo.Worktree()
-	if err != nil {
-		return found
-	}
-	prefix := ""
-	if absDir, err := filepath.Abs(e.dir); err == nil {
-		if rel, err := filepath.Rel(wt.Filesystem.Root(), absDir); err == nil && rel != "." && filepath.IsLocal(rel) {
-			prefix = filepath.ToSlash(rel) + "/"
-		}
-	}
-	head, err := repo.Head()
-	if err != nil {
-		return found
-	}
-	hc, err := repo.CommitObject(head.Hash())
-	if err != nil {
-		return found
-	}
-	htree, err := hc.Tree()
-	if err != nil {
-		return found
-	}
-	key := commitsKey(head.Hash(), items)
-	if found, ok := e.commits[key]; ok {
-		return found
-	}
-	// Git keeps whole seconds: a window opens at the second its time falls
-	// in, so a commit made in the same second as the message counts.
-	items = slices.Clone(items)
-	for i := range items {
-		items[i].after = items[i].after.Truncate(time.Second)
-	}
-	oldest := items[0].after
-	paths := make([][]string, len(items))
-	for i, it := range items {
-		if it.after.Before(oldest) {
-			oldest = it.after
-		}
-		if it.text != "" {
-			paths[i] = namedFiles(it.text, prefix, htree)
-		}
-		for _, f := range it.files {
-			paths[i] = append(paths[i], prefix+f)
-		}
-	}
-	entries := entryHashes{}
-	// First parents only: the project's own line of history. A merged
-	// branch's commits (a teammate's, with their own dates) are not this
-	// session's work and must not land an approach.
-	for c, n := hc, 0; c != nil && n < maxFixCommits; c = firstParent(c) {
-		if c.Committer.When.Before(oldest) {
-			break
-		}
-		when := c.Committer.When
-		open := func(it gitItem) bool {
-			return found[it.id] == "" && !when.Before(it.after) && (it.before.IsZero() || when.Before(it.before))
-		}
-		if !slices.ContainsFunc(items, open) {
-			continue
-		}
-		// Only commits inside a window count against the bound, so new
-		// unrelated commits never push an old answer out of reach.
-		n++
-		tree, err := c.Tree()
-		if err != nil {
-			break
-		}
-		// A root commit is diffed against the empty tree; a commit whose
-		// parent cannot be read (a shallow clone's boundary) settles
-		// nothing: every file would look changed.
-		var ptree *object.Tree
-		if c.NumParents() > 0 {
-			pc, err := c.Parent(0)
-			if err != nil {
-				break
-			}
-			if ptree, err = pc.Tree(); err != nil {
-				break
-			}
-		}
-		for i, it := range items {
-			if !open(it) {
-				continue
-			}
-			if slices.ContainsFunc(paths[i], func(f string) bool { return entries.hash(tree, f) != entries.hash(ptree, f) }) {
-				found[it.id] = c.Hash.String()[:7]
-			}
-		}
-	}
-	if len(e.commits) >= maxCommitsCache {
-		clear(e.commits)
-	}
-	if e.commits == nil {
-		e.commits = map[string]map[string]string{}
-	}
-	e.commits[key] = found
-	return found
-}
-
-// maxCommitsCache bounds the commitsTouching results an Engine keeps (one
-// per HEAD and item set; a watch session has one per target between
-// passes).
-const maxCommitsCache = 16
-
-// commitsKey identifies a commitsTouching question: HEAD and every field
-// of the items.
-func commitsKey(head plumbing.Hash, items []gitItem) string {
-	h := sha256.New()
-	h.Write(head[:])
-	for _, it := range items {
-		fmt.Fprintf(h, "%q %q %q %d %d\n", it.id, it.text, it.files, it.after.UnixNano(), it.before.UnixNano())
-	}
-	return hex.EncodeToString(h.Sum(nil))
-}
-
-// firstParent is c's first parent, nil for a root commit or when it cannot
-// be read (a shallow clone's boundary).
-func firstParent(c *object.Commit) *object.Commit {
-	if c.NumParents() == 0 {
-		return nil
-	}
-	p, err := c.Parent(0)
-	if err != nil {
-		return nil
-	}
-	return p
-}
-
-// entryHashes memoises blob hashes by tree and path during one walk: a
-// commit's parent tree is the next commit's tree in a linear history, so
-// each lookup is made once.
-type entryHashes map[[2]string]plumbing.Hash
-
-// hash is the blob hash of path in tree, zero when absent or tree is nil.
-func (m entryHashes) hash(tree *object.Tree, path string) plumbing.Hash {
-	if tree == nil {
-		return plumbing.ZeroHash
-	}
-	k := [2]string{tree.Hash.String(), path}
-	if h, ok := m[k]; ok {
-		return h
-	}
-	h := plumbing.ZeroHash
-	if e, err := tree.FindEntry(path); err == nil {
-		h = e.Hash
-	}
-	m[k] = h
-	return h
-}
-
-// namedFiles are the words of an error text that name files of tree, with
-// prefix (the project's folder in the repository) prepended.
-func namedFiles(text, prefix string, tree *object.Tree) []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, w := range strings.FieldsFunc(text, func(r rune) bool {
-		return r == ' ' || r == '\t' || r == '\n' || r == '(' || r == ')' || r == '[' || r == ']' || r == '"' || r == '\'' || r == '`' || r == ','
-	}) {
-		w = strings.TrimPrefix(strings.TrimSuffix(w, ":"), "./")
-		for {
-			i := strings.LastIndexByte(w, ':')
-			if i < 0 || strings.Trim(w[i+1:], "0123456789") != "" {
-				break
-			}
-			w = w[:i]
-		}
-		if w == "" || !strings.Contains(w, ".") || seen[w] {
-			continue
-		}
-		seen[w] = true
-		if _, err := tree.FindEntry(prefix + w); err == nil {
-			out = append(out, prefix+w)
-		}
-	}
-	return out
-}
 
 // isReadTool reports whether any of names is a read tool (readTools).
 func isReadTool(names ...string) bool { return isTool(readTools, names...) }

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,11 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
-
 	"github.com/recite-dev/recite/engine/compress"
+	"github.com/recite-dev/recite/engine/internal/gitstore/gittest"
 	"github.com/recite-dev/recite/engine/prompt"
 	"github.com/recite-dev/recite/internal/sharedtest"
 	"github.com/recite-dev/recite/planning/conversation"
@@ -225,91 +221,6 @@ func TestContextHygiene(t *testing.T) {
 	}
 }
 
-// TestCommitsTouching builds a real git repository: an error naming
-// src/x.go:12:3 is fixed by a later commit changing src/x.go, not by a
-// commit made before it nor by a later commit changing another file; an
-// approach is landed by the newest commit inside its time window that
-// changes one of its files.
-func TestCommitsTouching(t *testing.T) {
-	dir := t.TempDir()
-	commit := gitCommitter(t, dir)
-	when := time.Date(2026, 1, 10, 12, 0, 0, 0, time.UTC)
-	commits := []string{
-		commit("src/x.go", "package x\n", when),
-		commit("src/y.go", "package y\n", when.Add(time.Hour)),
-		commit("src/x.go", "package x // fixed\n", when.Add(3*time.Hour)),
-	}
-	items := []gitItem{
-		{id: "fixed", text: "panic: nil map\n\tat src/x.go:12:3 (Foo)", after: when.Add(2 * time.Hour)},
-		{id: "other file", text: "Error: bad value in `src/y.go`", after: when.Add(2 * time.Hour)},
-		{id: "after the fix", text: "panic again at src/x.go:14", after: when.Add(4 * time.Hour)},
-		{id: "no file", text: "Error: connect ECONNREFUSED 127.0.0.1:5432", after: when.Add(2 * time.Hour)},
-		// Approaches: files named, and a window the commit must fall in.
-		{id: "approach landed", files: []string{"src/x.go"}, after: when.Add(2 * time.Hour), before: when.Add(3*time.Hour + time.Second)},
-		{id: "approach window closed at the commit", files: []string{"src/x.go"}, after: when.Add(2 * time.Hour), before: when.Add(3 * time.Hour)},
-		{id: "approach committed in its first second", files: []string{"src/x.go"}, after: when.Add(3*time.Hour + 300*time.Millisecond)},
-		{id: "approach landed late", files: []string{"src/x.go"}, after: when.Add(2 * time.Hour), before: when.Add(150 * time.Minute)},
-		{id: "approach unbounded", files: []string{"src/y.go", "src/x.go"}, after: when.Add(30 * time.Minute)},
-		{id: "approach never committed", files: []string{"src/z.go"}, after: when},
-	}
-	got := New(dir).commitsTouching(items)
-	fix := commits[2]
-	want := map[string]string{"fixed": fix, "approach landed": fix, "approach unbounded": fix, "approach committed in its first second": fix}
-	for _, it := range items {
-		if got[it.id] != want[it.id] {
-			t.Errorf("%s: commit = %q, want %q", it.id, got[it.id], want[it.id])
-		}
-	}
-	// The answer is cached by HEAD: a new commit is seen by the next
-	// question.
-	e := New(dir)
-	z := gitItem{id: "z", files: []string{"src/z.go"}, after: when}
-	if got := e.commitsTouching([]gitItem{z}); got["z"] != "" {
-		t.Fatalf("src/z.go landed before it was committed: %v", got)
-	}
-	commit("src/z.go", "package z\n", when.Add(5*time.Hour))
-	if got := e.commitsTouching([]gitItem{z}); got["z"] == "" {
-		t.Errorf("a commit after the first question was not seen: %v", got)
-	}
-	// A merged branch's commit, dated inside the window, is not this
-	// project's line of work: it lands nothing.
-	repo, first := headCommit(t, dir)
-	tip := first.Hash
-	for first.NumParents() > 0 {
-		var err error
-		if first, err = first.Parent(0); err != nil {
-			t.Fatal(err)
-		}
-	}
-	wt, err := repo.Worktree()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "src", "mate.go"), []byte("package mate\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := wt.Add("src/mate.go"); err != nil {
-		t.Fatal(err)
-	}
-	mateAt := &object.Signature{Name: "mate", Email: "mate@example.com", When: when.Add(6 * time.Hour)}
-	mate, err := wt.Commit("teammate", &git.CommitOptions{Author: mateAt, Committer: mateAt, Parents: []plumbing.Hash{first.Hash}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mergeAt := &object.Signature{Name: "t", Email: "t@example.com", When: when.Add(9 * time.Hour)}
-	if _, err := wt.Commit("merge", &git.CommitOptions{Author: mergeAt, Committer: mergeAt, Parents: []plumbing.Hash{tip, mate}}); err != nil {
-		t.Fatal(err)
-	}
-	m := gitItem{id: "mate", files: []string{"src/mate.go"}, after: when.Add(5 * time.Hour), before: when.Add(7 * time.Hour)}
-	if got := e.commitsTouching([]gitItem{m}); got["mate"] != "" {
-		t.Errorf("a merged branch's commit landed an approach: %v", got)
-	}
-	// No repository: nothing is settled.
-	if got := New(t.TempDir()).commitsTouching(items); len(got) != 0 {
-		t.Errorf("without a repository: %v", got)
-	}
-}
-
 // TestSummarizerCommand runs a real summarizer command: its output is used
 // and cached under .planning/.recite/compress, a second call reads the
 // cache, and a failing or silent command falls back (ok false).
@@ -516,7 +427,7 @@ func TestTightBudgetKeepsPinned(t *testing.T) {
 // after the window or never came follows the history rule.
 func TestCommittedApproachCompressed(t *testing.T) {
 	dir := convProject(t, "compression:\n  every: 3\nhistory:\n  strategy: window\n  window: 1000\ntargets:\n  - name: dev\n    conversation: c\n", nil)
-	commit := gitCommitter(t, dir)
+	commit := gittest.Committer(t, dir)
 	t0 := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 	at := func(it, minute int) time.Time {
 		return t0.Add(time.Duration(it)*time.Hour + time.Duration(minute)*time.Minute)
@@ -652,71 +563,6 @@ func TestCommittedApproachCompressed(t *testing.T) {
 	}
 	if strings.Count(forgotten, "committed in") != 2 {
 		t.Errorf("forgotten lists %q, want the two committed approaches", forgotten)
-	}
-}
-
-// BenchmarkCommitsTouching walks 300 loose-object commits for 30 approach
-// windows and 5 errors (walk), and answers the same question again from
-// the cache (hit, what a build between passes pays).
-func BenchmarkCommitsTouching(b *testing.B) {
-	dir := b.TempDir()
-	commit := gitCommitter(b, dir)
-	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	for i := range 300 {
-		commit(fmt.Sprintf("src/pkg%d/f%d.go", i%20, i%60), fmt.Sprint(i), t0.Add(time.Duration(i)*time.Minute))
-	}
-	var items []gitItem
-	for i := range 30 {
-		items = append(items, gitItem{id: fmt.Sprint("approach:", i), files: []string{fmt.Sprintf("src/pkg%d/f%d.go", i%20, (i*7)%60)},
-			after: t0.Add(time.Duration(100+i*5) * time.Minute), before: t0.Add(time.Duration(120+i*5) * time.Minute)})
-	}
-	for i := range 5 {
-		items = append(items, gitItem{id: fmt.Sprint("error:", i), text: "panic at src/pkg1/f1.go:12", after: t0.Add(time.Duration(100+i*5) * time.Minute)})
-	}
-	e := New(dir)
-	b.Run("walk", func(b *testing.B) {
-		for b.Loop() {
-			e.commits = nil
-			e.commitsTouching(items)
-		}
-	})
-	b.Run("hit", func(b *testing.B) {
-		for b.Loop() {
-			e.commitsTouching(items)
-		}
-	})
-}
-
-// gitCommitter makes dir a git repository and returns a function that
-// writes path (slash-separated) with text and commits it, authored and
-// committed at when; it returns the commit's abbreviated hash.
-func gitCommitter(tb testing.TB, dir string) func(path, text string, when time.Time) string {
-	tb.Helper()
-	repo, err := git.PlainInit(dir, false)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	wt, err := repo.Worktree()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return func(path, text string, when time.Time) string {
-		full := filepath.Join(dir, filepath.FromSlash(path))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			tb.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(text), 0o644); err != nil {
-			tb.Fatal(err)
-		}
-		if _, err := wt.Add(path); err != nil {
-			tb.Fatal(err)
-		}
-		sig := &object.Signature{Name: "t", Email: "t@example.com", When: when}
-		h, err := wt.Commit("change "+path, &git.CommitOptions{Author: sig, Committer: sig})
-		if err != nil {
-			tb.Fatal(err)
-		}
-		return h.String()[:7]
 	}
 }
 
@@ -955,26 +801,6 @@ func TestReadByAbsolutePathDeduplicated(t *testing.T) {
 	}
 }
 
-// TestCommitsTouchingMissingParent: when a commit's parent cannot be read
-// (a shallow clone's boundary; here its object is deleted), the commit
-// settles nothing, instead of every file looking changed by it.
-func TestCommitsTouchingMissingParent(t *testing.T) {
-	dir := t.TempDir()
-	commit := gitCommitter(t, dir)
-	when := time.Date(2026, 2, 1, 12, 0, 0, 0, time.UTC)
-	commit("src/app.go", "package app\n", when)
-	commit("README.md", "# r\n", when.Add(time.Hour))
-	_, c := headCommit(t, dir)
-	root := c.ParentHashes[0].String()
-	if err := os.Remove(filepath.Join(dir, ".git", "objects", root[:2], root[2:])); err != nil {
-		t.Fatal(err)
-	}
-	items := []gitItem{{id: "app", files: []string{"src/app.go"}, after: when.Add(30 * time.Minute)}}
-	if got := New(dir).commitsTouching(items); len(got) != 0 {
-		t.Errorf("a commit with an unreadable parent settled %v", got)
-	}
-}
-
 // TestRejectionIsAStop: a rejected tool use (a failed result whose text is
 // a stop signal) is listed among the stop signals, which Fit never cuts,
 // and not among the errors, which it does; a 20 KB one is cut to 8 KiB in
@@ -1025,23 +851,4 @@ func TestRejectionIsAStop(t *testing.T) {
 	if strings.Count(text, "and more context.") > 2*(8<<10)/len("and more context. ")+2 {
 		t.Errorf("the 20 KB rejection was not cut to 8 KiB")
 	}
-}
-
-// headCommit opens the git repository at dir and returns it with HEAD's
-// commit.
-func headCommit(tb testing.TB, dir string) (*git.Repository, *object.Commit) {
-	tb.Helper()
-	repo, err := git.PlainOpen(dir)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	head, err := repo.Head()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	c, err := repo.CommitObject(head.Hash())
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return repo, c
 }

@@ -2,17 +2,13 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
-
+	"github.com/recite-dev/recite/engine/internal/gitstore"
 	"github.com/recite-dev/recite/engine/signals"
 	"github.com/recite-dev/recite/planning/conversation"
 )
@@ -87,55 +83,6 @@ func runChangedFiles(before, after runSnapshot) []string {
 	return out
 }
 
-// runHead is the commit HEAD named at one moment of a run: ok is false
-// outside a git repository or when HEAD cannot be read; hash is the zero
-// hash while HEAD's branch is unborn (no commit yet).
-type runHead struct {
-	hash plumbing.Hash
-	ok   bool
-}
-
-// openRunRepo opens the git repository holding the project (found as
-// gitModified finds it: the nearest .git at or above the project) and
-// returns it with the project's slash-separated prefix inside the work tree
-// ("." when the project is the work tree's root).
-func (e *Engine) openRunRepo() (*git.Repository, string, error) {
-	abs, err := filepath.Abs(e.dir)
-	if err != nil {
-		return nil, "", err
-	}
-	root := gitRoot(abs)
-	if root == "" {
-		return nil, "", git.ErrRepositoryNotExists
-	}
-	prefix, err := filepath.Rel(root, abs)
-	if err != nil {
-		return nil, "", err
-	}
-	repo, err := git.PlainOpenWithOptions(root, &git.PlainOpenOptions{EnableDotGitCommonDir: true})
-	if err != nil {
-		return nil, "", err
-	}
-	return repo, filepath.ToSlash(prefix), nil
-}
-
-// headOf reads the commit HEAD names now (one reference lookup; see
-// runHead).
-func (e *Engine) headOf() runHead {
-	repo, _, err := e.openRunRepo()
-	if err != nil {
-		return runHead{}
-	}
-	ref, err := repo.Head()
-	if errors.Is(err, plumbing.ErrReferenceNotFound) {
-		return runHead{ok: true} // unborn branch
-	}
-	if err != nil {
-		return runHead{}
-	}
-	return runHead{hash: ref.Hash(), ok: true}
-}
-
 // committedFiles lists the project files that differ between the trees of
 // the commits HEAD named before a run and names now: the files the commits
 // made during the run changed (or, when HEAD moved to an unrelated branch,
@@ -145,52 +92,10 @@ func (e *Engine) headOf() runHead {
 // most maxFilesModified of them. It is nil, without opening anything but
 // HEAD, when HEAD did not move, and nil on any git failure (the record then
 // holds what git status saw).
-func (e *Engine) committedFiles(ctx context.Context, before runHead) []string {
-	if !before.ok {
+func (e *Engine) committedFiles(ctx context.Context, before gitstore.Head) []string {
+	prefix, paths, ok := gitstore.ChangedSince(ctx, e.dir, before)
+	if !ok {
 		return nil
-	}
-	repo, prefix, err := e.openRunRepo()
-	if err != nil {
-		return nil
-	}
-	var now plumbing.Hash
-	if ref, err := repo.Head(); err == nil {
-		now = ref.Hash()
-	} else if !errors.Is(err, plumbing.ErrReferenceNotFound) {
-		return nil
-	}
-	if now == before.hash {
-		return nil
-	}
-	tree := func(h plumbing.Hash) (*object.Tree, error) {
-		if h.IsZero() {
-			return nil, nil // unborn: the empty tree
-		}
-		c, err := repo.CommitObject(h)
-		if err != nil {
-			return nil, err
-		}
-		return c.Tree()
-	}
-	from, err := tree(before.hash)
-	if err != nil {
-		return nil
-	}
-	to, err := tree(now)
-	if err != nil {
-		return nil
-	}
-	changes, err := object.DiffTreeWithOptions(ctx, from, to, nil)
-	if err != nil {
-		return nil
-	}
-	var paths []string
-	for _, ch := range changes {
-		for _, p := range []string{ch.From.Name, ch.To.Name} {
-			if p != "" {
-				paths = append(paths, p)
-			}
-		}
 	}
 	out := projectFiles(prefix, paths)
 	slices.Sort(out)

@@ -15,6 +15,7 @@ import (
 	"github.com/recite-dev/recite/internal/fsutil"
 
 	"github.com/recite-dev/recite/engine/config"
+	"github.com/recite-dev/recite/engine/internal/gitstore"
 	"github.com/recite-dev/recite/engine/prompt"
 	"github.com/recite-dev/recite/planning/conversation"
 )
@@ -174,9 +175,9 @@ func (e *Engine) RunConversation(ctx context.Context, opts RunOptions) (*RunResu
 	}
 
 	before, inGit := e.snapshotRun(ctx)
-	var head runHead
+	var head gitstore.Head
 	if inGit {
-		head = e.headOf()
+		head = gitstore.HeadOf(e.dir)
 	}
 	reply, code, runErr := e.runAgent(ctx, cfg, res, opts, body)
 	res.ExitCode = code

@@ -35,6 +35,7 @@ import (
 
 	"github.com/recite-dev/recite/engine/budget"
 	"github.com/recite-dev/recite/engine/config"
+	"github.com/recite-dev/recite/engine/internal/gitstore"
 	"github.com/recite-dev/recite/engine/prompt"
 	"github.com/recite-dev/recite/markdown"
 	"github.com/recite-dev/recite/planning"
@@ -76,9 +77,9 @@ type Engine struct {
 	rendersMu   sync.Mutex
 	renders     map[string]cachedRender
 	renderCalls int // bodies actually rendered, for tests
-	// commits caches commitsTouching results by HEAD and question
+	// history answers and caches the commit questions of compression
 	// (compress.go).
-	commits map[string]map[string]string
+	history gitstore.History
 }
 
 // New returns an Engine for the project rooted at dir. The engine keeps

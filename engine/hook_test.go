@@ -15,9 +15,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/plumbing/object"
-
+	"github.com/recite-dev/recite/engine/internal/gitstore/gittest"
 	"github.com/recite-dev/recite/engine/signals"
 	"github.com/recite-dev/recite/internal/sharedtest"
 	"github.com/recite-dev/recite/planning/conversation"
@@ -49,21 +47,7 @@ const (
 func hookProject(t testing.TB) string {
 	t.Helper()
 	dir := copyTree(t, filepath.Join(sharedtest.ModuleRoot(), "examples", "fire"))
-	repo, err := git.PlainInit(dir, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wt, err := repo.Worktree()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := wt.AddGlob("."); err != nil {
-		t.Fatal(err)
-	}
-	sig := &object.Signature{Name: "test", Email: "test@example.com", When: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
-	if _, err := wt.Commit("fixture", &git.CommitOptions{Author: sig, Committer: sig}); err != nil {
-		t.Fatal(err)
-	}
+	gittest.CommitAll(t, dir)
 	return dir
 }
 

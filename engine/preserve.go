@@ -267,7 +267,7 @@ func (e *Engine) gitModified(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	root := gitRoot(abs)
+	root := gitstore.Root(abs)
 	if root == "" {
 		return nil, fmt.Errorf("%w: %s", gitstore.ErrNoRepository, e.dir)
 	}
@@ -320,23 +320,6 @@ func projectFiles(prefix string, repoPaths []string) []string {
 		}
 	}
 	return out
-}
-
-// gitRoot is the nearest directory at or above dir holding a .git entry,
-// or "" when there is none.
-func gitRoot(dir string) string {
-	for {
-		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
-			return dir
-		} else if !errors.Is(err, os.ErrNotExist) {
-			return ""
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ""
-		}
-		dir = parent
-	}
 }
 
 // VerifyOptions configures Verify.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/renameio/v2"
+
 	"github.com/recite-dev/recite/internal/fsutil"
 )
 
