@@ -12,6 +12,7 @@ import (
 
 	"github.com/recite-dev/recite/engine/compress"
 	"github.com/recite-dev/recite/engine/internal/gitstore/gittest"
+	"github.com/recite-dev/recite/engine/internal/textutil"
 	"github.com/recite-dev/recite/engine/prompt"
 	"github.com/recite-dev/recite/internal/sharedtest"
 	"github.com/recite-dev/recite/planning/conversation"
@@ -86,7 +87,7 @@ func TestDifficultyRouting(t *testing.T) {
 			}
 			rec := tr.prompt.Section(prompt.IDRecitation).Body
 			if !strings.HasPrefix(rec, "### Task (difficulty: "+tt.level.String()+")") {
-				t.Errorf("recitation starts %q", firstLine(rec))
+				t.Errorf("recitation starts %q", textutil.FirstLine(rec))
 			}
 			if n := strings.Count(rec, "\n") + 1; n > prompt.RecitationMaxLines {
 				t.Errorf("recitation has %d lines", n)

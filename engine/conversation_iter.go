@@ -88,7 +88,7 @@ func runChangedFiles(before, after runSnapshot) []string {
 // made during the run changed (or, when HEAD moved to an unrelated branch,
 // every file the two trees hold differently; an unborn HEAD is an empty
 // tree). Paths are project-relative and slash-separated, files outside the
-// project and recite's own outputs (ownOutput) are left out, sorted, at
+// project and recite's own outputs (layout.OwnOutput) are left out, sorted, at
 // most maxFilesModified of them. It is nil, without opening anything but
 // HEAD, when HEAD did not move, and nil on any git failure (the record then
 // holds what git status saw).

@@ -13,6 +13,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/recite-dev/recite/engine/config"
+	"github.com/recite-dev/recite/engine/internal/textutil"
 	"github.com/recite-dev/recite/engine/prompt"
 	"github.com/recite-dev/recite/planning"
 	"github.com/recite-dev/recite/planning/conversation"
@@ -298,13 +299,13 @@ func loopSection(c *conversation.Conversation, tg *config.Target, proj *planning
 	}
 	var failed []string
 	if last.IsError || (last.TestsPassing != nil && !*last.TestsPassing) {
-		if t := firstLine(last.Content); t != "" {
+		if t := textutil.FirstLine(last.Content); t != "" {
 			failed = append(failed, t)
 		}
 	}
 	for _, m := range c.Messages {
 		if m.Iteration == n && m.IsError && !m.Internal {
-			t := firstLine(m.Content)
+			t := textutil.FirstLine(m.Content)
 			if m.ToolName != "" {
 				t += " (" + m.ToolName + ")"
 			}
@@ -319,24 +320,10 @@ func loopSection(c *conversation.Conversation, tg *config.Target, proj *planning
 			b.WriteString("- " + f + "\n")
 		}
 	} else if last.Content != "" {
-		fmt.Fprintf(&b, "Iteration %d notes: %s\n", n, firstLine(last.Content))
+		fmt.Fprintf(&b, "Iteration %d notes: %s\n", n, textutil.FirstLine(last.Content))
 	}
 	s.Body = strings.TrimSpace(b.String())
 	return s
-}
-
-// firstLine returns the first non-blank line of s, trimmed and cut to 300
-// bytes.
-func firstLine(s string) string {
-	for _, l := range strings.Split(s, "\n") {
-		if t := strings.TrimSpace(l); t != "" {
-			if len(t) > 300 {
-				t = t[:300] + "…"
-			}
-			return t
-		}
-	}
-	return ""
 }
 
 // conversationPhase is the phase the conversation names (meta phase, by

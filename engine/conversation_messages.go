@@ -17,13 +17,14 @@ import (
 
 	"github.com/recite-dev/recite/engine/config"
 	"github.com/recite-dev/recite/engine/history"
+	"github.com/recite-dev/recite/engine/internal/layout"
 	"github.com/recite-dev/recite/engine/prompt"
 	"github.com/recite-dev/recite/planning/conversation"
 )
 
 // ConversationsDir is the folder of conversation logs, relative to the
 // project root (DESIGN.md §2).
-const ConversationsDir = ".planning/conversations"
+const ConversationsDir = layout.ConversationsDir
 
 // summaryCacheDir holds the outputs of a configured summarizer command,
 // keyed by a hash of the command and the folded messages, so a build does

@@ -16,6 +16,7 @@ import (
 
 	"github.com/recite-dev/recite/engine/config"
 	"github.com/recite-dev/recite/engine/internal/gitstore"
+	"github.com/recite-dev/recite/engine/internal/textutil"
 	"github.com/recite-dev/recite/engine/prompt"
 	"github.com/recite-dev/recite/planning/conversation"
 )
@@ -209,7 +210,7 @@ func (e *Engine) RunConversation(ctx context.Context, opts RunOptions) (*RunResu
 				return res, err
 			}
 		}
-		return res, &AgentError{Conversation: opts.ID, Message: firstLine(runErr.Error())}
+		return res, &AgentError{Conversation: opts.ID, Message: textutil.FirstLine(runErr.Error())}
 	}
 	res.Reply = reply
 	if tg != nil {

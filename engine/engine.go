@@ -36,21 +36,23 @@ import (
 	"github.com/recite-dev/recite/engine/budget"
 	"github.com/recite-dev/recite/engine/config"
 	"github.com/recite-dev/recite/engine/internal/gitstore"
+	"github.com/recite-dev/recite/engine/internal/layout"
 	"github.com/recite-dev/recite/engine/prompt"
 	"github.com/recite-dev/recite/markdown"
 	"github.com/recite-dev/recite/planning"
 )
 
-// Layout of the files the engine owns, relative to the project root.
+// Layout of the files the engine owns, relative to the project root
+// (engine/internal/layout).
 const (
-	PlanningDir = ".planning"
-	PromptsDir  = ".planning/prompts"
-	CacheDir    = ".planning/.recite"
-	LastGoodDir = ".planning/.recite/last"
+	PlanningDir = layout.PlanningDir
+	PromptsDir  = layout.PromptsDir
+	CacheDir    = layout.CacheDir
+	LastGoodDir = layout.LastGoodDir
 )
 
 // ErrNoPlanning is returned when the project has no `.planning/` folder.
-var ErrNoPlanning = errors.New("no .planning folder")
+var ErrNoPlanning = layout.ErrNoPlanning
 
 // InputError is an error in the user's input (a missing or unreadable
 // planning tree, a bad recite.yaml): the CLI exits 2 on it.

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recite-dev/recite/engine/internal/enginetest"
 	"github.com/recite-dev/recite/internal/sharedtest"
 )
 
@@ -20,12 +21,8 @@ var update = flag.Bool("update", false, "rewrite golden files")
 // copyTree copies src into a new temp dir and returns it. Generated prompt
 // files and caches are left out.
 func copyTree(t testing.TB, src string) string {
-	dst := t.TempDir()
-	if err := sharedtest.CopyTree(src, dst); err != nil {
-		t.Fatal(err)
-	}
-	writeTestRedactKey(t, dst) // fixed placeholders (redact_cache_test.go)
-	return dst
+	t.Helper()
+	return enginetest.CopyTree(t, src) // fixed placeholders
 }
 
 type fileState struct {

@@ -13,7 +13,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/recite-dev/recite/engine/claudecode"
 	"github.com/recite-dev/recite/engine/config"
+	"github.com/recite-dev/recite/engine/internal/layout"
+	"github.com/recite-dev/recite/engine/internal/textutil"
 	"github.com/recite-dev/recite/engine/prompt"
 	"github.com/recite-dev/recite/engine/signals"
 	"github.com/recite-dev/recite/planning"
@@ -21,7 +24,7 @@ import (
 )
 
 // PreservedFile is where preservation blocks are appended (DESIGN.md §2).
-const PreservedFile = ".planning/context-preserved.md"
+const PreservedFile = layout.PreservedFile
 
 // SignalsReport is the stop-signal side of a status: the loop health and
 // circuit breaker, and every stop signal of the sources.
@@ -156,7 +159,7 @@ func (e *Engine) collectSignals(ctx context.Context, cfg *config.Config, proj *p
 	// session's tool messages already hold verbatim: not a second signal.
 	extractRecs := slices.Clone(convRecs)
 	for i, r := range convIters {
-		if r.Agent == ccAgent {
+		if r.Agent == claudecode.Agent {
 			extractRecs[i].ErrorHash, extractRecs[i].ErrorText = "", ""
 		}
 	}
@@ -501,7 +504,7 @@ func workingState(b *signals.Block, proj *planning.Project, rep *SignalsReport) 
 	switch {
 	case last != nil:
 		b.LastChange = strings.Join(last.FilesModified, ", ")
-		if t := firstLine(last.Content); t != "" {
+		if t := textutil.FirstLine(last.Content); t != "" {
 			b.LastChange += " (" + t + ")"
 		}
 	case rep.loop != nil:

@@ -12,6 +12,7 @@ import (
 
 	"github.com/recite-dev/recite/engine/config"
 	"github.com/recite-dev/recite/engine/internal/gitstore"
+	"github.com/recite-dev/recite/engine/internal/layout"
 	"github.com/recite-dev/recite/engine/signals"
 	"github.com/recite-dev/recite/planning"
 )
@@ -245,17 +246,6 @@ func blockSummary(b signals.Block, h signals.Health) string {
 	return s + "; " + plural(len(b.FilesModified), "file modified", "files modified")
 }
 
-// ownOutput reports project-relative paths recite itself writes, which are
-// not part of an agent's working state.
-func ownOutput(p string) bool {
-	for _, pre := range []string{PromptsDir + "/", CacheDir + "/", ConversationsDir + "/"} {
-		if strings.HasPrefix(p, pre) {
-			return true
-		}
-	}
-	return p == PreservedFile
-}
-
 // gitModified returns the files of the project that git reports modified,
 // staged or untracked (gitstore.ModifiedFiles), relative to the project
 // root, sorted, without recite's own outputs and files outside the project,
@@ -304,7 +294,7 @@ func (e *Engine) gitModified(ctx context.Context) ([]string, error) {
 // projectFiles turns repository paths (slash-separated, from the
 // repository's root) into project-relative ones, given prefix, the
 // project's folder in the repository ("." for its root): paths outside the
-// project and recite's own outputs (ownOutput) are left out.
+// project and recite's own outputs (layout.OwnOutput) are left out.
 func projectFiles(prefix string, repoPaths []string) []string {
 	var out []string
 	for _, p := range repoPaths {
@@ -315,7 +305,7 @@ func projectFiles(prefix string, repoPaths []string) []string {
 			}
 			p = rest
 		}
-		if !ownOutput(p) {
+		if !layout.OwnOutput(p) {
 			out = append(out, p)
 		}
 	}

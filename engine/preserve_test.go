@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recite-dev/recite/engine/internal/enginetest"
 	"github.com/recite-dev/recite/engine/signals"
 	"github.com/recite-dev/recite/internal/sharedtest"
 	"github.com/recite-dev/recite/planning/conversation"
@@ -43,7 +44,7 @@ func withConversation(t testing.TB, dir string) {
 }
 
 func TestPreserveGolden(t *testing.T) {
-	dir := hookProject(t)
+	dir := enginetest.HookProject(t)
 	withConversation(t, dir)
 	if err := os.WriteFile(filepath.Join(dir, "src", "db.ts"), []byte("export {};\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -144,7 +145,7 @@ func isInputError(err error) bool {
 }
 
 func TestVerify(t *testing.T) {
-	dir := hookProject(t)
+	dir := enginetest.HookProject(t)
 	withConversation(t, dir)
 	e := New(dir)
 	ctx := context.Background()

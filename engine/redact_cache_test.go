@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/recite-dev/recite/engine/internal/enginetest"
 	"github.com/recite-dev/recite/engine/prompt"
 )
 
@@ -43,20 +44,13 @@ func TestRedactCacheBounded(t *testing.T) {
 	}
 }
 
-// testRedactKey is the placeholder key copyTree gives every test project,
-// so golden prompt files do not change with a random key.
-const testRedactKey = "7265636974652d676f6c64656e2d6b65792d3031323334353637383961626364\n"
+// testRedactKey is the placeholder key copyTree gives every test project.
+const testRedactKey = enginetest.TestRedactKey
 
 // writeTestRedactKey writes testRedactKey as dir's RedactKeyFile.
 func writeTestRedactKey(t testing.TB, dir string) {
 	t.Helper()
-	p := filepath.Join(dir, filepath.FromSlash(RedactKeyFile))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(testRedactKey), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	enginetest.WriteTestRedactKey(t, dir)
 }
 
 // TestRedactKey: placeholders are keyed with a per-project key made on
