@@ -12,6 +12,7 @@ import (
 
 	"github.com/recite-dev/recite/engine/config"
 	"github.com/recite-dev/recite/engine/prompt"
+	"github.com/recite-dev/recite/engine/scope"
 	"github.com/recite-dev/recite/engine/signals"
 	"github.com/recite-dev/recite/planning"
 	"github.com/recite-dev/recite/planning/conversation"
@@ -84,7 +85,7 @@ func (e *Engine) assemble(ctx context.Context, cfg *config.Config, tg *config.Ta
 		diags = append(diags, cdiags...)
 	}
 	addProjectErrors(proj, &in)
-	diags = append(diags, e.fileSections(ctx, cfg, tg, proj, &in)...)
+	diags = append(diags, e.scope.Sections(ctx, cfg, tg, proj, &in, e.redactFile)...)
 
 	route := routeDifficulty(tg, proj, &in)
 	p := prompt.Assemble(in)
@@ -149,7 +150,7 @@ func addProjectErrors(proj *planning.Project, in *prompt.Input) {
 		seen[signals.Hash(t)] = true
 	}
 	var sigs []signals.Signal
-	if l := activeLoop(proj); l != nil {
+	if l := scope.ActiveLoop(proj); l != nil {
 		sigs = append(sigs, signals.FromLoop(l)...)
 	}
 	for _, d := range proj.Debug {

@@ -22,6 +22,7 @@ import (
 	"github.com/recite-dev/recite/engine/config"
 	"github.com/recite-dev/recite/engine/internal/gitstore"
 	"github.com/recite-dev/recite/engine/prompt"
+	"github.com/recite-dev/recite/engine/scope"
 	"github.com/recite-dev/recite/engine/signals"
 	"github.com/recite-dev/recite/planning"
 	"github.com/recite-dev/recite/planning/conversation"
@@ -337,7 +338,7 @@ func turnPrompt(r conversation.Record, next *conversation.Record, prevUser, prev
 // loopIteration is the last iteration number of the active loop, 0 when
 // there is none.
 func loopIteration(proj *planning.Project) int {
-	l := activeLoop(proj)
+	l := scope.ActiveLoop(proj)
 	if l == nil {
 		return 0
 	}

@@ -13,8 +13,10 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/recite-dev/recite/engine/config"
+	"github.com/recite-dev/recite/engine/internal/layout"
 	"github.com/recite-dev/recite/engine/internal/textutil"
 	"github.com/recite-dev/recite/engine/prompt"
+	"github.com/recite-dev/recite/engine/scope"
 	"github.com/recite-dev/recite/planning"
 	"github.com/recite-dev/recite/planning/conversation"
 )
@@ -239,7 +241,7 @@ func loopSection(c *conversation.Conversation, tg *config.Target, proj *planning
 	}
 	if maxIter > 0 {
 		s.Sources = append(s.Sources, config.FileName)
-	} else if l := activeLoop(proj); l != nil {
+	} else if l := scope.ActiveLoop(proj); l != nil {
 		maxIter = l.MaxIterations
 		if maxIter > 0 {
 			s.Sources = append(s.Sources, PlanningDir+"/"+l.Path)
@@ -502,18 +504,4 @@ func (e *Engine) contextLayers(c *conversation.Conversation, cfg *config.Config,
 
 // relPath turns a path under the project into a project-relative,
 // slash-separated path.
-func (e *Engine) relPath(p string) (string, bool) {
-	abs, err := filepath.Abs(e.dir)
-	if err != nil {
-		return "", false
-	}
-	ap, err := filepath.Abs(p)
-	if err != nil {
-		return "", false
-	}
-	rel, err := filepath.Rel(abs, ap)
-	if err != nil || !filepath.IsLocal(rel) {
-		return "", false
-	}
-	return filepath.ToSlash(rel), true
-}
+func (e *Engine) relPath(p string) (string, bool) { return layout.RelPath(e.dir, p) }

@@ -40,7 +40,7 @@ func (e *Engine) OpenConversations() (*conversation.Store, error) {
 }
 
 // ConversationLog is the project-relative path of conversation id's log.
-func ConversationLog(id string) string { return ConversationsDir + "/" + id + ".jsonl" }
+func ConversationLog(id string) string { return layout.ConversationLog(id) }
 
 // Replayable reports whether a message record is replayed to a model: it is
 // a message, not internal (coordinator notes, imported thinking, harness
@@ -83,7 +83,7 @@ func ToPromptMessages(recs []conversation.Record) []prompt.Message {
 // (prompt.CleanControls); the log keeps them.
 func RenderConversation(c *conversation.Conversation, provider string, all bool, opts prompt.RenderOptions) ([]byte, error) {
 	if _, err := prompt.CapabilitiesOf(provider); err != nil {
-		return nil, &InputError{fmt.Errorf("%v (want one of %s)", err, strings.Join(prompt.Providers(), ", "))}
+		return nil, &InputError{Err: fmt.Errorf("%v (want one of %s)", err, strings.Join(prompt.Providers(), ", "))}
 	}
 	var recs []conversation.Record
 	for _, r := range c.Messages {

@@ -114,7 +114,7 @@ func (e *Engine) RunConversation(ctx context.Context, opts RunOptions) (*RunResu
 		return nil, err
 	}
 	if strings.TrimSpace(cfg.Agent.Command) == "" {
-		return nil, &InputError{fmt.Errorf("%s: agent.command is not set: recite conversation run needs the agent command to spawn", config.FileName)}
+		return nil, &InputError{Err: fmt.Errorf("%s: agent.command is not set: recite conversation run needs the agent command to spawn", config.FileName)}
 	}
 	store, err := e.OpenConversations()
 	if err != nil {
@@ -122,7 +122,7 @@ func (e *Engine) RunConversation(ctx context.Context, opts RunOptions) (*RunResu
 	}
 	c, _, err := store.Read(opts.ID)
 	if err != nil {
-		return nil, &InputError{err}
+		return nil, &InputError{Err: err}
 	}
 	iter := nextIteration(c)
 	if err := store.Append(ctx, opts.ID, conversation.Record{Role: conversation.RoleUser, Content: opts.Text, Iteration: iter}); err != nil {

@@ -14,30 +14,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recite-dev/recite/engine/internal/enginetest"
 	"github.com/recite-dev/recite/engine/prompt"
 	"github.com/recite-dev/recite/planning"
 	"github.com/recite-dev/recite/planning/conversation"
 )
 
 // convProject writes a project with recite.yaml and the given extra files
-// into a temp dir and returns it.
+// into a temp dir and returns it (enginetest.Project).
 func convProject(t *testing.T, yaml string, files map[string]string) string {
 	t.Helper()
-	dir := t.TempDir()
-	write := func(rel, text string) {
-		p := filepath.Join(dir, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write(".planning/recite.yaml", yaml)
-	for rel, text := range files {
-		write(rel, text)
-	}
-	return dir
+	return enginetest.Project(t, yaml, files)
 }
 
 // fixedClock returns a store clock starting at a fixed time.

@@ -38,6 +38,7 @@ import (
 	"github.com/recite-dev/recite/engine/internal/gitstore"
 	"github.com/recite-dev/recite/engine/internal/layout"
 	"github.com/recite-dev/recite/engine/prompt"
+	"github.com/recite-dev/recite/engine/scope"
 	"github.com/recite-dev/recite/markdown"
 	"github.com/recite-dev/recite/planning"
 )
@@ -55,11 +56,9 @@ const (
 var ErrNoPlanning = layout.ErrNoPlanning
 
 // InputError is an error in the user's input (a missing or unreadable
-// planning tree, a bad recite.yaml): the CLI exits 2 on it.
-type InputError struct{ Err error }
-
-func (e *InputError) Error() string { return e.Err.Error() }
-func (e *InputError) Unwrap() error { return e.Err }
+// planning tree, a bad recite.yaml): the CLI exits 2 on it
+// (layout.InputError, shared with the engine's subpackages).
+type InputError = layout.InputError
 
 // Engine builds the prompt files of one project. It keeps one token counter
 // (one tokenizer codec) for its lifetime, so repeated builds reuse counts of
@@ -73,8 +72,9 @@ type Engine struct {
 	// assembled gathered its inputs (the files section, cuts of long
 	// conversation texts), reported by redactPrompt.
 	fileRedactions []string
-	// tree caches the file-tree section between builds (filesections.go).
-	tree *treeCache
+	// scope decides the files that may enter context and keeps the file
+	// tree between builds.
+	scope *scope.Scope
 	// renders caches each target's rendered body per provider (render).
 	rendersMu   sync.Mutex
 	renders     map[string]cachedRender
@@ -90,7 +90,7 @@ type Engine struct {
 // a changed file; token counts and redactions of unchanged text are kept
 // too (the warm path of `recite watch`).
 func New(dir string) *Engine {
-	return &Engine{dir: dir, parsed: planning.NewCache()}
+	return &Engine{dir: dir, parsed: planning.NewCache(), scope: scope.New(dir)}
 }
 
 // Dir is the project root.
@@ -194,18 +194,18 @@ type FileReport struct {
 // planningDir finds the planning tree: DIR/.planning.
 func (e *Engine) planningDir() (string, error) {
 	if st, err := os.Stat(e.dir); err != nil || !st.IsDir() {
-		return "", &InputError{fmt.Errorf("project directory %s does not exist or is not a directory", e.dir)}
+		return "", &InputError{Err: fmt.Errorf("project directory %s does not exist or is not a directory", e.dir)}
 	}
 	p := filepath.Join(e.dir, PlanningDir)
 	fi, err := os.Stat(p)
 	if errors.Is(err, fs.ErrNotExist) {
-		return "", &InputError{fmt.Errorf("%w in %s (run `recite init` to create one)", ErrNoPlanning, e.dir)}
+		return "", &InputError{Err: fmt.Errorf("%w in %s (run `recite init` to create one)", ErrNoPlanning, e.dir)}
 	}
 	if err != nil {
-		return "", &InputError{err}
+		return "", &InputError{Err: err}
 	}
 	if !fi.IsDir() {
-		return "", &InputError{fmt.Errorf("%s is not a directory", p)}
+		return "", &InputError{Err: fmt.Errorf("%s is not a directory", p)}
 	}
 	return p, nil
 }
@@ -218,11 +218,11 @@ func (e *Engine) load() (*config.Config, bool, *planning.Project, error) {
 	}
 	cfg, found, err := config.Load(e.dir)
 	if err != nil {
-		return nil, false, nil, &InputError{err}
+		return nil, false, nil, &InputError{Err: err}
 	}
 	proj, err := planning.LoadCached(os.DirFS(pdir), e.parsed)
 	if err != nil {
-		return nil, false, nil, &InputError{fmt.Errorf("read %s: %w", pdir, err)}
+		return nil, false, nil, &InputError{Err: fmt.Errorf("read %s: %w", pdir, err)}
 	}
 	return cfg, found, proj, nil
 }
@@ -275,11 +275,11 @@ func (e *Engine) RenderFile(ctx context.Context, target, provider string) (body 
 		for _, t := range cfg.Targets {
 			names = append(names, t.Name)
 		}
-		return nil, "", &InputError{fmt.Errorf("unknown target %q (configured: %s)", target, strings.Join(names, ", "))}
+		return nil, "", &InputError{Err: fmt.Errorf("unknown target %q (configured: %s)", target, strings.Join(names, ", "))}
 	}
 	caps, err := prompt.CapabilitiesOf(provider)
 	if err != nil {
-		return nil, "", &InputError{fmt.Errorf("%v (want one of %s)", err, strings.Join(prompt.Providers(), ", "))}
+		return nil, "", &InputError{Err: fmt.Errorf("%v (want one of %s)", err, strings.Join(prompt.Providers(), ", "))}
 	}
 	if why := parseFailure(proj); why != "" {
 		rel := PromptsDir + "/" + tg.Name + caps.Ext
@@ -304,7 +304,7 @@ func (e *Engine) RenderFile(ctx context.Context, target, provider string) (body 
 func (e *Engine) BuildConversation(ctx context.Context, id string) (*Report, error) {
 	cfg, found, err := config.Load(e.dir)
 	if err != nil {
-		return nil, &InputError{err}
+		return nil, &InputError{Err: err}
 	}
 	if !slices.ContainsFunc(cfg.Targets, func(tg config.Target) bool { return tg.Conversation == id }) {
 		return &Report{Tokenizer: cfg.Tokenizer, ContextWindow: cfg.ContextWindow, ConfigFound: found, Targets: []*TargetReport{}, Diagnostics: []Diagnostic{}}, nil
@@ -325,7 +325,7 @@ func (e *Engine) runTargets(ctx context.Context, write bool, only func(*config.T
 	}
 	counter, err := e.Counter(cfg.Tokenizer)
 	if err != nil {
-		return nil, &InputError{err}
+		return nil, &InputError{Err: err}
 	}
 	rep := &Report{Flavor: string(proj.Flavor), Tokenizer: cfg.Tokenizer, ContextWindow: cfg.ContextWindow, ConfigFound: found}
 	for _, d := range proj.Diagnostics {
@@ -530,7 +530,7 @@ type cachedRender struct {
 // budget and renders it. It returns the body, its token count and the cuts.
 func (e *Engine) renderProvider(tr *TargetReport, provider string, counter *budget.Counter) ([]byte, int, []string, error) {
 	if _, err := prompt.CapabilitiesOf(provider); err != nil {
-		return nil, 0, nil, &InputError{err}
+		return nil, 0, nil, &InputError{Err: err}
 	}
 	limit := providerLimit(tr, provider)
 	p := tr.prompt

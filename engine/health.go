@@ -18,6 +18,7 @@ import (
 	"github.com/recite-dev/recite/engine/internal/layout"
 	"github.com/recite-dev/recite/engine/internal/textutil"
 	"github.com/recite-dev/recite/engine/prompt"
+	"github.com/recite-dev/recite/engine/scope"
 	"github.com/recite-dev/recite/engine/signals"
 	"github.com/recite-dev/recite/planning"
 	"github.com/recite-dev/recite/planning/conversation"
@@ -97,7 +98,7 @@ func (e *Engine) defaultConversations(cfg *config.Config, store *conversation.St
 // end of each log is read (tailConversation), even after ctx ends.
 func (e *Engine) collectSignals(ctx context.Context, cfg *config.Config, proj *planning.Project, src signalSources) (*SignalsReport, []Diagnostic) {
 	var diags []Diagnostic
-	rep := &SignalsReport{loop: activeLoop(proj), Conversations: []string{}}
+	rep := &SignalsReport{loop: scope.ActiveLoop(proj), Conversations: []string{}}
 	store, err := e.OpenConversations()
 	if err != nil {
 		diags = append(diags, Diagnostic{Path: ConversationsDir, Message: err.Error()})
@@ -407,7 +408,7 @@ func conversationHealth(cfg *config.Config, c *conversation.Conversation) []stri
 // project alone (the current loop's iterations; conversations feed the
 // prompt through their own sections), with recite.yaml's thresholds.
 func promptHealth(cfg *config.Config, proj *planning.Project) (health, approach []string) {
-	rep := &SignalsReport{loop: activeLoop(proj)}
+	rep := &SignalsReport{loop: scope.ActiveLoop(proj)}
 	if rep.loop == nil {
 		return nil, nil
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recite-dev/recite/engine/scope"
 	"github.com/recite-dev/recite/engine/signals"
 	"github.com/recite-dev/recite/internal/sharedtest"
 	"github.com/recite-dev/recite/planning/conversation"
@@ -198,7 +199,7 @@ func TestWorkingStateLastSuccess(t *testing.T) {
 		t.Fatal(err)
 	}
 	b = signals.Block{}
-	workingState(&b, proj, &SignalsReport{loop: activeLoop(proj)})
+	workingState(&b, proj, &SignalsReport{loop: scope.ActiveLoop(proj)})
 	if b.LastChange != "Wrote paidInvoicesSince and upsertInvoice (iteration 1)" {
 		t.Errorf("loop: last successful change %q, want iteration 1", b.LastChange)
 	}

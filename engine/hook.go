@@ -67,7 +67,7 @@ func SessionConversation(sessionID string) string {
 func InitClaude(dir string) (*ClaudeResult, error) {
 	res, err := claudecode.InstallHooks(dir)
 	if se := (*claudecode.SettingsError)(nil); errors.As(err, &se) {
-		return nil, &InputError{se.Err}
+		return nil, &InputError{Err: se.Err}
 	}
 	return res, err
 }

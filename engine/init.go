@@ -39,7 +39,7 @@ func Init(dir, flavor string) (*InitResult, error) {
 	}
 	cfgText, err := templates.Init("recite.yaml", flavor)
 	if err != nil {
-		return nil, &InputError{err}
+		return nil, &InputError{Err: err}
 	}
 	res := &InitResult{}
 	if err := os.MkdirAll(filepath.Join(dir, PromptsDir), 0o755); err != nil {

@@ -85,7 +85,7 @@ func (e *Engine) Preserve(ctx context.Context, opts PreserveOptions) (*PreserveR
 		trigger = signals.TriggerManual
 	}
 	if !validTrigger(trigger) {
-		return nil, &InputError{fmt.Errorf("unknown trigger %q (want manual, compaction or sabbath_rest)", trigger)}
+		return nil, &InputError{Err: fmt.Errorf("unknown trigger %q (want manual, compaction or sabbath_rest)", trigger)}
 	}
 	var cfg *config.Config
 	var proj *planning.Project
@@ -217,7 +217,7 @@ func (e *Engine) loadLenient() (*config.Config, *planning.Project, []Diagnostic,
 	}
 	proj, err := planning.LoadCached(os.DirFS(pdir), e.parsed)
 	if err != nil {
-		return nil, nil, nil, &InputError{fmt.Errorf("read %s: %w", pdir, err)}
+		return nil, nil, nil, &InputError{Err: fmt.Errorf("read %s: %w", pdir, err)}
 	}
 	return cfg, proj, diags, nil
 }
@@ -357,12 +357,12 @@ func (e *Engine) Verify(ctx context.Context, summary string, opts VerifyOptions)
 	if opts.FromBlock {
 		blocks, diags, err := e.readPreserved()
 		if err != nil {
-			return nil, &InputError{err}
+			return nil, &InputError{Err: err}
 		}
 		res.Diagnostics = append(res.Diagnostics, diags...)
 		b, ok := signals.Latest(blocks)
 		if !ok {
-			return nil, &InputError{fmt.Errorf("%s holds no preservation block (run `recite preserve` first)", PreservedFile)}
+			return nil, &InputError{Err: fmt.Errorf("%s holds no preservation block (run `recite preserve` first)", PreservedFile)}
 		}
 		sigs = b.Signals
 		res.Against = fmt.Sprintf("%s:%d", PreservedFile, b.Line)

@@ -467,13 +467,13 @@ func (e *Engine) watchSpec(ctx context.Context, opts WatchOptions, prev watchSpe
 			if tr.target.Conversation != "" {
 				convs = []string{tr.target.Conversation}
 			}
-			sc := e.scope(ctx, cfg, tr.proj, convs, []config.Target{*tr.target}, nil)
-			for _, inc := range sc.taskFiles {
+			sc := e.scope.Compute(ctx, cfg, tr.proj, convs, []config.Target{*tr.target}, nil)
+			for _, inc := range sc.TaskFiles {
 				extra = append(extra, inc.Path)
 			}
 			if cfg.Files.TreeDepth > 0 {
-				trees = append(trees, treeArgs{sc.extra, cfg.Files.TreeDepth, cfg.Files.TreeMaxEntries})
-				s.treeKey += fmt.Sprintf("%d %d %#v;", cfg.Files.TreeDepth, cfg.Files.TreeMaxEntries, sc.extra)
+				trees = append(trees, treeArgs{sc.Extra, cfg.Files.TreeDepth, cfg.Files.TreeMaxEntries})
+				s.treeKey += fmt.Sprintf("%d %d %#v;", cfg.Files.TreeDepth, cfg.Files.TreeMaxEntries, sc.Extra)
 			}
 		}
 	}
@@ -495,14 +495,9 @@ func (e *Engine) watchSpec(ctx context.Context, opts WatchOptions, prev watchSpe
 	}
 	var dirs []string
 	for _, ta := range trees {
-		m, err := ignore.Load(e.dir)
-		if err != nil {
-			continue // the build reports it
-		}
-		m.SetExtra(ta.extra)
-		_, _ = fileTree(ctx, m, ta.depth, ta.max, func(rel string) {
+		for _, rel := range e.scope.TreeDirs(ctx, ta.extra, ta.depth, ta.max) {
 			dirs = append(dirs, filepath.Clean(filepath.FromSlash(rel)))
-		})
+		}
 	}
 	slices.Sort(dirs)
 	s.dirs = slices.Compact(dirs)

@@ -55,6 +55,28 @@ func Example(name string) string {
 	return filepath.Join(sharedtest.ModuleRoot(), "examples", name)
 }
 
+// Project writes a project with .planning/recite.yaml holding yaml and the
+// given extra files (project-relative slash path → content) into a temp
+// dir and returns it.
+func Project(tb testing.TB, yaml string, files map[string]string) string {
+	tb.Helper()
+	dir := tb.TempDir()
+	write := func(rel, text string) {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			tb.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	write(".planning/recite.yaml", yaml)
+	for rel, text := range files {
+		write(rel, text)
+	}
+	return dir
+}
+
 // HookProject copies examples/fire into a temp dir and makes it a git
 // repository with everything committed.
 func HookProject(tb testing.TB) string {

@@ -1,8 +1,9 @@
 // Package layout names the files and folders recite owns inside a
-// project, relative to the project root, and finds the project root: the
-// one place the engine and its subpackages (engine/claudecode,
-// engine/scope, engine/agent, engine/layers) take these paths from. It
-// imports the standard library only.
+// project, relative to the project root, finds the project root, turns
+// paths into project-relative ones, and types the user's input errors
+// (InputError): the one place the engine and its subpackages
+// (engine/claudecode, engine/scope, engine/agent, engine/layers) take
+// these from. It imports the standard library only.
 package layout
 
 import (
@@ -30,6 +31,36 @@ const (
 	// PreservedFile is the append-only file of preservation blocks.
 	PreservedFile = ".planning/context-preserved.md"
 )
+
+// InputError is an error in the user's input (a missing or unreadable
+// planning tree, a bad recite.yaml, a bad path argument): the CLI exits 2
+// on it. Its message is Err's.
+type InputError struct{ Err error }
+
+func (e *InputError) Error() string { return e.Err.Error() }
+func (e *InputError) Unwrap() error { return e.Err }
+
+// ConversationLog is the project-relative path of conversation id's log.
+func ConversationLog(id string) string { return ConversationsDir + "/" + id + ".jsonl" }
+
+// RelPath turns p (absolute, or relative to the working directory) into a
+// slash path relative to the project root dir; false when p is outside
+// the project or either path cannot be made absolute.
+func RelPath(dir, p string) (string, bool) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", false
+	}
+	ap, err := filepath.Abs(p)
+	if err != nil {
+		return "", false
+	}
+	rel, err := filepath.Rel(abs, ap)
+	if err != nil || !filepath.IsLocal(rel) {
+		return "", false
+	}
+	return filepath.ToSlash(rel), true
+}
 
 // ErrNoPlanning is returned when the project has no `.planning/` folder.
 var ErrNoPlanning = errors.New("no .planning folder")
