@@ -18,6 +18,7 @@ import (
 	"github.com/recite-dev/recite/engine/config"
 	"github.com/recite-dev/recite/engine/history"
 	"github.com/recite-dev/recite/engine/internal/layout"
+	"github.com/recite-dev/recite/engine/internal/textutil"
 	"github.com/recite-dev/recite/engine/prompt"
 	"github.com/recite-dev/recite/planning/conversation"
 )
@@ -169,7 +170,7 @@ func (s *commandSummarizer) Summarize(ctx context.Context, msgs []conversation.R
 		if ctx.Err() != nil {
 			err = fmt.Errorf("timed out after %s", summarizerTimeout)
 		}
-		return "", fmt.Errorf("summarizer %q: %w: %s", s.command, err, strings.TrimSpace(lastLines(errOut.String(), 5)))
+		return "", fmt.Errorf("summarizer %q: %w: %s", s.command, err, strings.TrimSpace(textutil.LastLines(errOut.String(), 5)))
 	}
 	text := strings.TrimSpace(out.String())
 	if text == "" {
@@ -179,13 +180,4 @@ func (s *commandSummarizer) Summarize(ctx context.Context, msgs []conversation.R
 		_ = fsutil.WriteFile(cache, []byte(text), 0o644)
 	}
 	return text, nil
-}
-
-// lastLines returns the last n lines of s.
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/recite-dev/recite/engine/agent"
 	"github.com/recite-dev/recite/engine/claudecode"
 	"github.com/recite-dev/recite/engine/prompt"
 	"github.com/recite-dev/recite/engine/signals"
@@ -96,7 +97,7 @@ func (h hookEngine) LostSignals(summary string, sigs []signals.Signal) []signals
 func (h hookEngine) RelPath(abs string) (string, bool) { return h.e.relPath(abs) }
 
 func (h hookEngine) ModifiedFiles(ctx context.Context) ([]string, error) {
-	return h.e.gitModified(ctx)
+	return agent.ModifiedFiles(ctx, h.e.dir)
 }
 
 func (h hookEngine) PreserveCompaction(ctx context.Context, convs []string, now func() time.Time, tail int) ([]markdown.Diagnostic, error) {

@@ -10,15 +10,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/recite-dev/recite/engine/agent"
 	"github.com/recite-dev/recite/engine/config"
-	"github.com/recite-dev/recite/engine/internal/gitstore"
-	"github.com/recite-dev/recite/engine/internal/layout"
 	"github.com/recite-dev/recite/engine/signals"
 	"github.com/recite-dev/recite/planning"
 )
-
-// maxFilesModified bounds the files listed in a block's Working State.
-const maxFilesModified = 50
 
 // PreserveOptions configures Preserve.
 type PreserveOptions struct {
@@ -115,7 +111,7 @@ func (e *Engine) Preserve(ctx context.Context, opts PreserveOptions) (*PreserveR
 	res.Diagnostics = append(res.Diagnostics, diags...)
 	b := signals.Block{Timestamp: now().UTC(), Trigger: trigger, Signals: rep.Signals, Breaker: rep.BreakerLine}
 	workingState(&b, proj, rep)
-	files, err := e.gitModified(ctx)
+	files, err := agent.ModifiedFiles(ctx, e.dir)
 	if err != nil {
 		res.Diagnostics = append(res.Diagnostics, Diagnostic{Path: ".", Message: "files modified omitted: " + err.Error()})
 	}
@@ -244,72 +240,6 @@ func blockSummary(b signals.Block, h signals.Health) string {
 	}
 	s := strings.Join(parts, ", ") + fmt.Sprintf("; breaker %s (%s)", h.Breaker, b.Breaker)
 	return s + "; " + plural(len(b.FilesModified), "file modified", "files modified")
-}
-
-// gitModified returns the files of the project that git reports modified,
-// staged or untracked (gitstore.ModifiedFiles), relative to the project
-// root, sorted, without recite's own outputs and files outside the project,
-// cut to maxFilesModified with a last "… and N more" entry. The status runs
-// in a goroutine so ctx bounds the wait (go-git's status takes no context).
-// Errors: gitstore.ErrNoRepository, a status error, or ctx's error.
-func (e *Engine) gitModified(ctx context.Context) ([]string, error) {
-	abs, err := filepath.Abs(e.dir)
-	if err != nil {
-		return nil, err
-	}
-	root := gitstore.Root(abs)
-	if root == "" {
-		return nil, fmt.Errorf("%w: %s", gitstore.ErrNoRepository, e.dir)
-	}
-	type result struct {
-		files []string
-		err   error
-	}
-	ch := make(chan result, 1)
-	go func() {
-		f, err := gitstore.ModifiedFiles(abs)
-		ch <- result{f, err}
-	}()
-	var r result
-	select {
-	case r = <-ch:
-	case <-ctx.Done():
-		return nil, fmt.Errorf("git status: %w", ctx.Err())
-	}
-	if r.err != nil {
-		return nil, r.err
-	}
-	prefix, err := filepath.Rel(root, abs)
-	if err != nil {
-		return nil, err
-	}
-	out := projectFiles(filepath.ToSlash(prefix), r.files)
-	if len(out) > maxFilesModified {
-		more := len(out) - maxFilesModified
-		out = append(out[:maxFilesModified:maxFilesModified], fmt.Sprintf("… and %d more", more))
-	}
-	return out, nil
-}
-
-// projectFiles turns repository paths (slash-separated, from the
-// repository's root) into project-relative ones, given prefix, the
-// project's folder in the repository ("." for its root): paths outside the
-// project and recite's own outputs (layout.OwnOutput) are left out.
-func projectFiles(prefix string, repoPaths []string) []string {
-	var out []string
-	for _, p := range repoPaths {
-		if prefix != "." {
-			rest, ok := strings.CutPrefix(p, prefix+"/")
-			if !ok {
-				continue
-			}
-			p = rest
-		}
-		if !layout.OwnOutput(p) {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 // VerifyOptions configures Verify.
