@@ -33,7 +33,9 @@ func (e *Engine) assemble(ctx context.Context, cfg *config.Config, tg *config.Ta
 	var diags []Diagnostic
 	pdir := filepath.Join(e.dir, PlanningDir)
 	in := prompt.Input{Target: tg.Name, Role: tg.Role, Project: proj, PlanningDir: PlanningDir}
-	e.fileRedactions = e.fileRedactions[:0] // redactions made while gathering, for redactPrompt
+	// found are the redactions made while gathering (the files section,
+	// cuts of long conversation texts), for redactPrompt.
+	var found []string
 
 	text, _, err := templates.Role(os.DirFS(pdir), tg.Role)
 	if err != nil {
@@ -80,12 +82,12 @@ func (e *Engine) assemble(ctx context.Context, cfg *config.Config, tg *config.Ta
 	}
 	var conv *conversation.Conversation
 	if tg.Conversation != "" {
-		c, cdiags := e.conversationInput(ctx, cfg, tg, proj, &in)
+		c, cdiags := e.conversationInput(ctx, cfg, tg, proj, &in, &found)
 		conv = c
 		diags = append(diags, cdiags...)
 	}
 	addProjectErrors(proj, &in)
-	diags = append(diags, e.scope.Sections(ctx, cfg, tg, proj, &in, e.redactFile)...)
+	diags = append(diags, e.scope.Sections(ctx, cfg, tg, proj, &in, e.fileRedactor(&found))...)
 
 	route := routeDifficulty(tg, proj, &in)
 	p := prompt.Assemble(in)
@@ -95,12 +97,12 @@ func (e *Engine) assemble(ctx context.Context, cfg *config.Config, tg *config.Ta
 	// one; and again after, for the text compression adds (skills, the
 	// double-check section), which the redaction cache makes cheap for
 	// everything else.
-	redactions, err := e.redactPrompt(p)
+	redactions, err := e.redactPrompt(p, found)
 	if err != nil {
 		diags = append(diags, Diagnostic{Path: config.FileName, Message: fmt.Sprintf("redaction: %v", err)})
 	}
 	comp := e.compressPrompt(ctx, cfg, tg, proj, conv, &in, p, route)
-	if more, err := e.redactPrompt(p); err == nil {
+	if more, err := e.redactPrompt(p, nil); err == nil {
 		for _, r := range more {
 			if !slices.Contains(redactions, r) {
 				redactions = append(redactions, r)

@@ -21,6 +21,7 @@ import (
 	"github.com/recite-dev/recite/engine/compress"
 	"github.com/recite-dev/recite/engine/config"
 	"github.com/recite-dev/recite/engine/internal/gitstore"
+	"github.com/recite-dev/recite/engine/layers"
 	"github.com/recite-dev/recite/engine/prompt"
 	"github.com/recite-dev/recite/engine/scope"
 	"github.com/recite-dev/recite/engine/signals"
@@ -891,7 +892,7 @@ func doubleCheckSection(proj *planning.Project) (prompt.Section, bool) {
 		b.WriteString("- Run the verify step: " + strings.Join(strings.Fields(nt.Verify), " ") + "\n")
 	}
 	if pl := proj.CurrentPlan; pl != nil {
-		for _, mh := range mustHaves(pl) {
+		for _, mh := range layers.MustHaves(pl) {
 			b.WriteString("- Check the must-have: " + mh + "\n")
 		}
 	}

@@ -68,10 +68,6 @@ type Engine struct {
 	counter  *budget.Counter
 	parsed   *planning.Cache
 	redactor *redactCache
-	// fileRedactions are the redactions made while the target being
-	// assembled gathered its inputs (the files section, cuts of long
-	// conversation texts), reported by redactPrompt.
-	fileRedactions []string
 	// scope decides the files that may enter context and keeps the file
 	// tree between builds.
 	scope *scope.Scope

@@ -223,5 +223,6 @@ func BenchmarkBuildMonorepo(b *testing.B) {
 // assemble does: through the engine's scope, files redacted with the
 // engine's redactor.
 func (e *Engine) fileSections(ctx context.Context, cfg *config.Config, tg *config.Target, proj *planning.Project, in *prompt.Input) []Diagnostic {
-	return e.scope.Sections(ctx, cfg, tg, proj, in, e.redactFile)
+	var found []string
+	return e.scope.Sections(ctx, cfg, tg, proj, in, e.fileRedactor(&found))
 }

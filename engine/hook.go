@@ -126,7 +126,7 @@ func (h hookEngine) Recitation(ctx context.Context) (string, []markdown.Diagnost
 	in := prompt.Input{Target: tg.Name, Role: tg.Role, Project: proj, PlanningDir: PlanningDir}
 	in.Health, in.Approach = promptHealth(cfg, proj)
 	p := prompt.Assemble(in)
-	if _, err := h.e.redactPrompt(p); err != nil {
+	if _, err := h.e.redactPrompt(p, nil); err != nil {
 		return "", diags, err
 	}
 	for _, s := range p.Sections {

@@ -64,7 +64,7 @@ func TestRedactKey(t *testing.T) {
 	placeholder := func(dir string) (string, error) {
 		t.Helper()
 		p := &prompt.Prompt{Sections: []prompt.Section{{ID: "state", Sources: []string{"notes.md"}, Body: text}}}
-		where, err := New(dir).redactPrompt(p)
+		where, err := New(dir).redactPrompt(p, nil)
 		body := p.Sections[0].Body
 		if strings.Contains(body, secret) || len(where) != 1 {
 			t.Fatalf("not redacted (%v): %q", where, body)
