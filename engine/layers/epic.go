@@ -6,8 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"go.yaml.in/yaml/v3"
-
+	"github.com/recite-dev/recite/engine/compress"
 	"github.com/recite-dev/recite/engine/internal/layout"
 	"github.com/recite-dev/recite/engine/prompt"
 	"github.com/recite-dev/recite/planning"
@@ -63,24 +62,6 @@ func successCriteria(proj *planning.Project, ph *planning.Phase) []string {
 		}
 	}
 	return out
-}
-
-// MustHaves reads the truths of a plan's must_haves front matter.
-func MustHaves(pl *planning.Plan) []string {
-	if pl.Markdown == nil {
-		return nil
-	}
-	raw, ok := pl.Markdown.Meta("must_haves")
-	if !ok {
-		return nil
-	}
-	var mh struct {
-		Truths []string `yaml:"truths"`
-	}
-	if yaml.Unmarshal([]byte(raw), &mh) != nil {
-		return nil
-	}
-	return mh.Truths
 }
 
 // Epic is the epic and phase layer: the conversation's epic, the
@@ -146,7 +127,7 @@ func Epic(c *conversation.Conversation, proj *planning.Project) prompt.Section {
 		b.WriteString(line + "\n")
 		s.Sources = append(s.Sources, layout.PlanningDir+"/"+pl.Path)
 		add(&deliverables, pl.FilesModified...)
-		add(&acceptance, MustHaves(pl)...)
+		add(&acceptance, compress.MustHaves(pl)...)
 		for _, t := range pl.Tasks {
 			if t.Done != "" && t.State != "done" {
 				add(&acceptance, strings.Join(strings.Fields(t.Done), " "))
