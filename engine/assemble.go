@@ -29,7 +29,7 @@ const maxIncludedFile = 256 << 10
 
 // assemble gathers one target's inputs and builds its prompt, fitted to the
 // target's budget.
-func (e *Engine) assemble(ctx context.Context, cfg *config.Config, tg *config.Target, proj *planning.Project) (*TargetReport, []Diagnostic) {
+func (e *Engine) assemble(ctx context.Context, cfg *config.Config, tg *config.Target, proj *planning.Project) (*targetBuild, []Diagnostic) {
 	var diags []Diagnostic
 	pdir := filepath.Join(e.dir, PlanningDir)
 	in := prompt.Input{Target: tg.Name, Role: tg.Role, Project: proj, PlanningDir: PlanningDir}
@@ -117,11 +117,10 @@ func (e *Engine) assemble(ctx context.Context, cfg *config.Config, tg *config.Ta
 	total := p.Fit(counter.Count, b)
 	tr := &TargetReport{
 		Name: tg.Name, Role: tg.Role, Budget: b, Tokens: total,
-		Percent:    float64(total) * 100 / float64(b),
-		Status:     cfg.Thresholds.Classify(total, b),
-		Cuts:       append([]string{}, p.Cuts...),
-		Redactions: append([]string{}, redactions...),
-		prompt:     p, target: tg, cfg: cfg, proj: proj,
+		Percent:     float64(total) * 100 / float64(b),
+		Status:      cfg.Thresholds.Classify(total, b),
+		Cuts:        append([]string{}, p.Cuts...),
+		Redactions:  append([]string{}, redactions...),
 		Compression: comp,
 	}
 	for _, s := range p.Sections {
@@ -133,7 +132,7 @@ func (e *Engine) assemble(ctx context.Context, cfg *config.Config, tg *config.Ta
 	if total > b {
 		diags = append(diags, Diagnostic{Path: config.FileName, Line: tg.Line, Message: fmt.Sprintf("target %q: the pinned sections alone take %d tokens, over the budget of %d", tg.Name, total, b)})
 	}
-	return tr, diags
+	return &targetBuild{report: tr, prompt: p, target: tg, cfg: cfg, proj: proj}, diags
 }
 
 // maxProjectErrors bounds the errors recorded in planning files (the

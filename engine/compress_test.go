@@ -55,11 +55,11 @@ func TestDifficultyRouting(t *testing.T) {
 			if tt.config != "" {
 				os.WriteFile(filepath.Join(dir, ".planning", "recite.yaml"), []byte(tt.config), 0o644)
 			}
-			rep, err := New(dir).Status(context.Background())
+			rep, tbs, err := New(dir).status(context.Background())
 			if err != nil {
 				t.Fatal(err)
 			}
-			tr := rep.Targets[0]
+			tr, trB := rep.Targets[0], tbs[0]
 			c := tr.Compression
 			if c.Difficulty.Level != tt.level || !strings.Contains(c.Difficulty.String(), tt.reason) {
 				t.Errorf("difficulty %s, want %s with %q", c.Difficulty, tt.level, tt.reason)
@@ -68,24 +68,24 @@ func TestDifficultyRouting(t *testing.T) {
 				t.Errorf("omitted %q, want %q", c.Omitted, tt.omitted)
 			}
 			for _, id := range tt.omitted {
-				if tr.prompt.Section(id) != nil {
+				if trB.prompt.Section(id) != nil {
 					t.Errorf("section %s still present", id)
 				}
 			}
-			dc := tr.prompt.Section(IDDoubleCheck)
+			dc := trB.prompt.Section(IDDoubleCheck)
 			if c.DoubleCheck != tt.doubleCheck || (dc != nil) != tt.doubleCheck {
 				t.Fatalf("double-check %v (section %v), want %v", c.DoubleCheck, dc != nil, tt.doubleCheck)
 			}
 			if dc != nil {
-				i := indexOf(tr.prompt, IDDoubleCheck)
-				if dc.Tier != prompt.Semi || tr.prompt.Sections[i+1].Tier != prompt.Dynamic {
-					t.Errorf("double-check at %d is not the last semi section: %v", i, sectionIDs(tr.prompt))
+				i := indexOf(trB.prompt, IDDoubleCheck)
+				if dc.Tier != prompt.Semi || trB.prompt.Sections[i+1].Tier != prompt.Dynamic {
+					t.Errorf("double-check at %d is not the last semi section: %v", i, sectionIDs(trB.prompt))
 				}
 				if !strings.Contains(dc.Body, "- Check the must-have: Running syncOnce twice upserts no duplicate rows") || !strings.Contains(dc.Body, "src/stripe.ts") {
 					t.Errorf("double-check body lacks the must-haves and files:\n%s", dc.Body)
 				}
 			}
-			rec := tr.prompt.Section(prompt.IDRecitation).Body
+			rec := trB.prompt.Section(prompt.IDRecitation).Body
 			if !strings.HasPrefix(rec, "### Task (difficulty: "+tt.level.String()+")") {
 				t.Errorf("recitation starts %q", textutil.FirstLine(rec))
 			}
@@ -126,11 +126,11 @@ func TestBudgetLevels(t *testing.T) {
 	}
 	cfgPath := filepath.Join(dir, ".planning", "recite.yaml")
 	base, _ := os.ReadFile(cfgPath)
-	rep, err := New(dir).Status(context.Background())
+	rep, tbs, err := New(dir).status(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	green := rep.Targets[0]
+	green, greenB := rep.Targets[0], tbs[0]
 	if green.Compression.Level.Level != compress.Green {
 		t.Fatalf("default budget: level %s", green.Compression.Level.Level)
 	}
@@ -143,17 +143,17 @@ func TestBudgetLevels(t *testing.T) {
 		t.Run(tt.level.String(), func(t *testing.T) {
 			budget := full * 100 / tt.pct
 			os.WriteFile(cfgPath, []byte(strings.Replace(string(base), "    conversation: main\n", "    conversation: main\n    budget: "+strconv.Itoa(budget)+"\n", 1)), 0o644)
-			rep, err := New(dir).Status(context.Background())
+			rep, tbs, err := New(dir).status(context.Background())
 			if err != nil {
 				t.Fatal(err)
 			}
-			tr := rep.Targets[0]
+			tr, trB := rep.Targets[0], tbs[0]
 			lv := tr.Compression.Level
 			if lv.Level != tt.level || lv.Handoff != (tt.level == compress.Red) || len(lv.Actions) == 0 {
 				t.Fatalf("level %+v, want %s with actions", lv, tt.level)
 			}
 			for _, id := range []string{prompt.IDPlan, prompt.IDRecitation, prompt.IDHealth, prompt.IDLoop} {
-				if a, b := green.prompt.Section(id), tr.prompt.Section(id); a == nil || b == nil || a.Body != b.Body {
+				if a, b := greenB.prompt.Section(id), trB.prompt.Section(id); a == nil || b == nil || a.Body != b.Body {
 					t.Errorf("HOT section %s changed at %s", id, tt.level)
 				}
 			}
@@ -181,19 +181,19 @@ func TestContextHygiene(t *testing.T) {
 	for i := 1; i <= 30; i++ {
 		appendIteration(t, dir, i, files, true)
 	}
-	rep, err := New(dir).Status(context.Background())
+	rep, tbs, err := New(dir).status(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := rep.Targets[0]
+	tr, trB := rep.Targets[0], tbs[0]
 	inFiles := map[string]bool{}
-	if s := tr.prompt.Section(prompt.IDFiles); s != nil {
+	if s := trB.prompt.Section(prompt.IDFiles); s != nil {
 		for _, p := range s.Sources {
 			inFiles[p] = true
 		}
 	}
 	full := map[string]int{}
-	for _, m := range tr.prompt.Messages {
+	for _, m := range trB.prompt.Messages {
 		if m.Role != "tool" || m.ToolName != "Read" {
 			continue
 		}
@@ -215,7 +215,7 @@ func TestContextHygiene(t *testing.T) {
 		t.Error("no read was deduplicated")
 	}
 	// Iteration history older than 5 iterations is one line per message.
-	for i, m := range tr.prompt.Messages {
+	for i, m := range trB.prompt.Messages {
 		if m.Role == "assistant" && strings.HasPrefix(m.Content, "[old iteration]") && strings.Contains(m.Content, "\n") {
 			t.Errorf("message %d: old history is not one line: %q", i, m.Content)
 		}
@@ -239,16 +239,16 @@ func TestSkillsForgettingAndPlanAwareKeep(t *testing.T) {
 		os.WriteFile(filepath.Join(dir, p), []byte(text), 0o644)
 	}
 	os.WriteFile(filepath.Join(dir, ".planning", "recite.yaml"), []byte("targets:\n  - name: agent\n    skills: [skills/stripe-pagination.md, skills/upsert-rows.md, skills/react-forms.md]\n"), 0o644)
-	rep, err := New(dir).Status(context.Background())
+	rep, tbs, err := New(dir).status(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := rep.Targets[0]
+	tr, trB := rep.Targets[0], tbs[0]
 	c := tr.Compression
 	if c.Pass != 6 {
 		t.Fatalf("pass %d, want 6 (loop iteration 8)", c.Pass)
 	}
-	body := tr.prompt.Section(prompt.IDSkills).Body
+	body := trB.prompt.Section(prompt.IDSkills).Body
 	if !strings.Contains(body, "[unused skill]: skills/react-forms.md") || strings.Contains(body, "controlled inputs") {
 		t.Errorf("react-forms not forgotten:\n%s", body)
 	}
@@ -338,13 +338,13 @@ func TestTightBudgetKeepsPinned(t *testing.T) {
 			}
 			writeCfg(0)
 			e = reuse(e, dir)
-			rep, err := e.Build(context.Background())
+			rep, tbs, err := e.build(context.Background(), true, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			full := rep.Targets[0]
+			full, fullB := rep.Targets[0], tbs[0]
 			pinned := map[string]string{}
-			for _, s := range full.prompt.Sections {
+			for _, s := range fullB.prompt.Sections {
 				if s.Tier == prompt.Stable || s.ID == prompt.IDRecitation || s.ID == prompt.IDPreserved {
 					pinned[s.ID] = s.Body
 				}
@@ -360,16 +360,16 @@ func TestTightBudgetKeepsPinned(t *testing.T) {
 			}
 			for _, budget := range budgets {
 				writeCfg(budget)
-				rep, err := reuse(e, dir).Build(context.Background())
+				rep, tbs, err := reuse(e, dir).build(context.Background(), true, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
-				tr := rep.Targets[0]
+				tr, trB := rep.Targets[0], tbs[0]
 				if tr.Compression == nil || tr.Compression.Level.Level == compress.Green {
 					t.Fatalf("budget %d: want a budget level above GREEN (%d tokens unconstrained)", budget, full.Tokens)
 				}
 				got := map[string]string{}
-				for _, s := range tr.prompt.Sections {
+				for _, s := range trB.prompt.Sections {
 					got[s.ID] = s.Body
 				}
 				for id, body := range pinned {
@@ -462,16 +462,16 @@ func TestCommittedApproachCompressed(t *testing.T) {
 	commit("src/f2.go", "package src\n", at(2, 30)) // the failed iteration's file
 	commit("src/f4.go", "package src\n", at(8, 30)) // after iteration 8 started: too late
 
-	rep, err := New(dir).Build(ctx)
+	rep, tbs, err := New(dir).build(ctx, true, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := rep.Targets[0]
+	tr, trB := rep.Targets[0], tbs[0]
 	if tr.Compression == nil || tr.Compression.Pass != 9 {
 		t.Fatalf("compression report %+v, want a pass at 9", tr.Compression)
 	}
 	accounts := map[int]string{}
-	for _, m := range tr.prompt.Messages {
+	for _, m := range trB.prompt.Messages {
 		for it := 1; it <= 9; it++ {
 			if m.Role == "assistant" && strings.Contains(m.Content, "src/f"+strconv.Itoa(it)+".go.") && !strings.HasPrefix(m.Content, "Editing") {
 				accounts[it] = m.Content
@@ -503,7 +503,7 @@ func TestCommittedApproachCompressed(t *testing.T) {
 	// A stop signal in an old message, or in a failed tool result, is
 	// never compressed.
 	for _, sig := range []string{stop, rejected} {
-		if !slices.ContainsFunc(tr.prompt.Messages, func(m prompt.Message) bool { return m.Content == sig }) {
+		if !slices.ContainsFunc(trB.prompt.Messages, func(m prompt.Message) bool { return m.Content == sig }) {
 			t.Errorf("the old message with a stop signal was compressed: %.60q", sig)
 		}
 	}
@@ -648,11 +648,11 @@ func TestSkillMentionWaitsForPass(t *testing.T) {
 	e := New(dir)
 	skills := func() string {
 		t.Helper()
-		rep, err := e.Build(ctx)
+		_, tbs, err := e.build(ctx, true, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return rep.Targets[0].prompt.Section(prompt.IDSkills).Body
+		return tbs[0].prompt.Section(prompt.IDSkills).Body
 	}
 	for it := 1; it <= 9; it++ {
 		say(it, "Iteration "+strconv.Itoa(it)+": keep going with the parser.")
@@ -690,12 +690,12 @@ func TestReadByAbsolutePathDeduplicated(t *testing.T) {
 	if err := s.Append(ctx, "c", recs...); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := New(dir).Build(ctx)
+	_, tbs, err := New(dir).build(ctx, true, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var reads []string
-	for _, m := range rep.Targets[0].prompt.Messages {
+	for _, m := range tbs[0].prompt.Messages {
 		if m.Role == "tool" {
 			reads = append(reads, m.Content)
 		}

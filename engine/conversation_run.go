@@ -195,10 +195,10 @@ func (e *Engine) runPrompt(ctx context.Context, cfg *config.Config, proj *planni
 	}
 	adhoc := cfg.Targets[0]
 	adhoc.Conversation = id
-	tr, diags := e.assemble(ctx, cfg, &adhoc, proj)
+	tb, diags := e.assemble(ctx, cfg, &adhoc, proj)
 	res.Diagnostics = diags
 	res.Target, res.AdHoc = adhoc.Name, true
-	body, err := prompt.Render(tr.prompt, prompt.Markdown, prompt.RenderOptions{OpenAISystemRole: adhoc.OpenAISystemRole, Model: adhoc.Model, MaxTokens: adhoc.MaxTokens})
+	body, err := prompt.Render(tb.prompt, prompt.Markdown, prompt.RenderOptions{OpenAISystemRole: adhoc.OpenAISystemRole, Model: adhoc.Model, MaxTokens: adhoc.MaxTokens})
 	if err != nil {
 		return nil, nil, err
 	}

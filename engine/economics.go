@@ -48,11 +48,11 @@ type PassRecord struct {
 // pass, not per build: the figures are the ones of the build that first
 // reached it). A
 // failure to record is ignored, as for the render history.
-func (e *Engine) recordPasses(rep *Report) {
+func (e *Engine) recordPasses(builds []*targetBuild) {
 	var add []PassRecord
-	for _, tr := range rep.Targets {
-		if c := tr.Compression; c != nil && c.Enabled && c.Pass > 0 {
-			add = append(add, PassRecord{Target: tr.Name, Conversation: tr.conversation(), Pass: c.Pass, Before: c.Before, After: c.After, Saved: c.Saved})
+	for _, tb := range builds {
+		if c := tb.report.Compression; c != nil && c.Enabled && c.Pass > 0 {
+			add = append(add, PassRecord{Target: tb.report.Name, Conversation: tb.conversation(), Pass: c.Pass, Before: c.Before, After: c.After, Saved: c.Saved})
 		}
 	}
 	if len(add) == 0 {
@@ -72,14 +72,6 @@ func (e *Engine) recordPasses(rep *Report) {
 		return
 	}
 	_ = fsutil.WriteJSONLRing(filepath.Join(e.dir, filepath.FromSlash(PassesFile)), append(old, recs...), MaxPasses)
-}
-
-// conversation is the id of the target's conversation, "" for none.
-func (tr *TargetReport) conversation() string {
-	if tr.target == nil {
-		return ""
-	}
-	return tr.target.Conversation
 }
 
 // PassHistory reads PassesFile, oldest first; a missing file is empty, and
@@ -127,10 +119,6 @@ type CacheEconomics struct {
 	// render against the one before it). Comparing a render with itself
 	// would always read 100% right after a build.
 	Against string `json:"against"`
-
-	// record is this render's history line, set when a build changed the
-	// file; recordRenders writes the records of a build together.
-	record *RenderRecord
 }
 
 // RenderRecord is one line of RendersFile.
@@ -195,8 +183,9 @@ func MinCacheable(provider, model string) int {
 // file recorded it in RendersFile (Against "history"; fr.PrefixBytes is set
 // from the record). With no record of these bytes, the file on disk is all
 // there is to compare with.
-func (e *Engine) cacheEconomics(tr *TargetReport, fr *FileReport, old, body []byte, write bool) *CacheEconomics {
-	ce := &CacheEconomics{Against: "disk", MinCacheable: MinCacheable(fr.Provider, tr.target.Model)}
+func (e *Engine) cacheEconomics(tb *targetBuild, fr *FileReport, old, body []byte, write bool) *CacheEconomics {
+	tr := tb.report
+	ce := &CacheEconomics{Against: "disk", MinCacheable: MinCacheable(fr.Provider, tb.target.Model)}
 	if !write && bytes.Equal(old, body) {
 		if all, err := e.RenderHistory(); err == nil {
 			h := bodyHash(body)
@@ -211,7 +200,7 @@ func (e *Engine) cacheEconomics(tr *TargetReport, fr *FileReport, old, body []by
 	}
 	ce.PrefixBytes = fr.PrefixBytes
 	stable, semi := 0, 0
-	for _, s := range tr.prompt.Sections {
+	for _, s := range tb.prompt.Sections {
 		switch s.Tier {
 		case prompt.Stable:
 			stable += s.Tokens
@@ -270,17 +259,17 @@ func (e *Engine) cacheEconomics(tr *TargetReport, fr *FileReport, old, body []by
 		}
 		passes, _ := e.PassHistory()
 		for _, r := range passes {
-			if r.Target == tr.Name && r.Conversation == tr.conversation() {
+			if r.Target == tr.Name && r.Conversation == tb.conversation() {
 				tr.Passes = append(tr.Passes, r)
 			}
 		}
 	}
 	if write && !bytes.Equal(old, body) {
-		ce.record = &RenderRecord{
+		tb.renders = append(tb.renders, RenderRecord{
 			Time: time.Now().UTC().Format(time.RFC3339), Target: tr.Name, Provider: fr.Provider,
 			Bytes: len(body), Tokens: fr.Tokens, PrefixBytes: fr.PrefixBytes, PrefixTokens: ce.PrefixTokens, CachedTokens: ce.CachedTokens,
 			Hash: bodyHash(body),
-		}
+		})
 	}
 	return ce
 }
@@ -310,18 +299,14 @@ func markerOffsets(body []byte) []int {
 	}
 }
 
-// recordRenders appends the render records prepared in rep to
+// recordRenders appends the render records the builds prepared to
 // RendersFile in one write, keeping the last MaxRenders lines, written
 // atomically (temp file and rename). A failure to record is ignored: the
 // history is a convenience, never a reason to fail a build.
-func (e *Engine) recordRenders(rep *Report) {
+func (e *Engine) recordRenders(builds []*targetBuild) {
 	var add []RenderRecord
-	for _, tr := range rep.Targets {
-		for _, fr := range tr.Files {
-			if fr.Cache != nil && fr.Cache.record != nil {
-				add = append(add, *fr.Cache.record)
-			}
-		}
+	for _, tb := range builds {
+		add = append(add, tb.renders...)
 	}
 	if len(add) > 0 {
 		_ = e.appendRenders(add)

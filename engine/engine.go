@@ -22,14 +22,12 @@ package engine
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 
@@ -140,13 +138,9 @@ type TargetReport struct {
 	Sections     []SectionReport `json:"sections"`
 	Cuts         []string        `json:"cuts"`
 	// Redactions say where secrets were replaced by placeholders.
-	Redactions []string          `json:"redactions"`
-	Files      []FileReport      `json:"files"`
-	Kept       string            `json:"kept_last_good,omitempty"`
-	prompt     *prompt.Prompt    `json:"-"`
-	target     *config.Target    `json:"-"`
-	cfg        *config.Config    `json:"-"`
-	proj       *planning.Project `json:"-"`
+	Redactions []string     `json:"redactions"`
+	Files      []FileReport `json:"files"`
+	Kept       string       `json:"kept_last_good,omitempty"`
 
 	// Compression is the difficulty routing and compression pass
 	// (engine/compress.go).
@@ -227,18 +221,25 @@ func (e *Engine) load() (*config.Config, bool, *planning.Project, error) {
 // Only input errors (*InputError) and write failures are returned as errors;
 // problems inside planning files are diagnostics in the report.
 func (e *Engine) Build(ctx context.Context) (*Report, error) {
-	return e.run(ctx, true)
+	rep, _, err := e.build(ctx, true, nil)
+	return rep, err
 }
 
 // Status computes the same report as Build without writing anything; each
 // file's PrefixBytes compares the fresh render with the file on disk.
 func (e *Engine) Status(ctx context.Context) (*Report, error) {
-	rep, err := e.run(ctx, false)
+	rep, _, err := e.status(ctx)
+	return rep, err
+}
+
+// status is Status with the targets' builds.
+func (e *Engine) status(ctx context.Context) (*Report, []*targetBuild, error) {
+	rep, builds, err := e.build(ctx, false, nil)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	e.addSignals(ctx, rep)
-	return rep, nil
+	return rep, builds, nil
 }
 
 // Render returns the request body of one target in one provider's shape,
@@ -287,8 +288,8 @@ func (e *Engine) RenderFile(ctx context.Context, target, provider string) (body 
 	if err != nil {
 		return nil, "", err
 	}
-	tr, _ := e.assemble(ctx, cfg, tg, proj)
-	body, _, _, err = e.renderProvider(tr, provider, counter)
+	tb, _ := e.assemble(ctx, cfg, tg, proj)
+	body, _, _, err = e.renderProvider(tb, provider, counter)
 	return body, "", err
 }
 
@@ -305,255 +306,6 @@ func (e *Engine) BuildConversation(ctx context.Context, id string) (*Report, err
 	if !slices.ContainsFunc(cfg.Targets, func(tg config.Target) bool { return tg.Conversation == id }) {
 		return &Report{Tokenizer: cfg.Tokenizer, ContextWindow: cfg.ContextWindow, ConfigFound: found, Targets: []*TargetReport{}, Diagnostics: []Diagnostic{}}, nil
 	}
-	return e.runTargets(ctx, true, func(tg *config.Target) bool { return tg.Conversation == id })
-}
-
-func (e *Engine) run(ctx context.Context, write bool) (*Report, error) {
-	return e.runTargets(ctx, write, nil)
-}
-
-// runTargets builds (write) or checks the targets that only accepts (all
-// when only is nil).
-func (e *Engine) runTargets(ctx context.Context, write bool, only func(*config.Target) bool) (*Report, error) {
-	cfg, found, proj, err := e.load()
-	if err != nil {
-		return nil, err
-	}
-	counter, err := e.Counter(cfg.Tokenizer)
-	if err != nil {
-		return nil, &InputError{Err: err}
-	}
-	rep := &Report{Flavor: string(proj.Flavor), Tokenizer: cfg.Tokenizer, ContextWindow: cfg.ContextWindow, ConfigFound: found}
-	for _, d := range proj.Diagnostics {
-		d.Path = PlanningDir + "/" + d.Path
-		rep.Diagnostics = append(rep.Diagnostics, d)
-	}
-	if write {
-		if err := e.ensureDirs(); err != nil {
-			return nil, err
-		}
-	}
-	for i := range cfg.Targets {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		tg := &cfg.Targets[i]
-		if only != nil && !only(tg) {
-			continue
-		}
-		tr, diags := e.assemble(ctx, cfg, tg, proj)
-		rep.Diagnostics = append(rep.Diagnostics, diags...)
-		tr.Kept = parseFailure(proj)
-		keptAny := false
-		// The provider files are written concurrently: each write ends
-		// with an fsync, and the filesystem commits concurrent syncs
-		// together.
-		var writes []pendingWrite
-		wait := func() error {
-			var first error
-			for _, w := range writes {
-				r := <-w.done
-				tr.Files[w.file].Written = r.written
-				if r.err != nil && first == nil {
-					first = r.err
-				}
-			}
-			writes = nil
-			return first
-		}
-		for _, prov := range tg.Providers {
-			body, tokens, cuts, err := e.renderProvider(tr, prov, counter)
-			if err != nil {
-				_ = wait()
-				return nil, err
-			}
-			if limit := providerLimit(tr, prov); limit < tr.Budget && tokens > limit {
-				rep.Diagnostics = append(rep.Diagnostics, Diagnostic{Path: config.FileName, Line: tg.Line, Message: fmt.Sprintf(
-					"target %q, provider %s: the pinned sections alone take %d tokens, over the provider's context window of %d (set targets[].capabilities.%s.max_context to change it)",
-					tg.Name, prov, tokens, limit, prov)})
-			}
-			caps, _ := prompt.CapabilitiesOf(prov)
-			rel := PromptsDir + "/" + tg.Name + caps.Ext
-			fr := FileReport{Provider: prov, Path: rel, Bytes: len(body), Tokens: tokens, Cuts: cuts}
-			old, _ := os.ReadFile(filepath.Join(e.dir, rel))
-			fr.PrefixBytes = commonPrefix(old, body)
-			if tr.Kept != "" && e.hasLastGood(rel, old) {
-				// Leave the last good render in place.
-				if write && old == nil {
-					if err := e.restoreLastGood(rel); err != nil {
-						_ = wait()
-						return nil, err
-					}
-				}
-				if old != nil {
-					fr.Bytes, fr.PrefixBytes = len(old), len(old)
-				}
-				keptAny = true
-				tr.Files = append(tr.Files, fr)
-				continue
-			}
-			if write {
-				w := pendingWrite{file: len(tr.Files), done: make(chan writeResult, 1)}
-				go func() {
-					written, err := e.writeIfChanged(rel, body, old)
-					w.done <- writeResult{written, err}
-				}()
-				writes = append(writes, w)
-			}
-			fr.Cache = e.cacheEconomics(tr, &fr, old, body, write)
-			tr.Files = append(tr.Files, fr)
-		}
-		if err := wait(); err != nil {
-			return nil, err
-		}
-		if !keptAny {
-			// Nothing to keep on a first build: the fresh render was written.
-			tr.Kept = ""
-		}
-		rep.Targets = append(rep.Targets, tr)
-	}
-	if write {
-		e.recordRenders(rep)
-		e.recordPasses(rep)
-	}
-	sort.SliceStable(rep.Diagnostics, func(i, j int) bool {
-		a, b := rep.Diagnostics[i], rep.Diagnostics[j]
-		if a.Path != b.Path {
-			return a.Path < b.Path
-		}
-		return a.Line < b.Line
-	})
-	return rep, nil
-}
-
-// pendingWrite is a prompt file being written: its index in
-// TargetReport.Files and where the outcome arrives.
-type pendingWrite struct {
-	file int
-	done chan writeResult
-}
-
-type writeResult struct {
-	written bool
-	err     error
-}
-
-// parseFailure names the first file feeding the prompt whose front matter
-// failed to parse, or returns "".
-func parseFailure(proj *planning.Project) string {
-	check := func(rel string, md *markdown.Document) string {
-		if md == nil {
-			return ""
-		}
-		for _, fm := range md.FrontMatter {
-			if !fm.Valid {
-				for _, d := range md.Diagnostics {
-					if d.Line >= fm.Line && d.Line <= fm.EndLine {
-						return fmt.Sprintf("%s/%s:%d: %s", PlanningDir, rel, d.Line, d.Message)
-					}
-				}
-				return fmt.Sprintf("%s/%s:%d: invalid front matter", PlanningDir, rel, fm.Line)
-			}
-		}
-		return ""
-	}
-	if proj.State != nil {
-		if r := check(proj.State.Path, proj.State.Markdown); r != "" {
-			return "kept the last good render: " + r
-		}
-	}
-	if proj.CurrentPlan != nil {
-		if r := check(proj.CurrentPlan.Path, proj.CurrentPlan.Markdown); r != "" {
-			return "kept the last good render: " + r
-		}
-	}
-	return ""
-}
-
-// providerLimit is the token budget of one provider's file: the target's
-// budget, or the provider's context window (the capability table, or the
-// target's capabilities override) when that is smaller.
-func providerLimit(tr *TargetReport, provider string) int {
-	limit := tr.Budget
-	caps, err := prompt.CapabilitiesOf(provider)
-	if err != nil {
-		return limit
-	}
-	if o, ok := tr.target.Capabilities[provider]; ok && o.MaxContext != nil {
-		caps.MaxContext = *o.MaxContext
-	}
-	if caps.MaxContext > 0 && caps.MaxContext < limit {
-		limit = caps.MaxContext
-	}
-	return limit
-}
-
-// render returns prompt.Render(p, provider, opts), from the render cache
-// when the target's prompt for this provider has the same fingerprint as
-// at the previous build: a rebuild re-renders only the targets whose
-// sections changed (issue "recite watch" §2). One body is kept per target
-// and provider.
-func (e *Engine) render(target string, p *prompt.Prompt, provider string, opts prompt.RenderOptions) ([]byte, error) {
-	fp := prompt.Fingerprint(p, provider, opts)
-	key := target + "\x00" + provider
-	e.rendersMu.Lock()
-	c, ok := e.renders[key]
-	e.rendersMu.Unlock()
-	if ok && c.fingerprint == fp {
-		return c.body, nil
-	}
-	body, err := prompt.Render(p, provider, opts)
-	if err != nil {
-		return nil, err
-	}
-	e.rendersMu.Lock()
-	e.renderCalls++
-	if e.renders == nil {
-		e.renders = map[string]cachedRender{}
-	}
-	e.renders[key] = cachedRender{fingerprint: fp, body: body}
-	e.rendersMu.Unlock()
-	return body, nil
-}
-
-// cachedRender is a rendered body and the fingerprint of its prompt.
-type cachedRender struct {
-	fingerprint [sha256.Size]byte
-	body        []byte
-}
-
-// renderProvider fits a copy of the target's prompt to the provider's
-// budget and renders it. It returns the body, its token count and the cuts.
-func (e *Engine) renderProvider(tr *TargetReport, provider string, counter *budget.Counter) ([]byte, int, []string, error) {
-	if _, err := prompt.CapabilitiesOf(provider); err != nil {
-		return nil, 0, nil, &InputError{Err: err}
-	}
-	limit := providerLimit(tr, provider)
-	p := tr.prompt
-	tokens := tr.Tokens
-	var cuts []string
-	if limit < tr.Budget {
-		p = p.Clone()
-		tokens = p.Fit(counter.Count, limit)
-		cuts = p.Cuts[len(tr.prompt.Cuts):]
-	}
-	opts := prompt.RenderOptions{OpenAISystemRole: tr.target.OpenAISystemRole, Model: tr.target.Model, MaxTokens: tr.target.MaxTokens}
-	body, err := e.render(tr.Name, p, provider, opts)
-	if err != nil {
-		return nil, 0, nil, err
-	}
-	// Tokens are the sections' counts (cached per section), not a count of
-	// the whole body, so a rebuild tokenises only the sections that changed;
-	// the JSON framing of a body adds a few tokens more.
-	return body, tokens, cuts, nil
-}
-
-func commonPrefix(a, b []byte) int {
-	n := min(len(a), len(b))
-	for i := 0; i < n; i++ {
-		if a[i] != b[i] {
-			return i
-		}
-	}
-	return n
+	rep, _, err := e.build(ctx, true, func(tg *config.Target) bool { return tg.Conversation == id })
+	return rep, err
 }

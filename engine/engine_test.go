@@ -131,11 +131,11 @@ func TestBuildRealdata(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			dir := copyTree(t, filepath.Dir(tree))
 			e = reuse(e, dir)
-			rep, err := e.Build(context.Background())
+			rep, tbs, err := e.build(context.Background(), true, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			tr := rep.Targets[0]
+			tr, trB := rep.Targets[0], tbs[0]
 			if tr.Tokens == 0 || tr.Tokens > tr.Budget {
 				t.Errorf("tokens %d of %d", tr.Tokens, tr.Budget)
 			}
@@ -145,10 +145,10 @@ func TestBuildRealdata(t *testing.T) {
 					t.Errorf("%s: %v", f.Path, err)
 				}
 			}
-			if tr.prompt.Section("recitation") == nil {
+			if trB.prompt.Section("recitation") == nil {
 				t.Error("no recitation section")
 			}
-			rep2, err := e.Build(context.Background())
+			rep2, tbs, err := e.build(context.Background(), true, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
