@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/recite-dev/recite/engine/claudecode"
+	"github.com/recite-dev/recite/engine/health"
 	"github.com/recite-dev/recite/engine/internal/enginetest"
 	"github.com/recite-dev/recite/engine/signals"
 	"github.com/recite-dev/recite/planning/conversation"
@@ -71,7 +72,7 @@ func TestTailConversation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, diags, err := tailConversation(store, "cc-abc123", 100, tailMaxBytes)
+	c, diags, err := health.TailConversation(store, "cc-abc123", 100, health.TailMaxBytes)
 	if err != nil || len(diags) != 0 {
 		t.Fatal(err, diags)
 	}
@@ -81,7 +82,7 @@ func TestTailConversation(t *testing.T) {
 	if len(c.Iterations) != 25 || c.Iterations[24].ID != full.Iterations[len(full.Iterations)-1].ID {
 		t.Errorf("%d iterations", len(c.Iterations))
 	}
-	small, _, err := tailConversation(store, "cc-abc123", 1<<30, 1<<30)
+	small, _, err := health.TailConversation(store, "cc-abc123", 1<<30, 1<<30)
 	if err != nil || len(small.Messages) != len(full.Messages) {
 		t.Errorf("a log within the window is read whole: %d messages, %v", len(small.Messages), err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/recite-dev/recite/engine/agent"
 	"github.com/recite-dev/recite/engine/config"
+	"github.com/recite-dev/recite/engine/health"
 	"github.com/recite-dev/recite/engine/signals"
 	"github.com/recite-dev/recite/planning"
 )
@@ -29,7 +30,7 @@ type PreserveOptions struct {
 	Now func() time.Time
 
 	// tail, when > 0, reads only about the last tail messages of each
-	// conversation (tailConversation), as the Claude Code hook does to stay
+	// conversation (health.TailConversation), as the Claude Code hook does to stay
 	// within its deadline on long logs.
 	tail int
 	// lenient is the hook's mode: a recite.yaml that does not load is a
@@ -107,10 +108,10 @@ func (e *Engine) Preserve(ctx context.Context, opts PreserveOptions) (*PreserveR
 		d.Path = PlanningDir + "/" + d.Path
 		res.Diagnostics = append(res.Diagnostics, d)
 	}
-	rep, diags := e.collectSignals(ctx, cfg, proj, signalSources{conversations: opts.Conversations, tail: opts.tail})
+	col, diags := e.collectSignals(ctx, cfg, proj, health.Sources{Conversations: opts.Conversations, Tail: opts.tail})
 	res.Diagnostics = append(res.Diagnostics, diags...)
-	b := signals.Block{Timestamp: now().UTC(), Trigger: trigger, Signals: rep.Signals, Breaker: rep.BreakerLine}
-	workingState(&b, proj, rep)
+	b := signals.Block{Timestamp: now().UTC(), Trigger: trigger, Signals: col.Report.Signals, Breaker: col.Report.BreakerLine}
+	health.WorkingState(&b, proj, col)
 	files, err := agent.ModifiedFiles(ctx, e.dir)
 	if err != nil {
 		res.Diagnostics = append(res.Diagnostics, Diagnostic{Path: ".", Message: "files modified omitted: " + err.Error()})
@@ -130,8 +131,8 @@ func (e *Engine) Preserve(ctx context.Context, opts PreserveOptions) (*PreserveR
 	if err := signals.AppendBlock(actx, filepath.Join(e.dir, filepath.FromSlash(PreservedFile)), b); err != nil {
 		return nil, err
 	}
-	res.Block, res.Health = b, rep.Health
-	res.Summary = blockSummary(b, rep.Health)
+	res.Block, res.Health = b, col.Report.Health
+	res.Summary = blockSummary(b, col.Report.Health)
 	return res, nil
 }
 
@@ -297,9 +298,9 @@ func (e *Engine) Verify(ctx context.Context, summary string, opts VerifyOptions)
 		sigs = b.Signals
 		res.Against = fmt.Sprintf("%s:%d", PreservedFile, b.Line)
 	} else {
-		rep, diags := e.collectSignals(ctx, cfg, proj, signalSources{conversations: opts.Conversations})
+		col, diags := e.collectSignals(ctx, cfg, proj, health.Sources{Conversations: opts.Conversations})
 		res.Diagnostics = append(res.Diagnostics, diags...)
-		sigs = rep.Signals
+		sigs = col.Report.Signals
 		res.Against = "sources"
 	}
 	res.Checked = len(sigs)
