@@ -43,37 +43,7 @@ func (e *Engine) assemble(ctx context.Context, cfg *config.Config, tg *config.Ta
 	}
 	in.RoleTemplate = text
 
-	system := tg.System
-	explicit := len(system) > 0
-	if !explicit {
-		system = defaultSystemFiles
-	}
-	for _, rel := range system {
-		f, err := e.readProjectFile(rel)
-		if err != nil {
-			if explicit || !errors.Is(err, fs.ErrNotExist) {
-				diags = append(diags, Diagnostic{Path: rel, Message: fmt.Sprintf("system file for target %q: %v", tg.Name, err)})
-			}
-			continue
-		}
-		in.System = append(in.System, f)
-	}
-	if tg.Tools != "" {
-		f, err := e.readProjectFile(tg.Tools)
-		if err != nil {
-			diags = append(diags, Diagnostic{Path: tg.Tools, Message: fmt.Sprintf("tools file for target %q: %v", tg.Name, err)})
-		} else {
-			in.Tools = &f
-		}
-	}
-	for _, rel := range tg.Skills {
-		f, err := e.readProjectFile(rel)
-		if err != nil {
-			diags = append(diags, Diagnostic{Path: rel, Message: fmt.Sprintf("skill file for target %q: %v", tg.Name, err)})
-			continue
-		}
-		in.Skills = append(in.Skills, f)
-	}
+	diags = append(diags, e.targetFiles(tg, &in)...)
 	in.Health, in.Approach = promptHealth(cfg, proj)
 	f, ok, pdiags := e.latestPreserved()
 	diags = append(diags, pdiags...)
@@ -133,6 +103,45 @@ func (e *Engine) assemble(ctx context.Context, cfg *config.Config, tg *config.Ta
 		diags = append(diags, Diagnostic{Path: config.FileName, Line: tg.Line, Message: fmt.Sprintf("target %q: the pinned sections alone take %d tokens, over the budget of %d", tg.Name, total, b)})
 	}
 	return &targetBuild{report: tr, prompt: p, target: tg, cfg: cfg, proj: proj}, diags
+}
+
+// targetFiles reads the target's system files (AGENTS.md and CLAUDE.md
+// when it names none; a missing default is no problem), its tools file and
+// its skills into in; a file that cannot be read is a diagnostic.
+func (e *Engine) targetFiles(tg *config.Target, in *prompt.Input) []Diagnostic {
+	var diags []Diagnostic
+	system := tg.System
+	explicit := len(system) > 0
+	if !explicit {
+		system = defaultSystemFiles
+	}
+	for _, rel := range system {
+		f, err := e.readProjectFile(rel)
+		if err != nil {
+			if explicit || !errors.Is(err, fs.ErrNotExist) {
+				diags = append(diags, Diagnostic{Path: rel, Message: fmt.Sprintf("system file for target %q: %v", tg.Name, err)})
+			}
+			continue
+		}
+		in.System = append(in.System, f)
+	}
+	if tg.Tools != "" {
+		f, err := e.readProjectFile(tg.Tools)
+		if err != nil {
+			diags = append(diags, Diagnostic{Path: tg.Tools, Message: fmt.Sprintf("tools file for target %q: %v", tg.Name, err)})
+		} else {
+			in.Tools = &f
+		}
+	}
+	for _, rel := range tg.Skills {
+		f, err := e.readProjectFile(rel)
+		if err != nil {
+			diags = append(diags, Diagnostic{Path: rel, Message: fmt.Sprintf("skill file for target %q: %v", tg.Name, err)})
+			continue
+		}
+		in.Skills = append(in.Skills, f)
+	}
+	return diags
 }
 
 // maxProjectErrors bounds the errors recorded in planning files (the
