@@ -68,6 +68,7 @@ type AgentError struct {
 	Message      string
 }
 
+// Error is the recorded error message.
 func (e *AgentError) Error() string { return e.Message }
 
 // RunConversation is one turn of the conversation coordinator (seeds/000

@@ -148,7 +148,7 @@ func TestBuildRealdata(t *testing.T) {
 			if trB.prompt.Section("recitation") == nil {
 				t.Error("no recitation section")
 			}
-			rep2, tbs, err := e.build(context.Background(), true, nil)
+			rep2, err := e.Build(context.Background())
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/recite-dev/recite/engine/internal/enginetest"
 	"github.com/recite-dev/recite/engine/prompt"
 )
 
@@ -42,15 +41,6 @@ func TestRedactCacheBounded(t *testing.T) {
 	if got, _ := c.redact("a.md", kept); got != want {
 		t.Fatalf("redaction changed: %q, want %q", got, want)
 	}
-}
-
-// testRedactKey is the placeholder key copyTree gives every test project.
-const testRedactKey = enginetest.TestRedactKey
-
-// writeTestRedactKey writes testRedactKey as dir's RedactKeyFile.
-func writeTestRedactKey(t testing.TB, dir string) {
-	t.Helper()
-	enginetest.WriteTestRedactKey(t, dir)
 }
 
 // TestRedactKey: placeholders are keyed with a per-project key made on

@@ -253,13 +253,11 @@ func (h *claudeHook) preCompact(ctx context.Context, res *result) error {
 		convs = []string{h.conv}
 	}
 	diags, err := h.e.PreserveCompaction(ctx, convs, h.opts.Now, HookTail)
-	if diags != nil {
-		for _, d := range diags {
-			// Say what matters: a broken configuration and a partial
-			// block; the rest is in `recite status`.
-			if d.Path == config.FileName || strings.HasPrefix(d.Message, "deadline reached") {
-				res.notef("PreCompact: %s", d)
-			}
+	for _, d := range diags {
+		// Say what matters: a broken configuration and a partial block;
+		// the rest is in `recite status`.
+		if d.Path == config.FileName || strings.HasPrefix(d.Message, "deadline reached") {
+			res.notef("PreCompact: %s", d)
 		}
 	}
 	return err

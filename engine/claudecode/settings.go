@@ -45,7 +45,10 @@ var HookEvents = []struct{ Event, Matcher string }{
 // input. Err names the file; the file is left unchanged.
 type SettingsError struct{ Err error }
 
+// Error is Err's message.
 func (e *SettingsError) Error() string { return e.Err.Error() }
+
+// Unwrap returns Err.
 func (e *SettingsError) Unwrap() error { return e.Err }
 
 // SettingsResult is what InstallHooks did.

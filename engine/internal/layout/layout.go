@@ -37,7 +37,10 @@ const (
 // on it. Its message is Err's.
 type InputError struct{ Err error }
 
+// Error is Err's message.
 func (e *InputError) Error() string { return e.Err.Error() }
+
+// Unwrap returns Err.
 func (e *InputError) Unwrap() error { return e.Err }
 
 // ConversationLog is the project-relative path of conversation id's log.

@@ -21,14 +21,7 @@ import (
 // failure fails tb.
 func Committer(tb testing.TB, dir string) func(path, text string, when time.Time) string {
 	tb.Helper()
-	repo, err := git.PlainInit(dir, false)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	wt, err := repo.Worktree()
-	if err != nil {
-		tb.Fatal(err)
-	}
+	wt := initRepo(tb, dir)
 	return func(path, text string, when time.Time) string {
 		full := filepath.Join(dir, filepath.FromSlash(path))
 		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
@@ -73,6 +66,19 @@ func HeadCommit(tb testing.TB, dir string) (*git.Repository, *object.Commit) {
 // failure fails tb.
 func CommitAll(tb testing.TB, dir string) {
 	tb.Helper()
+	wt := initRepo(tb, dir)
+	if err := wt.AddGlob("."); err != nil {
+		tb.Fatal(err)
+	}
+	sig := &object.Signature{Name: "test", Email: "test@example.com", When: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	if _, err := wt.Commit("fixture", &git.CommitOptions{Author: sig, Committer: sig}); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// initRepo makes dir a git repository and returns its work tree.
+func initRepo(tb testing.TB, dir string) *git.Worktree {
+	tb.Helper()
 	repo, err := git.PlainInit(dir, false)
 	if err != nil {
 		tb.Fatal(err)
@@ -81,11 +87,5 @@ func CommitAll(tb testing.TB, dir string) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if err := wt.AddGlob("."); err != nil {
-		tb.Fatal(err)
-	}
-	sig := &object.Signature{Name: "test", Email: "test@example.com", When: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
-	if _, err := wt.Commit("fixture", &git.CommitOptions{Author: sig, Committer: sig}); err != nil {
-		tb.Fatal(err)
-	}
+	return wt
 }
