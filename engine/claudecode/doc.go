@@ -13,8 +13,8 @@
 // modified files — it asks of an Engine, the small interface declared here
 // and implemented by package engine, so claudecode never imports engine.
 //
-// It may import engine/config, engine/signals, engine/internal/gitstore (for
-// its ErrNoRepository), engine/internal/layout,
+// It may import engine/config, engine/signals, engine/internal/gitstore
+// (for its ErrNoRepository), engine/internal/layout,
 // engine/internal/textutil, planning/conversation, markdown and
 // internal/fsutil; never engine itself.
 package claudecode

@@ -6,9 +6,8 @@
 // and the cutter that caps long messages and errors after redacting
 // around each cut, so no secret is split.
 //
-// It may import engine/compress (MustHaves), engine/config, engine/history,
-// engine/prompt,
-// engine/signals, engine/internal/layout, engine/internal/redact,
-// engine/internal/textutil, internal/fsutil, planning,
-// planning/conversation and markdown; never engine.
+// It may import engine/compress (MustHaves), engine/config,
+// engine/history, engine/prompt, engine/signals, engine/internal/layout,
+// engine/internal/redact, engine/internal/textutil, internal/fsutil,
+// planning, planning/conversation and markdown; never engine.
 package layers
