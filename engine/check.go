@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/recite-dev/recite/engine/config"
 	"github.com/recite-dev/recite/engine/prompt"
@@ -25,34 +26,32 @@ func (p BodyProblem) String() string {
 
 // CheckBody validates body as target's request for provider, as
 // prompt.Check does, against the limits of the target's model for that
-// provider (its capabilities applied) with the configured tokenizer.
-// Errors: *InputError for an unknown target or provider or a bad
-// recite.yaml.
+// provider (its capabilities applied) with the configured tokenizer. It
+// returns no problem for a body the provider accepts. Errors: *InputError
+// for an unknown target or provider or a bad recite.yaml.
 func (e *Engine) CheckBody(target, provider string, body []byte) ([]prompt.Problem, error) {
 	cfg, _, err := config.Load(e.dir)
 	if err != nil {
-		return nil, &InputError{err}
+		return nil, &InputError{Err: err}
 	}
-	tg, err := findTarget(cfg, target)
+	tg, err := cfg.Target(target)
 	if err != nil {
-		return nil, err
+		return nil, &InputError{Err: err}
 	}
 	if _, err := prompt.CapabilitiesOf(provider); err != nil {
-		return nil, &InputError{err}
+		return nil, &InputError{Err: fmt.Errorf("%v (want one of %s)", err, strings.Join(prompt.Providers(), ", "))}
 	}
 	counter, err := e.Counter(cfg.Tokenizer)
 	if err != nil {
-		return nil, &InputError{err}
+		return nil, &InputError{Err: err}
 	}
-	return prompt.Check(provider, body, prompt.CheckOptions{
-		Count: counter.Count, Model: tg.ModelFor(provider), Override: tg.LimitOverride(provider),
-	}), nil
+	return prompt.Check(provider, body, tg.CheckOptions(provider, counter.Count)), nil
 }
 
 // CheckBuild validates every prompt file a build report lists, reading
 // each from disk (what a provider would be sent), and returns the problems
 // of all of them, in report order; none when every body would be
-// accepted.
+// accepted. Errors: those of CheckBody, a file that cannot be read, ctx's.
 func (e *Engine) CheckBuild(ctx context.Context, rep *Report) ([]BodyProblem, error) {
 	var out []BodyProblem
 	for _, t := range rep.Targets {
@@ -74,32 +73,4 @@ func (e *Engine) CheckBuild(ctx context.Context, rep *Report) ([]BodyProblem, er
 		}
 	}
 	return out, nil
-}
-
-// findTarget returns the configured target named name, or an *InputError
-// listing the configured ones.
-func findTarget(cfg *config.Config, name string) (*config.Target, error) {
-	var names []string
-	for i := range cfg.Targets {
-		if cfg.Targets[i].Name == name {
-			return &cfg.Targets[i], nil
-		}
-		names = append(names, cfg.Targets[i].Name)
-	}
-	return nil, &InputError{fmt.Errorf("unknown target %q (configured: %v)", name, names)}
-}
-
-// renderNotes are the diagnostics of what rendering a target's prompt for
-// provider had to change so the provider accepts it (prompt.Notes), placed
-// at the target's conversation log when it has one.
-func renderNotes(tr *TargetReport, provider string) []Diagnostic {
-	var out []Diagnostic
-	for _, n := range prompt.Notes(tr.prompt, provider, tr.target.RenderOptions(provider)) {
-		d := Diagnostic{Path: config.FileName, Line: tr.target.Line, Message: fmt.Sprintf("target %q, provider %s: %s", tr.Name, provider, n.Message)}
-		if tr.target.Conversation != "" {
-			d.Path, d.Line = ConversationLog(tr.target.Conversation), 0
-		}
-		out = append(out, d)
-	}
-	return out
 }

@@ -1,8 +1,7 @@
 package main
 
 import (
-	"encoding/json"
-	"errors"
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -12,18 +11,16 @@ import (
 	"github.com/recite-dev/recite/engine"
 )
 
-// engineError classifies engine errors for the exit code: input errors are
-// usage errors (exit 2).
-func engineError(err error) error {
-	var ie *engine.InputError
-	if errors.As(err, &ie) {
-		return usageError{err}
-	}
-	return err
+// buildOptions are the inputs of `recite build`.
+type buildOptions struct {
+	io    IOStreams
+	dir   string
+	json  jsonFlag
+	check bool
 }
 
-func newBuildCmd(g *globalOptions, streams IOStreams) *cobra.Command {
-	var asJSON, check bool
+func newBuildCmd(g *globalOptions, streams IOStreams, runF func(context.Context, *buildOptions) error) *cobra.Command {
+	opts := &buildOptions{io: streams}
 	cmd := &cobra.Command{
 		Use:   "build",
 		Short: "Regenerate every prompt file once",
@@ -32,25 +29,29 @@ TARGET.md and TARGET.PROVIDER.json, ordered for prompt caching and fitted
 to the token budget. Files whose bytes would not change are not written.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			e := engine.New(g.dir)
-			rep, err := e.Build(cmd.Context())
-			if err != nil {
-				return engineError(err)
-			}
-			if asJSON {
-				err = writeJSON(streams.Out, rep)
-			} else {
-				printBuild(streams.Out, rep)
-			}
-			if err == nil && check {
-				err = checkBuilt(cmd.Context(), e, streams.ErrOut, rep)
-			}
-			return err
+			opts.dir = g.dir
+			return runWith(cmd.Context(), opts, runF, buildRun)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
-	cmd.Flags().BoolVar(&check, "check", false, "validate every prompt file against its provider's request schema and the model's window; exit 1 when one would be rejected")
+	opts.json.addFlag(cmd, "print the report as JSON")
+	cmd.Flags().BoolVar(&opts.check, "check", false, "validate every prompt file against its provider's request schema and the model's window; exit 1 when one would be rejected")
 	return cmd
+}
+
+func buildRun(ctx context.Context, opts *buildOptions) error {
+	e := engine.New(opts.dir)
+	rep, err := e.Build(ctx)
+	if err != nil {
+		return err
+	}
+	err = opts.json.print(opts.io.Out, rep, func(w io.Writer) error {
+		printBuild(w, rep)
+		return nil
+	})
+	if err == nil && opts.check {
+		err = checkBuilt(ctx, e, opts.io.ErrOut, rep)
+	}
+	return err
 }
 
 // writeState says what a build did to a target's files: "wrote PATHS",
@@ -71,6 +72,8 @@ func writeState(t *engine.TargetReport) string {
 	return "wrote " + strings.Join(written, ", ")
 }
 
+// printBuild writes one line per target (tokens, budget, status, stable
+// prefix, files written), its cuts, then the diagnostics.
 func printBuild(w io.Writer, rep *engine.Report) {
 	for _, t := range rep.Targets {
 		state := writeState(t)
@@ -94,99 +97,43 @@ func printFileCuts(w io.Writer, t *engine.TargetReport) {
 	}
 }
 
-func printDiagnostics(w io.Writer, diags []engine.Diagnostic) {
-	for _, d := range diags {
-		fmt.Fprintf(w, "diagnostic: %s\n", d)
-	}
+// renderOptions are the inputs of `recite render`.
+type renderOptions struct {
+	io       IOStreams
+	dir      string
+	target   string
+	provider string
+	check    bool
 }
 
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
-}
-
-func newRenderCmd(g *globalOptions, streams IOStreams) *cobra.Command {
-	var target, provider string
-	var check bool
+func newRenderCmd(g *globalOptions, streams IOStreams, runF func(context.Context, *renderOptions) error) *cobra.Command {
+	opts := &renderOptions{io: streams}
 	cmd := &cobra.Command{
 		Use:   "render --target T --provider P",
 		Short: "Print one provider request body to stdout",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			e := engine.New(g.dir)
-			body, kept, err := e.RenderFile(cmd.Context(), target, provider)
-			if err != nil {
-				return engineError(err)
-			}
-			if kept != "" {
-				fmt.Fprintln(streams.ErrOut, kept)
-			}
-			if _, err = streams.Out.Write(body); err == nil && check {
-				err = checkRendered(e, streams.ErrOut, target, provider, body)
-			}
-			return err
+			opts.dir = g.dir
+			return runWith(cmd.Context(), opts, runF, renderRun)
 		},
 	}
-	cmd.Flags().BoolVar(&check, "check", false, "validate the body against the provider's request schema and the model's window; exit 1 when it would be rejected")
-	cmd.Flags().StringVar(&target, "target", "agent", "target `name`")
-	cmd.Flags().StringVar(&provider, "provider", "anthropic", "provider: markdown, anthropic, openai, gemini, ollama or text")
+	cmd.Flags().StringVar(&opts.target, "target", "agent", "target `name`")
+	cmd.Flags().StringVar(&opts.provider, "provider", "anthropic", "provider: markdown, anthropic, openai, gemini, ollama or text")
+	cmd.Flags().BoolVar(&opts.check, "check", false, "validate the body against the provider's request schema and the model's window; exit 1 when it would be rejected")
 	return cmd
 }
 
-func newStatusCmd(g *globalOptions, streams IOStreams) *cobra.Command {
-	var asJSON bool
-	cmd := &cobra.Command{
-		Use:   "status",
-		Short: "Show tokens per section, the budget, diagnostics and cache stability",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			rep, err := engine.New(g.dir).Status(cmd.Context())
-			if err != nil {
-				return engineError(err)
-			}
-			if asJSON {
-				return writeJSON(streams.Out, rep)
-			}
-			printStatus(streams.Out, rep)
-			return nil
-		},
+func renderRun(ctx context.Context, opts *renderOptions) error {
+	e := engine.New(opts.dir)
+	body, kept, err := e.RenderFile(ctx, opts.target, opts.provider)
+	if err != nil {
+		return err
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
-	return cmd
-}
-
-func printStatus(w io.Writer, rep *engine.Report) {
-	fmt.Fprintf(w, "flavor %s; tokenizer %s; context window %d tokens\n", rep.Flavor, rep.Tokenizer, rep.ContextWindow)
-	for _, t := range rep.Targets {
-		fmt.Fprintf(w, "\ntarget %s (role %s): %d of %d tokens (%.1f%%) %s\n", t.Name, t.Role, t.Tokens, t.Budget, t.Percent, t.Status)
-		if t.Kept != "" {
-			fmt.Fprintf(w, "  %s\n", t.Kept)
-		}
-		fmt.Fprintf(w, "  %-8s %-14s %8s  %s\n", "tier", "section", "tokens", "sources")
-		for _, s := range t.Sections {
-			fmt.Fprintf(w, "  %-8s %-14s %8d  %s\n", s.Tier, s.ID, s.Tokens, strings.Join(s.Sources, ", "))
-		}
-		for _, c := range t.Cuts {
-			fmt.Fprintf(w, "  cut: %s\n", c)
-		}
-		for _, r := range t.Redactions {
-			fmt.Fprintf(w, "  redacted: %s\n", r)
-		}
-		for _, f := range t.Files {
-			pct := 100.0
-			if f.Bytes > 0 {
-				pct = float64(f.PrefixBytes) * 100 / float64(f.Bytes)
-			}
-			fmt.Fprintf(w, "  %-40s %7d bytes, %6d tokens, unchanged prefix %d bytes (%.1f%%)\n", f.Path, f.Bytes, f.Tokens, f.PrefixBytes, pct)
-		}
-		printFileCuts(w, t)
+	if kept != "" {
+		fmt.Fprintln(opts.io.ErrOut, kept)
 	}
-	printCacheStatus(w, rep)
-	printSignals(w, rep)
-	if len(rep.Diagnostics) > 0 {
-		fmt.Fprintln(w)
+	if _, err = opts.io.Out.Write(body); err == nil && opts.check {
+		err = checkRendered(e, opts.io.ErrOut, opts.target, opts.provider, body)
 	}
-	printDiagnostics(w, rep.Diagnostics)
+	return err
 }

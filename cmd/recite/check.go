@@ -13,7 +13,7 @@ import (
 func checkRendered(e *engine.Engine, w io.Writer, target, provider string, body []byte) error {
 	probs, err := e.CheckBody(target, provider, body)
 	if err != nil {
-		return engineError(err)
+		return err
 	}
 	for _, p := range probs {
 		fmt.Fprintf(w, "rejected: target %s: %s\n", target, p)
@@ -28,7 +28,7 @@ func checkRendered(e *engine.Engine, w io.Writer, target, provider string, body 
 func checkBuilt(ctx context.Context, e *engine.Engine, w io.Writer, rep *engine.Report) error {
 	probs, err := e.CheckBuild(ctx, rep)
 	if err != nil {
-		return engineError(err)
+		return err
 	}
 	for _, p := range probs {
 		fmt.Fprintf(w, "rejected: %s\n", p)

@@ -105,13 +105,6 @@ func (c *Config) resolveModels(fail failFunc) error {
 			}
 			t.Models.set(p, m)
 		}
-		for p, o := range t.Capabilities {
-			for _, v := range []*int{o.MaxContext, o.MaxOutput, o.MinCacheable} {
-				if v != nil && *v < 0 {
-					return fail(at+".capabilities", "target %q: capabilities.%s: token counts must not be negative", t.Name, p)
-				}
-			}
-		}
 	}
 	return nil
 }
@@ -148,4 +141,11 @@ func (t *Target) RenderOptions(provider string) prompt.RenderOptions {
 		OpenAISystemRole: t.OpenAISystemRole, OpenAIAPI: t.OpenAIAPI,
 		Stream: t.OllamaStream, Prefill: t.Prefill,
 	}
+}
+
+// CheckOptions returns the options prompt.Check validates the target's
+// body for provider with: the model the body names and the target's
+// capabilities, counting tokens with count.
+func (t *Target) CheckOptions(provider string, count prompt.Counter) prompt.CheckOptions {
+	return prompt.CheckOptions{Count: count, Model: t.ModelFor(provider), Override: t.LimitOverride(provider)}
 }

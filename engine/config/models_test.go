@@ -61,7 +61,7 @@ func TestModelsErrors(t *testing.T) {
 		{"wrong family", "models:\n  openai: claude-opus-5\n", `recite.yaml:1: target "agent": the openai model "claude-opus-5" is a model of anthropic`},
 		{"unknown provider key", "models:\n  mistral: large\n", `recite.yaml:2: unknown key "mistral"`},
 		{"bad openai_api", "targets:\n  - name: a\n    openai_api: assistants\n", `recite.yaml:3: target "a": openai_api must be chat or responses`},
-		{"negative window", "targets:\n  - name: a\n    capabilities: {ollama: {max_context: -1}}\n", `capabilities.ollama: token counts must not be negative`},
+		{"negative window", "targets:\n  - name: a\n    capabilities: {ollama: {max_context: -1}}\n", `recite.yaml:3: targets[0].capabilities.ollama.max_context must be a positive number of tokens, got -1`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse("recite.yaml", []byte(tc.src))
