@@ -129,18 +129,31 @@ func BenchmarkAppend(b *testing.B) {
 }
 
 // BenchmarkIndexBuild is the one-time cost of indexing a log of 1,000,000
-// messages that has no index yet (after a clone): one pass over the file.
+// messages that has no index yet (after a clone): one pass over the file
+// when it is sorted, a second one that sorts when a union merge left a
+// record out of order (here: one older record at the end).
 func BenchmarkIndexBuild(b *testing.B) {
-	s, err := Open(filepath.Join(b.TempDir(), "conversations"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	writeBenchLog(b, s.Dir, "c", 1_000_000)
-	b.ReportAllocs()
-	for b.Loop() {
-		s.dropIndex("c")
-		if _, err := s.Tail("c", 1); err != nil {
-			b.Fatal(err)
-		}
+	for _, sorted := range []bool{true, false} {
+		name := map[bool]string{true: "sorted", false: "unsorted"}[sorted]
+		b.Run(name, func(b *testing.B) {
+			s, err := Open(filepath.Join(b.TempDir(), "conversations"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			writeBenchLog(b, s.Dir, "c", 1_000_000)
+			if !sorted {
+				f, _ := os.OpenFile(filepath.Join(s.Dir, "c.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
+				line, _ := encodeRecord(Record{ID: "old", Conversation: "c", Kind: KindMessage, Time: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC), Role: RoleUser, Content: "merged"})
+				_, _ = f.Write(line)
+				_ = f.Close()
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				s.dropIndex("c")
+				if _, err := s.Tail("c", 1); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

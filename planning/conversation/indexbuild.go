@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"io"
+	"math"
 	"slices"
 	"time"
 )
@@ -84,7 +85,7 @@ func (x *indexer) after(r *Record) bool {
 // Size, Lines and hashes set). A log whose records are in read order with
 // distinct ids costs one pass in constant memory (plus 8 bytes per record
 // to find repeated ids); any other costs a second pass that sorts (about
-// 60 bytes per record and its id, in memory).
+// 70 bytes per record, in memory).
 func buildIndex(log io.ReaderAt, size int64, gen uint64, out io.WriteSeeker) (*indexHeader, error) {
 	h, err := indexSorted(log, size, gen, out)
 	if errors.Is(err, errUnsorted) {
@@ -195,20 +196,23 @@ func indexSorted(log io.ReaderAt, size int64, gen uint64, out io.Writer) (*index
 	return &x.h, nil
 }
 
-// sortItem is one record of an unsorted log, held for sorting.
+// sortItem is one record of an unsorted log, held for sorting: 40 bytes,
+// its id in a shared arena.
 type sortItem struct {
 	sec   int64
-	nsec  int32
-	kind  Kind
 	off   int64
-	n     int64
-	id    string // a slice of one arena string
-	order int32  // file order among records
+	nsec  int32
+	order int32 // file order among records
+	n     uint32
+	idAt  uint32
+	idLen uint16
+	kind  byte // kindCodes
 }
 
 // indexUnsorted is the second pass of buildIndex: it reads the log's keys,
 // drops records whose id was seen earlier in the file (as Normalize does),
-// sorts the rest by (timestamp, id) and writes their entries.
+// sorts the rest by (timestamp, id) and writes their entries. It holds
+// about 70 bytes per record (the item and the id).
 func indexUnsorted(log io.ReaderAt, size int64, gen uint64, out io.Writer) (*indexHeader, error) {
 	x := &indexer{w: bufio.NewWriterSize(out, 64<<10)}
 	x.h = indexHeader{Version: indexVersion, Gen: gen, Size: size}
@@ -217,40 +221,39 @@ func indexUnsorted(log io.ReaderAt, size int64, gen uint64, out io.Writer) (*ind
 	}
 	var items []sortItem
 	var arena []byte
-	type idRef struct{ at, n int }
-	var refs []idRef
 	metas := map[int32]*Meta{}
 	nl, err := scanLog(log, 0, size, 1, func(off, n int64, line int, r *Record, bad string) error {
 		if bad != "" {
 			x.torn(line, bad)
 			return nil
 		}
-		refs = append(refs, idRef{len(arena), len(r.ID)})
-		arena = append(arena, r.ID...)
+		if len(arena)+len(r.ID) > math.MaxUint32 || len(r.ID) > math.MaxUint16 || n > maxLineLen || len(items) == math.MaxInt32 {
+			return fmt.Errorf("record %s at %d: too large to index", r.ID, off)
+		}
 		o := int32(len(items))
 		if r.Meta != nil {
 			metas[o] = r.Meta
 		}
-		items = append(items, sortItem{sec: r.Time.Unix(), nsec: int32(r.Time.Nanosecond()), kind: r.Kind, off: off, n: n, order: o})
+		items = append(items, sortItem{sec: r.Time.Unix(), nsec: int32(r.Time.Nanosecond()), kind: kindCodes[r.Kind], off: off, n: uint32(n),
+			order: o, idAt: uint32(len(arena)), idLen: uint16(len(r.ID))})
+		arena = append(arena, r.ID...)
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	ids := string(arena)
-	for i := range items {
-		items[i].id = ids[refs[i].at : refs[i].at+refs[i].n]
-	}
-	refs = nil
+	id := func(it *sortItem) []byte { return arena[it.idAt : it.idAt+uint32(it.idLen)] }
 	// Drop repeated ids, keeping the first in file order.
-	slices.SortFunc(items, func(a, b sortItem) int { return cmp.Or(cmp.Compare(a.id, b.id), cmp.Compare(a.order, b.order)) })
-	items = slices.CompactFunc(items, func(a, b sortItem) bool { return a.id == b.id })
+	slices.SortFunc(items, func(a, b sortItem) int { return cmp.Or(bytes.Compare(id(&a), id(&b)), cmp.Compare(a.order, b.order)) })
+	items = slices.CompactFunc(items, func(a, b sortItem) bool { return bytes.Equal(id(&a), id(&b)) })
 	slices.SortFunc(items, func(a, b sortItem) int {
-		return cmp.Or(cmp.Compare(a.sec, b.sec), cmp.Compare(a.nsec, b.nsec), cmp.Compare(a.id, b.id))
+		return cmp.Or(cmp.Compare(a.sec, b.sec), cmp.Compare(a.nsec, b.nsec), bytes.Compare(id(&a), id(&b)))
 	})
-	for _, it := range items {
-		r := Record{ID: it.id, Kind: it.kind, Time: time.Unix(it.sec, int64(it.nsec)).UTC(), Meta: metas[it.order]}
-		if err := x.add(&r, it.off, it.n); err != nil {
+	for i := range items {
+		it := &items[i]
+		kind, _ := kindOfCode(it.kind)
+		r := Record{ID: string(id(it)), Kind: kind, Time: time.Unix(it.sec, int64(it.nsec)).UTC(), Meta: metas[it.order]}
+		if err := x.add(&r, it.off, int64(it.n)); err != nil {
 			return nil, err
 		}
 	}
