@@ -16,7 +16,7 @@
 //
 // [Store.Append] formats every record in memory and appends it with one
 // Write on an O_APPEND descriptor while holding an advisory lock on a
-// sidecar lock file (github.com/gofrs/flock), then fsyncs (TRAPS.md B4). If
+// sidecar lock file (internal/fsutil.TryLock), then fsyncs (TRAPS.md B4). If
 // the file does not end with a newline (a torn tail after a crash), the same
 // Write starts with one, so the new record is never glued to the torn one.
 // Logs are never rewritten.

@@ -13,9 +13,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gofrs/flock"
 	"github.com/oklog/ulid/v2"
 
+	"github.com/recite-dev/recite/internal/fsutil"
 	"github.com/recite-dev/recite/markdown"
 )
 
@@ -123,7 +123,7 @@ func (s *Store) existingPath(id string) (string, error) {
 var errLockDir = errors.New("cannot create the lock folder")
 
 // withLock runs fn holding the cross-process lock of conversation id (an
-// advisory lock on LockDir/ID.lock, github.com/gofrs/flock), waiting for
+// advisory lock on LockDir/ID.lock, internal/fsutil.TryLock), waiting for
 // it until ctx is done. Every writer of a log, and every reader that
 // updates its index, takes it.
 func (s *Store) withLock(ctx context.Context, id string, fn func() error) error {
@@ -137,19 +137,18 @@ func (s *Store) withLock(ctx context.Context, id string, fn func() error) error 
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("lock %s: %w: %w", id, errLockDir, err)
 	}
-	fl := flock.New(filepath.Join(dir, id+".lock"))
 	poll := s.LockPoll
 	if poll <= 0 {
 		poll = 2 * time.Millisecond
 	}
-	ok, err := fl.TryLockContext(ctx, poll)
+	unlock, ok, err := fsutil.TryLock(ctx, filepath.Join(dir, id+".lock"), poll)
 	if err != nil {
 		return fmt.Errorf("lock %s: %w", id, err)
 	}
 	if !ok {
 		return fmt.Errorf("lock %s: not acquired", id)
 	}
-	defer func() { _ = fl.Unlock() }()
+	defer func() { _ = unlock() }()
 	return fn()
 }
 
