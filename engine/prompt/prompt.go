@@ -1,13 +1,14 @@
 // Package prompt assembles prompts from sections ordered for prompt caching
 // and renders them in the request shapes of the main providers.
 //
-// A prompt is a list of sections in three tiers: the stable prefix (system prompt, tool instructions, project brief,
-// skills, the current plan), the semi-stable middle (state snapshot,
-// health) and the dynamic suffix (the conversation tail, the latest
-// preservation block, recent errors, and the recitation block last). Tier
-// order is fixed and the order inside a tier is fixed by section id, so an
-// edit to a section never changes the bytes of an earlier tier and nothing here reads a clock or iterates a map, so
-// the same input always renders to the same bytes.
+// A prompt is a list of sections in three tiers: the stable prefix (system
+// prompt, tool instructions, project brief, skills, the current plan), the
+// semi-stable middle (state snapshot, health) and the dynamic suffix (the
+// conversation tail, the latest preservation block, recent errors, and the
+// recitation block last). Tier order is fixed and the order inside a tier
+// is fixed by section id, so an edit to a section never changes the bytes
+// of an earlier tier; nothing here reads a clock or iterates a map, so the
+// same input always renders to the same bytes.
 //
 // Assembly is pure: the engine reads files and hands their text in; this
 // package never touches the file system.
@@ -19,8 +20,9 @@
 // validates a body as its provider would before answering.
 //
 // It imports planning (the planning-tree model) and goldmark (to find the
-// headings of embedded documents); the engine, engine/config and
-// cmd/recite import it.
+// headings of embedded documents); the engine and its packages
+// (engine/config, engine/economics, engine/layers, engine/scope,
+// engine/compress) import it, never cmd/recite.
 package prompt
 
 import (
