@@ -88,6 +88,7 @@ func newRootCmd(streams IOStreams) *cobra.Command {
 		newFilesCmd(g, streams),
 		newWatchCmd(g, streams), newCommitCmd(g, streams),
 		newPreserveCmd(g, streams), newVerifyCmd(g, streams), newHookCmd(g, streams),
+		newMCPCmd(g, streams),
 	)
 	rejectUnknownSubcommands(root)
 	return root

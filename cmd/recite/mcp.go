@@ -1,0 +1,54 @@
+package main
+
+import (
+	"log/slog"
+	"runtime/debug"
+
+	"github.com/spf13/cobra"
+
+	"github.com/recite-dev/recite/engine"
+)
+
+func newMCPCmd(g *globalOptions, streams IOStreams) *cobra.Command {
+	var noWatch, verbose bool
+	cmd := &cobra.Command{
+		Use:   "mcp",
+		Short: "Serve the project's context to an agent over MCP (stdio)",
+		Long: `Run a Model Context Protocol server on stdin/stdout for one client (the agent
+starts one process per session). Tools: recitation, stop_signals, record,
+preserve, verify_summary, files, prompt, each with a JSON schema and a
+structured result. Resources: the prompt files and the latest preservation
+block, with resources/list_changed and resources/updated notifications as
+the watcher rebuilds the prompts.
+
+The project is -C DIR when given, else the first of the client's roots that
+lies in a project, else the project at or above the working directory.
+Notices go to stderr (--verbose adds one per project found and notice).
+` + "`recite init --mcp`" + ` writes .mcp.json and prints the other agents' snippets.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts := engine.MCPOptions{WorkDir: ".", NoWatch: noWatch, Version: version()}
+			if cmd.Flags().Changed("dir") {
+				opts.Dir = g.dir
+			}
+			level := slog.LevelWarn
+			if verbose {
+				level = slog.LevelInfo
+			}
+			opts.Logger = slog.New(slog.NewTextHandler(streams.ErrOut, &slog.HandlerOptions{Level: level}))
+			return engineError(engine.ServeMCP(cmd.Context(), streams.In, streams.Out, opts))
+		},
+	}
+	cmd.Flags().BoolVar(&noWatch, "no-watch", false, "do not rebuild the prompt files on changes (no change notifications from other edits)")
+	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "log the project found and the server's notices to stderr")
+	return cmd
+}
+
+// version is the module version the binary was built from ("(devel)" for
+// a local build).
+func version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "(devel)"
+}
