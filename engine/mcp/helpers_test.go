@@ -42,14 +42,19 @@ type session struct {
 // and connects a client with copts and sopts; both end with the test.
 func connect(t *testing.T, opts mcp.Options, copts *sdk.ClientOptions, sopts *sdk.ClientSessionOptions) *session {
 	t.Helper()
+	return connectClient(t, opts, sdk.NewClient(&sdk.Implementation{Name: "recite-test", Version: "1"}, copts), sopts)
+}
+
+// connectClient is connect with a client built by the caller (with roots).
+func connectClient(t *testing.T, opts mcp.Options, c *sdk.Client, sopts *sdk.ClientSessionOptions) *session {
+	t.Helper()
 	if opts.Open == nil {
-		opts.Open = engine.OpenMCP
+		opts.Open = openEngine
 	}
 	st, ct := sdk.NewInMemoryTransports()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- mcp.Run(ctx, st, opts) }()
-	c := sdk.NewClient(&sdk.Implementation{Name: "recite-test", Version: "1"}, copts)
 	cs, err := c.Connect(ctx, ct, sopts)
 	if err != nil {
 		cancel()
@@ -143,3 +148,6 @@ func golden(t *testing.T, name string, got []byte) {
 		t.Errorf("%s differs from the golden file (go test -update rewrites it):\n--- got\n%s\n--- want\n%s", name, got, want)
 	}
 }
+
+// openEngine is the engine's Opener, the one `recite mcp` uses.
+var openEngine mcp.Opener = engine.OpenMCP

@@ -315,6 +315,11 @@ func (in PromptInput) check() error {
 	return nil
 }
 
+// driveLetter reports a Windows drive path ("C:", "C:/x").
+func driveLetter(p string) bool {
+	return len(p) >= 2 && p[1] == ':' && (p[0]|0x20 >= 'a' && p[0]|0x20 <= 'z') && (len(p) == 2 || p[2] == '/')
+}
+
 // RelPath reports whether p is a project-relative slash path that stays
 // inside the project by its spelling: not empty, not absolute (no leading
 // "/" or drive letter), no ".." segment, no backslash, no NUL. A trailing
@@ -326,7 +331,7 @@ func RelPath(p string) error {
 		return fmt.Errorf("path %q: empty", p)
 	case strings.ContainsAny(p, "\\\x00"):
 		return fmt.Errorf("path %q: backslashes and NUL are not allowed; use a slash path relative to the project", p)
-	case strings.HasPrefix(p, "/") || len(c) >= 2 && c[1] == ':':
+	case strings.HasPrefix(p, "/") || driveLetter(c):
 		return fmt.Errorf("path %q is outside the project: give a path relative to the project root", p)
 	}
 	for _, seg := range strings.Split(path.Clean(c), "/") {
