@@ -110,7 +110,9 @@ func text(res *sdk.CallToolResult) string {
 }
 
 // fileURI is the URI the server gives a file.
-func fileURI(abs string) string { return (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String() }
+func fileURI(abs string) string {
+	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String()
+}
 
 var (
 	reStamp = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z`)
