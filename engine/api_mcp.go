@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -18,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/renameio/v2"
 	"github.com/oklog/ulid/v2"
 
 	"github.com/recite-dev/recite/engine/config"
@@ -495,4 +497,93 @@ func (p *mcpProject) Watch(ctx context.Context, changed func([]string)) error {
 		}
 		changed(uris)
 	})
+}
+
+// MCPConfigFile is Claude Code's project-scoped MCP server list, relative
+// to the project root (https://code.claude.com/docs/en/mcp).
+const MCPConfigFile = ".mcp.json"
+
+// MCPInitResult is what InitMCP did.
+type MCPInitResult struct {
+	// Path is the file, project-relative; Created reports it did not
+	// exist; Added that recite's server was added (false: an entry named
+	// recite was already there and is kept as the user wrote it).
+	Path    string `json:"path"`
+	Created bool   `json:"created"`
+	Added   bool   `json:"added"`
+	// Snippets are the other agents' configurations (mcp.Snippets).
+	Snippets []mcp.Snippet `json:"snippets"`
+}
+
+// InitMCP adds recite's server (mcp.ProjectEntry) to the project's
+// .mcp.json under "mcpServers", keeping every other key and server with
+// its value and order (a rewrite re-indents with two spaces); a file that
+// already names a "recite" server is not rewritten. A missing or empty
+// file is created. A file that is not a JSON object, or whose mcpServers
+// is not an object, is an *InputError naming the file (and line and
+// column for invalid JSON), and the file is left untouched. The write is
+// atomic; a symbolic link stays one. It also returns the snippets for
+// Codex CLI, Cursor and Gemini CLI.
+func InitMCP(dir string) (*MCPInitResult, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	res := &MCPInitResult{Path: MCPConfigFile, Snippets: mcp.Snippets(abs)}
+	path := filepath.Join(abs, MCPConfigFile)
+	src, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		res.Created = true
+	} else if err != nil {
+		return nil, &InputError{fmt.Errorf("read %s: %w", MCPConfigFile, err)}
+	}
+	top := &jsonObject{vals: map[string]json.RawMessage{}}
+	if len(strings.TrimSpace(string(src))) > 0 {
+		if top, err = parseJSONObject(src); err != nil {
+			if line, col, msg, ok := jsonSyntaxError(src); ok {
+				return nil, &InputError{fmt.Errorf("%s:%d:%d: invalid JSON: %s (left unchanged)", MCPConfigFile, line, col, msg)}
+			}
+			return nil, &InputError{fmt.Errorf("%s: %v (left unchanged)", MCPConfigFile, err)}
+		}
+	}
+	servers := &jsonObject{vals: map[string]json.RawMessage{}}
+	if raw, ok := top.vals["mcpServers"]; ok && strings.TrimSpace(string(raw)) != "null" {
+		if servers, err = parseJSONObject(raw); err != nil {
+			return nil, &InputError{fmt.Errorf("%s: \"mcpServers\": %v (left unchanged)", MCPConfigFile, err)}
+		}
+	}
+	if _, ok := servers.vals[mcp.ServerName]; ok {
+		return res, nil
+	}
+	servers.set(mcp.ServerName, mcp.ProjectEntry())
+	sb, err := servers.marshal()
+	if err != nil {
+		return nil, err
+	}
+	top.set("mcpServers", sb)
+	out, err := top.marshal()
+	if err != nil {
+		return nil, err
+	}
+	var pretty bytes.Buffer
+	if err := json.Indent(&pretty, out, "", "  "); err != nil {
+		return nil, err
+	}
+	pretty.WriteByte('\n')
+	target, err := resolveLink(path)
+	if err != nil {
+		return nil, fmt.Errorf("write %s: %w", MCPConfigFile, err)
+	}
+	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+		return nil, err
+	}
+	mode := fs.FileMode(0o644)
+	if fi, err := os.Stat(target); err == nil {
+		mode = fi.Mode().Perm()
+	}
+	if err := renameio.WriteFile(target, pretty.Bytes(), mode, renameio.WithTempDir(filepath.Dir(target))); err != nil {
+		return nil, fmt.Errorf("write %s: %w", MCPConfigFile, err)
+	}
+	res.Added = true
+	return res, nil
 }

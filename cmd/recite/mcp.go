@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"io"
 	"log/slog"
 	"runtime/debug"
 
@@ -51,4 +53,20 @@ func version() string {
 		return bi.Main.Version
 	}
 	return "(devel)"
+}
+
+// printMCP reports what `init --mcp` did to .mcp.json and prints each
+// other agent's snippet under the file it goes in.
+func printMCP(w io.Writer, res *engine.MCPInitResult) {
+	switch {
+	case res.Created:
+		fmt.Fprintf(w, "created %s (MCP server recite, for Claude Code)\n", res.Path)
+	case res.Added:
+		fmt.Fprintf(w, "updated %s (added MCP server recite, for Claude Code)\n", res.Path)
+	default:
+		fmt.Fprintf(w, "kept    %s (it already names an MCP server recite)\n", res.Path)
+	}
+	for _, s := range res.Snippets {
+		fmt.Fprintf(w, "\n%s: add to %s (%s)\n%s", s.Agent, s.File, s.Doc, s.Text)
+	}
 }
