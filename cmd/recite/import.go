@@ -38,6 +38,7 @@ ids derived from the source, so importing the same file again adds nothing.`,
 	cmd.AddCommand(
 		newImportFormatCmd(g, streams, "claude-code", "a Claude Code session transcript (JSONL)", conversation.ImportClaudeCode),
 		newImportFormatCmd(g, streams, "aider", "an aider chat history (.aider.chat.history.md)", conversation.ImportAider),
+		newImportFormatCmd(g, streams, "codex", "a Codex CLI session file (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl)", conversation.ImportCodex),
 	)
 	return cmd
 }
