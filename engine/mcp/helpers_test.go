@@ -117,14 +117,18 @@ func fileURI(abs string) string {
 var (
 	reStamp = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z`)
 	reULID  = regexp.MustCompile(`\b[0-9A-HJKMNP-TV-Z]{26}\b`)
+	// A placeholder's hash depends on the project's random redaction key.
+	reSecret = regexp.MustCompile(`⟨secret:([a-z0-9-]+):[0-9a-f]{8}⟩`)
 )
 
 // normalize makes a tool result comparable across runs: the project
-// root becomes $PROJECT, times <time>, record ids <ulid>.
+// root becomes $PROJECT, times <time>, record ids <ulid>, secret
+// placeholders ⟨secret:KIND:hash⟩.
 func normalize(dir string, b []byte) []byte {
 	s := strings.ReplaceAll(string(b), dir, "$PROJECT")
 	s = reStamp.ReplaceAllString(s, "<time>")
 	s = reULID.ReplaceAllString(s, "<ulid>")
+	s = reSecret.ReplaceAllString(s, "⟨secret:$1:hash⟩")
 	return []byte(s)
 }
 

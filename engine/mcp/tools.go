@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -138,35 +137,4 @@ func InputSchema(tool string) (*jsonschema.Schema, error) {
 		return nil, fmt.Errorf("unknown tool %q", tool)
 	}
 	return s, err
-}
-
-// projectFor returns the project a tool call acts on, finding it first if
-// needed: for a client at protocol 2026-07-28 or later that declares
-// roots, the call returns an input request for the roots (ask) and is
-// retried with them; otherwise resolve asks for them itself, or takes the
-// working directory. The error says why no project could be found.
-func (s *server) projectFor(ctx context.Context, req *sdk.CallToolRequest) (p Project, ask *sdk.CallToolResult, err error) {
-	if p, _ := s.current(); p != nil {
-		return p, nil, nil
-	}
-	ss := req.Session
-	if offersRoots(ss) && modern(ss) && s.opts.Dir == "" {
-		r, ok := req.Params.InputResponses[rootsInput].(*sdk.ListRootsResult)
-		if !ok {
-			//lint:ignore SA1019 roots are how clients name the project
-			return nil, &sdk.CallToolResult{InputRequests: sdk.InputRequestMap{rootsInput: &sdk.ListRootsParams{}}}, nil
-		}
-		s.resolveMu.Lock()
-		if cur, _ := s.current(); cur == nil {
-			s.fromRoots(r)
-		}
-		s.resolveMu.Unlock()
-	} else {
-		s.resolve(ctx, ss, false)
-	}
-	p, err = s.current()
-	if p == nil && err == nil {
-		err = errors.New("no project found")
-	}
-	return p, nil, err
 }
