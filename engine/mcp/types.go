@@ -19,12 +19,22 @@ import (
 type Project interface {
 	// Dir is the project root, absolute.
 	Dir() string
+	// Recitation is the recitation block of a target's prompt (the tool
+	// of the same name).
 	Recitation(ctx context.Context, in RecitationInput) (*RecitationOutput, error)
+	// StopSignals are the open stop signals, newest first, secrets
+	// redacted.
 	StopSignals(ctx context.Context, in StopSignalsInput) (*StopSignalsOutput, error)
+	// Record appends in to a conversation log (in.check has passed).
 	Record(ctx context.Context, in RecordInput) (*RecordOutput, error)
+	// Preserve appends a preservation block.
 	Preserve(ctx context.Context, in PreserveInput) (*PreserveOutput, error)
+	// VerifySummary checks a summary for the stop signals it lost.
 	VerifySummary(ctx context.Context, in VerifySummaryInput) (*VerifySummaryOutput, error)
+	// Files lists the files that may enter context, or explains one
+	// path; a path that resolves outside the project is an error.
 	Files(ctx context.Context, in FilesInput) (*FilesOutput, error)
+	// Prompt is one target's prompt in one provider's shape.
 	Prompt(ctx context.Context, in PromptInput) (*PromptOutput, error)
 	// Resources lists the resources the project offers now: its prompt
 	// files and, when one exists, the latest preservation block.
