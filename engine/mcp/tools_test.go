@@ -117,6 +117,11 @@ func TestRecordWritesConversation(t *testing.T) {
 	if result.Role != "tool" || !result.IsError || result.ToolCallID != call.ToolCalls[0].ID || result.ToolName != "shell" || result.Content != "FAIL: TestX" {
 		t.Errorf("tool result record: %+v", result)
 	}
+	// Secrets become placeholders before they reach the log.
+	s.ok("record", map[string]any{"conversation": "c1", "kind": "error", "text": "error: auth failed for AKIAIOSFODNN7EXAMPLE9", "command": "curl -H 'Authorization: Bearer ghp_0123456789abcdefghijABCDEFGHIJ012345' x"}, &out)
+	if b, _ := os.ReadFile(filepath.Join(dir, ".planning", "conversations", "c1.jsonl")); strings.Contains(string(b), "ghp_0123456789") || !strings.Contains(string(b), "⟨secret:") {
+		t.Errorf("secret written to the log:\n%s", b)
+	}
 	s.ok("record", map[string]any{"conversation": "c1", "kind": "blocker", "text": "STUCK on the schema"}, &out)
 	s.ok("record", map[string]any{"conversation": "c1", "kind": "blocker", "text": "no key"}, &out)
 	log, _ := os.ReadFile(filepath.Join(dir, ".planning", "conversations", "c1.jsonl"))
