@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,9 +19,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/google/renameio/v2"
-	"github.com/oklog/ulid/v2"
 
 	"github.com/recite-dev/recite/engine/config"
 	"github.com/recite-dev/recite/engine/mcp"
@@ -233,7 +231,7 @@ func (p *mcpProject) Record(ctx context.Context, in mcp.RecordInput) (*mcp.Recor
 			tool = cmp.Or(tool, "shell")
 		}
 		tool = cmp.Or(tool, "mcp")
-		call := conversation.ToolCall{ID: "call-" + ulid.Make().String(), Name: tool, Arguments: string(args)}
+		call := conversation.ToolCall{ID: "call-" + rand.Text(), Name: tool, Arguments: string(args)}
 		recs = []conversation.Record{
 			{Kind: conversation.KindMessage, Role: conversation.RoleAssistant, Agent: agent, ToolCalls: []conversation.ToolCall{call}},
 			{Kind: conversation.KindMessage, Role: conversation.RoleTool, ToolCallID: call.ID, ToolName: tool, IsError: true, Content: in.Text},
@@ -525,7 +523,7 @@ type MCPInitResult struct {
 // file is created. A file that is not a JSON object, or whose mcpServers
 // is not an object, is an *InputError naming the file (and line and
 // column for invalid JSON), and the file is left untouched. The write is
-// atomic; a symbolic link stays one. It also returns the snippets for
+// atomic (writeAtomic, mode 0644); a symbolic link stays one. It also returns the snippets for
 // Codex CLI, Cursor and Gemini CLI.
 func InitMCP(dir string) (*MCPInitResult, error) {
 	abs, err := filepath.Abs(dir)
@@ -580,11 +578,7 @@ func InitMCP(dir string) (*MCPInitResult, error) {
 	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
 		return nil, err
 	}
-	mode := fs.FileMode(0o644)
-	if fi, err := os.Stat(target); err == nil {
-		mode = fi.Mode().Perm()
-	}
-	if err := renameio.WriteFile(target, pretty.Bytes(), mode, renameio.WithTempDir(filepath.Dir(target))); err != nil {
+	if err := writeAtomic(target, pretty.Bytes()); err != nil {
 		return nil, fmt.Errorf("write %s: %w", MCPConfigFile, err)
 	}
 	res.Added = true

@@ -1,67 +1,83 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/recite-dev/recite/engine"
 )
 
-func newInitCmd(g *globalOptions, streams IOStreams) *cobra.Command {
-	var flavor string
-	var asJSON, claude, withMCP bool
+// initOptions are the inputs of `recite init`.
+type initOptions struct {
+	io     IOStreams
+	dir    string
+	flavor string
+	claude bool
+	mcp    bool // also `.mcp.json` and the other agents' snippets
+	json   jsonFlag
+}
+
+func newInitCmd(g *globalOptions, streams IOStreams, runF func(context.Context, *initOptions) error) *cobra.Command {
+	opts := &initOptions{io: streams}
 	cmd := &cobra.Command{
 		Use:   "init [--flavor gsd|fire] [--claude] [--mcp]",
 		Short: "Scaffold .planning/recite.yaml, prompts/.gitignore, .gitattributes and .powerignore",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var cres *engine.ClaudeResult
-			if claude {
-				var err error
-				if cres, err = engine.InitClaude(g.dir); err != nil {
-					return engineError(err)
-				}
-			}
-			var mres *engine.MCPInitResult
-			if withMCP {
-				var err error
-				if mres, err = engine.InitMCP(g.dir); err != nil {
-					return engineError(err)
-				}
-			}
-			res, err := engine.Init(g.dir, flavor)
-			if err != nil {
-				return engineError(err)
-			}
-			if asJSON {
-				return writeJSON(streams.Out, struct {
-					*engine.InitResult
-					Claude *engine.ClaudeResult  `json:"claude,omitempty"`
-					MCP    *engine.MCPInitResult `json:"mcp,omitempty"`
-				}{res, cres, mres})
-			}
-			for _, p := range res.Created {
-				fmt.Fprintf(streams.Out, "created %s\n", p)
-			}
-			for _, p := range res.Updated {
-				fmt.Fprintf(streams.Out, "updated %s\n", p)
-			}
-			for _, p := range res.Kept {
-				fmt.Fprintf(streams.Out, "kept    %s\n", p)
-			}
-			if cres != nil {
-				printClaude(streams.Out, cres)
-			}
-			if mres != nil {
-				printMCP(streams.Out, mres)
-			}
-			return nil
+			opts.dir = g.dir
+			return runWith(cmd.Context(), opts, runF, initRun)
 		},
 	}
-	cmd.Flags().StringVar(&flavor, "flavor", "", "planning layout: gsd or fire (default: detected from .planning/, else gsd)")
-	cmd.Flags().BoolVar(&claude, "claude", false, "also merge recite's Claude Code hooks into .claude/settings.json")
-	cmd.Flags().BoolVar(&withMCP, "mcp", false, "also add recite's MCP server to .mcp.json (Claude Code) and print the Codex, Cursor and Gemini snippets")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().StringVar(&opts.flavor, "flavor", "", "planning layout: gsd or fire (default: detected from .planning/, else gsd)")
+	cmd.Flags().BoolVar(&opts.claude, "claude", false, "also merge recite's Claude Code hooks into .claude/settings.json")
+	cmd.Flags().BoolVar(&opts.mcp, "mcp", false, "also add recite's MCP server to .mcp.json (Claude Code) and print the Codex, Cursor and Gemini snippets")
+	opts.json.addFlag(cmd, "print JSON")
 	return cmd
+}
+
+func initRun(_ context.Context, opts *initOptions) error {
+	var cres *engine.ClaudeResult
+	if opts.claude {
+		var err error
+		if cres, err = engine.InitClaude(opts.dir); err != nil {
+			return err
+		}
+	}
+	var mres *engine.MCPInitResult
+	if opts.mcp {
+		var err error
+		if mres, err = engine.InitMCP(opts.dir); err != nil {
+			return err
+		}
+	}
+	res, err := engine.Init(opts.dir, opts.flavor)
+	if err != nil {
+		return err
+	}
+	v := struct {
+		*engine.InitResult
+		Claude *engine.ClaudeResult  `json:"claude,omitempty"`
+		MCP    *engine.MCPInitResult `json:"mcp,omitempty"`
+	}{res, cres, mres}
+	return opts.json.print(opts.io.Out, v, func(w io.Writer) error {
+		for _, p := range res.Created {
+			fmt.Fprintf(w, "created %s\n", p)
+		}
+		for _, p := range res.Updated {
+			fmt.Fprintf(w, "updated %s\n", p)
+		}
+		for _, p := range res.Kept {
+			fmt.Fprintf(w, "kept    %s\n", p)
+		}
+		if cres != nil {
+			printClaude(w, cres)
+		}
+		if mres != nil {
+			printMCP(w, mres)
+		}
+		return nil
+	})
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"log/slog"
@@ -11,8 +12,19 @@ import (
 	"github.com/recite-dev/recite/engine"
 )
 
-func newMCPCmd(g *globalOptions, streams IOStreams) *cobra.Command {
-	var noWatch, verbose bool
+// mcpOptions are the inputs of `recite mcp`.
+type mcpOptions struct {
+	io  IOStreams
+	dir string
+	// dirGiven is set when -C named the project; otherwise the client's
+	// roots, then the working directory, decide.
+	dirGiven bool
+	noWatch  bool
+	verbose  bool
+}
+
+func newMCPCmd(g *globalOptions, streams IOStreams, runF func(context.Context, *mcpOptions) error) *cobra.Command {
+	opts := &mcpOptions{io: streams}
 	cmd := &cobra.Command{
 		Use:   "mcp",
 		Short: "Serve the project's context to an agent over MCP (stdio)",
@@ -25,25 +37,30 @@ the watcher rebuilds the prompts.
 
 The project is -C DIR when given, else the first of the client's roots that
 lies in a project, else the project at or above the working directory.
-Notices go to stderr (--verbose adds one per project found and notice).
+Notices go to stderr (--verbose adds one per project found).
 ` + "`recite init --mcp`" + ` writes .mcp.json and prints the other agents' snippets.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts := engine.MCPOptions{WorkDir: ".", NoWatch: noWatch, Version: version()}
-			if cmd.Flags().Changed("dir") {
-				opts.Dir = g.dir
-			}
-			level := slog.LevelWarn
-			if verbose {
-				level = slog.LevelInfo
-			}
-			opts.Logger = slog.New(slog.NewTextHandler(streams.ErrOut, &slog.HandlerOptions{Level: level}))
-			return engineError(engine.ServeMCP(cmd.Context(), streams.In, streams.Out, opts))
+			opts.dir, opts.dirGiven = g.dir, cmd.Flags().Changed("dir")
+			return runWith(cmd.Context(), opts, runF, mcpRun)
 		},
 	}
-	cmd.Flags().BoolVar(&noWatch, "no-watch", false, "do not rebuild the prompt files on changes (no change notifications from other edits)")
-	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "log the project found and the server's notices to stderr")
+	cmd.Flags().BoolVar(&opts.noWatch, "no-watch", false, "do not rebuild the prompt files on changes (no change notifications from other edits)")
+	cmd.Flags().BoolVarP(&opts.verbose, "verbose", "v", false, "log the project found and the server's notices to stderr")
 	return cmd
+}
+
+func mcpRun(ctx context.Context, opts *mcpOptions) error {
+	mo := engine.MCPOptions{WorkDir: ".", NoWatch: opts.noWatch, Version: version()}
+	if opts.dirGiven {
+		mo.Dir = opts.dir
+	}
+	level := slog.LevelWarn
+	if opts.verbose {
+		level = slog.LevelInfo
+	}
+	mo.Logger = slog.New(slog.NewTextHandler(opts.io.ErrOut, &slog.HandlerOptions{Level: level}))
+	return engine.ServeMCP(ctx, opts.io.In, opts.io.Out, mo)
 }
 
 // version is the module version the binary was built from ("(devel)" for
