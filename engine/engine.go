@@ -439,10 +439,14 @@ type writeResult struct {
 	err     error
 }
 
-// parseFailure names the first file feeding the prompt whose front matter
-// failed to parse, or returns "".
+// parseFailure names the first file feeding the prompt (the state file,
+// the current plan) that could not be read (binary, over the size limit)
+// or whose front matter failed to parse, or returns "".
 func parseFailure(proj *planning.Project) string {
-	check := func(rel string, md *markdown.Document) string {
+	check := func(rel string, md *markdown.Document, failed *planning.Diagnostic) string {
+		if failed != nil {
+			return PlanningDir + "/" + failed.String()
+		}
 		if md == nil {
 			return ""
 		}
@@ -459,12 +463,12 @@ func parseFailure(proj *planning.Project) string {
 		return ""
 	}
 	if proj.State != nil {
-		if r := check(proj.State.Path, proj.State.Markdown); r != "" {
+		if r := check(proj.State.Path, proj.State.Markdown, proj.State.Failure); r != "" {
 			return "kept the last good render: " + r
 		}
 	}
 	if proj.CurrentPlan != nil {
-		if r := check(proj.CurrentPlan.Path, proj.CurrentPlan.Markdown); r != "" {
+		if r := check(proj.CurrentPlan.Path, proj.CurrentPlan.Markdown, proj.CurrentPlan.Failure); r != "" {
 			return "kept the last good render: " + r
 		}
 	}

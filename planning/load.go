@@ -57,6 +57,8 @@ type loader struct {
 	files []walked
 	// read marks the files already read, so none is reported twice.
 	read map[string]bool
+	// code is GSD's project_code from config.json, or "".
+	code string
 }
 
 type walked struct {
@@ -66,6 +68,9 @@ type walked struct {
 	stat fileStat
 	// entry is what the cache holds for the file once read.
 	entry *cacheEntry
+	// failure is why the file was skipped (binary, over MaxFileSize,
+	// unreadable); nil when it was read.
+	failure *Diagnostic
 }
 
 func (l *loader) diag(p string, line int, format string, args ...any) {
@@ -139,6 +144,7 @@ func (l *loader) build() {
 	rphases := l.buildOverview(byPath)
 	l.buildState(byPath)
 	// Phase folders, plans and summaries.
+	l.code = l.readProjectCode(byPath)
 	disk := l.scanPhases(byPath)
 	l.p.Phases = mergePhases(rphases, disk)
 	l.loadLoops(byPath)
@@ -216,6 +222,8 @@ func (l *loader) buildState(byPath map[string]*walked) {
 			p.State = st
 			p.Decisions = append(p.Decisions, decisions...)
 			p.Blockers = append(p.Blockers, blockers...)
+		} else {
+			p.State = &State{Path: stateName, Failure: byPath[stateName].failure}
 		}
 	}
 	if stateName == "STATE.md" {

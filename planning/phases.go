@@ -16,15 +16,17 @@ type diskPhase struct {
 }
 
 // scanPhases reads phases/: each folder whose name starts with a phase
-// number (FORMATS.md §1.2: `^0*(\d+[A-Za-z]?(?:\.\d+)*)`, widened to
-// "3.5d"), its flat plans and summaries and a nested plans/ folder; files
-// directly in phases/ whose name starts with a number ("11-PLAN.md",
-// AutoFiller) join the phase of that number. Folders sharing a number are
-// merged, with a diagnostic.
+// number, after an optional project code (phaseFolderName), its flat plans
+// and summaries and a nested plans/ folder; files directly in phases/ whose
+// name starts with a number ("11-PLAN.md") join the phase of that number.
+// Folders sharing a number are merged, with a diagnostic. Plan and summary
+// files it cannot place in a phase are diagnostics (unplaced), never
+// silence (docs/formats.md#phase-folders).
 func (l *loader) scanPhases(byPath map[string]*walked) []*diskPhase {
 	var out []*diskPhase
 	index := map[string]*diskPhase{}
 	summaries := map[*diskPhase]map[string]string{}
+	var lost unplaced
 	for i := range l.files {
 		w := &l.files[i]
 		parts := strings.Split(w.path, "/")
@@ -38,10 +40,18 @@ func (l *loader) scanPhases(byPath map[string]*walked) []*diskPhase {
 			if !isPlanFile {
 				continue
 			}
-			dp = l.phaseFor(parts[1], false, index, &out)
+			if dp = l.phaseFor(parts[1], false, index, &out); dp == nil {
+				lost.add(w.path, w.path)
+			}
 		default:
 			dp = l.phaseFor(parts[1], true, index, &out)
-			if len(parts) > 4 || (len(parts) == 4 && parts[2] != "plans") {
+			if !isPlanFile {
+				continue
+			}
+			if dp == nil {
+				lost.add("phases/"+parts[1], w.path)
+			} else if len(parts) > 4 || (len(parts) == 4 && parts[2] != "plans") {
+				lost.add(path.Dir(w.path), w.path)
 				isPlanFile = false
 			}
 		}
@@ -61,16 +71,61 @@ func (l *loader) scanPhases(byPath map[string]*walked) []*diskPhase {
 		}
 		dp.plans = append(dp.plans, &Plan{Path: w.path, ID: planID(parts[len(parts)-1]), pairKey: key})
 	}
+	lost.report(l)
 	for _, dp := range out {
 		pairPlans(dp.plans, summaries[dp])
 		for _, pl := range dp.plans {
 			w := byPath[pl.Path]
 			if doc := l.readDoc(w, false); doc != nil {
 				l.plan(w, pl, doc)
+			} else {
+				pl.Failure = w.failure
 			}
 		}
 	}
 	return out
+}
+
+// unplaced gathers the plan and summary files under phases/ that belong to
+// no phase, by the place that loses them: a loose file directly in phases/
+// without a phase number, a folder whose name has none, or a subfolder of
+// a phase folder other than plans/.
+type unplaced struct {
+	places []string
+	files  map[string][]string
+}
+
+func (u *unplaced) add(place, file string) {
+	if u.files == nil {
+		u.files = map[string][]string{}
+	}
+	if _, ok := u.files[place]; !ok {
+		u.places = append(u.places, place)
+	}
+	u.files[place] = append(u.files[place], file)
+}
+
+// report adds one diagnostic per place.
+func (u *unplaced) report(l *loader) {
+	code := ""
+	if l.code != "" {
+		code = fmt.Sprintf("; project_code %s from config.json", l.code)
+	}
+	for _, place := range u.places {
+		files := u.files[place]
+		what, verb := fmt.Sprintf("1 plan or summary file (%s)", path.Base(files[0])), "is"
+		if len(files) > 1 {
+			what, verb = fmt.Sprintf("%d plan or summary files (%s, …)", len(files), path.Base(files[0])), "are"
+		}
+		switch {
+		case place == files[0]:
+			l.diag(place, 0, "plan or summary file directly in phases/ whose name has no phase number; not placed in any phase")
+		case path.Dir(place) == "phases":
+			l.diag(place, 0, "folder name has no phase number (want NN-slug or CODE-NN-slug%s); its %s %s not read", code, what, verb)
+		default:
+			l.diag(place, 0, "%s in a subfolder of a phase folder %s not read: plans are read from the phase folder and its plans/ folder only", what, verb)
+		}
+	}
 }
 
 // roadmap is parseRoadmap, once per version of the file.
@@ -94,10 +149,15 @@ func (l *loader) plan(w *walked, pl *Plan, doc *markdown.Document) {
 	pl.FilesModified, pl.Tasks = q.FilesModified, q.Tasks
 }
 
-// phaseFor returns the disk phase for a folder (isDir) or loose file name
-// under phases/, creating it; nil when the name has no phase number.
+// phaseFor returns the disk phase for a folder (isDir; its name may carry
+// a project code, see phaseFolderName) or loose file name under phases/,
+// creating it; nil when the name has no phase number.
 func (l *loader) phaseFor(name string, isDir bool, index map[string]*diskPhase, out *[]*diskPhase) *diskPhase {
-	num := NormalizePhase(name)
+	numbered := name
+	if isDir {
+		numbered = phaseFolderName(name, l.code)
+	}
+	num := NormalizePhase(numbered)
 	if num == "" {
 		return nil
 	}
@@ -112,8 +172,8 @@ func (l *loader) phaseFor(name string, isDir bool, index map[string]*diskPhase, 
 		switch {
 		case dp.dir == "":
 			dp.dir = dir
-			m := phaseNumRe.FindStringSubmatch(name)
-			dp.name = strings.TrimLeft(name[len(m[1]):], "-_ .")
+			m := phaseNumRe.FindStringSubmatch(numbered)
+			dp.name = strings.TrimLeft(numbered[len(m[1]):], "-_ .")
 		case dp.dir != dir:
 			l.diag(dir, 0, "phase folder has the same number (%s) as %s; their plans are merged", num, dp.dir)
 			dp.dir = dir // keep the last, but remember both plans

@@ -2,6 +2,7 @@ package planning
 
 import (
 	"bytes"
+	"fmt"
 	"io/fs"
 	"path"
 	"strings"
@@ -105,8 +106,7 @@ func (l *loader) load(w *walked, fmOnly, raw bool) *cacheEntry {
 	}
 	l.read[w.path] = true
 	if w.size > MaxFileSize {
-		l.diag(w.path, 0, "file is %d bytes, over the %d-byte limit; skipped", w.size, MaxFileSize)
-		w.role = "skipped"
+		l.fail(w, 1, "file is %d bytes, over the %d-byte limit; skipped", w.size, MaxFileSize)
 		return nil
 	}
 	k := cacheKey{path: w.path, fmOnly: fmOnly && !raw}
@@ -115,8 +115,7 @@ func (l *loader) load(w *walked, fmOnly, raw bool) *cacheEntry {
 		readAt := l.cache.clock()
 		data, err := fs.ReadFile(l.fsys, w.path)
 		if err != nil {
-			l.diag(w.path, 0, "cannot read: %v", err)
-			w.role = "skipped"
+			l.fail(w, 0, "cannot read: %v", err)
 			return nil
 		}
 		var diags []Diagnostic
@@ -137,9 +136,20 @@ func (l *loader) load(w *walked, fmOnly, raw bool) *cacheEntry {
 	w.entry = e
 	if e.skipped {
 		w.role = "skipped"
+		d := e.diags[0]
+		w.failure = &d
 		return nil
 	}
 	return e
+}
+
+// fail reports why a file is skipped and marks it so: role "skipped", and
+// the diagnostic kept as its failure.
+func (l *loader) fail(w *walked, line int, format string, args ...any) {
+	d := Diagnostic{Path: w.path, Line: line, Message: fmt.Sprintf(format, args...)}
+	l.p.Diagnostics = append(l.p.Diagnostics, d)
+	w.role = "skipped"
+	w.failure = &d
 }
 
 func lineOf(data []byte, off int) int { return bytes.Count(data[:off], []byte{'\n'}) + 1 }
