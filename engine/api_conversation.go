@@ -57,7 +57,7 @@ type Conversations struct {
 func (e *Engine) Conversations() (*Conversations, error) {
 	fi, err := os.Stat(filepath.Join(e.Dir(), PlanningDir))
 	if err != nil || !fi.IsDir() {
-		return nil, &InputError{fmt.Errorf("no .planning folder in %s (run `recite init` to create one)", e.Dir())}
+		return nil, &InputError{Err: fmt.Errorf("no .planning folder in %s (run `recite init` to create one)", e.Dir())}
 	}
 	s, err := e.OpenConversations()
 	if err != nil {
@@ -75,7 +75,7 @@ func conversationInputError(err error) error {
 	}
 	for _, target := range []error{conversation.ErrInvalidID, conversation.ErrNotFound, conversation.ErrExists} {
 		if errors.Is(err, target) {
-			return &InputError{err}
+			return &InputError{Err: err}
 		}
 	}
 	return err
@@ -116,10 +116,10 @@ func (o SayOptions) Validate() error {
 	switch o.Role {
 	case RoleUser, RoleAssistant, RoleTool, RoleSystem:
 	default:
-		return &InputError{fmt.Errorf("--role %q: want user, assistant, tool or system", o.Role)}
+		return &InputError{Err: fmt.Errorf("--role %q: want user, assistant, tool or system", o.Role)}
 	}
 	if (o.ToolCallID != "" || o.ToolName != "") && o.Role != RoleTool {
-		return &InputError{errors.New("--tool-call-id and --tool-name need --role tool")}
+		return &InputError{Err: errors.New("--tool-call-id and --tool-name need --role tool")}
 	}
 	return nil
 }
@@ -168,7 +168,7 @@ func (c *Conversations) Say(ctx context.Context, opts SayOptions) (*SayResult, e
 // failed agent run is an *AgentError, recorded in the log.
 func (c *Conversations) Run(ctx context.Context, opts RunOptions) (*RunResult, error) {
 	if err := conversation.ValidateID(opts.ID); err != nil {
-		return nil, &InputError{err}
+		return nil, &InputError{Err: err}
 	}
 	res, err := c.e.RunConversation(ctx, opts)
 	return res, conversationInputError(err)
@@ -207,11 +207,11 @@ func (c *Conversations) Read(id string) (*Conversation, []Diagnostic, error) {
 // at outside 0..len(messages) (*InputError).
 func (c *Conversations) Fork(ctx context.Context, id string, at int, newID string) error {
 	if err := conversation.ValidateID(newID); err != nil {
-		return &InputError{err}
+		return &InputError{Err: err}
 	}
 	err := c.store.Fork(ctx, id, at, newID)
 	if err != nil && strings.Contains(err.Error(), "out of range") {
-		return &InputError{err}
+		return &InputError{Err: err}
 	}
 	return conversationInputError(err)
 }

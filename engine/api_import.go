@@ -79,14 +79,14 @@ type ImportResult struct {
 func (e *Engine) Import(ctx context.Context, opts ImportOptions) (*ImportResult, error) {
 	read, ok := importer(opts.Format)
 	if !ok {
-		return nil, &InputError{fmt.Errorf("import %q: want %s, %s or %s", opts.Format, ImportClaudeCode, ImportAider, ImportCodex)}
+		return nil, &InputError{Err: fmt.Errorf("import %q: want %s, %s or %s", opts.Format, ImportClaudeCode, ImportAider, ImportCodex)}
 	}
 	id := opts.ID
 	if id == "" {
 		id = ImportID(opts.Path, opts.Format)
 	}
 	if err := conversation.ValidateID(id); err != nil {
-		return nil, &InputError{err}
+		return nil, &InputError{Err: err}
 	}
 	recs, rep, err := readTranscript(opts, read)
 	if err != nil {
@@ -120,14 +120,14 @@ func (e *Engine) Import(ctx context.Context, opts ImportOptions) (*ImportResult,
 func readTranscript(opts ImportOptions, read func(io.Reader) ([]Record, ImportReport, error)) ([]Record, ImportReport, error) {
 	f, err := os.Open(opts.Path)
 	if err != nil {
-		return nil, ImportReport{}, &InputError{fmt.Errorf("import %s: %w", opts.Format, err)}
+		return nil, ImportReport{}, &InputError{Err: fmt.Errorf("import %s: %w", opts.Format, err)}
 	}
 	defer func() { _ = f.Close() }()
 	recs, rep, err := read(f)
 	var fe *conversation.FormatError
 	if errors.As(err, &fe) {
 		// The wrong importer: nothing is created.
-		return nil, rep, &InputError{fmt.Errorf("%s %w", opts.Path, err)}
+		return nil, rep, &InputError{Err: fmt.Errorf("%s %w", opts.Path, err)}
 	}
 	if err != nil {
 		return nil, rep, fmt.Errorf("%s: %w", opts.Path, err)

@@ -28,7 +28,7 @@ func (e *Engine) Inspect() (PlanningSummary, error) {
 	}
 	proj, err := planning.Load(os.DirFS(dir))
 	if err != nil {
-		return PlanningSummary{}, &InputError{fmt.Errorf("%s: %w", dir, err)}
+		return PlanningSummary{}, &InputError{Err: fmt.Errorf("%s: %w", dir, err)}
 	}
 	return proj.Summary(), nil
 }
@@ -42,17 +42,17 @@ func inspectPlanningDir(dir string) (string, error) {
 		}
 	}
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return "", &InputError{fmt.Errorf("project directory %s does not exist or is not a directory", dir)}
+		return "", &InputError{Err: fmt.Errorf("project directory %s does not exist or is not a directory", dir)}
 	}
 	p := filepath.Join(dir, PlanningDir)
 	st, err := os.Stat(p)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return "", &InputError{fmt.Errorf("no .planning folder in %s (run 'recite init' to create one, or pass -C DIR)", dir)}
+		return "", &InputError{Err: fmt.Errorf("no .planning folder in %s (run 'recite init' to create one, or pass -C DIR)", dir)}
 	case err != nil:
-		return "", &InputError{fmt.Errorf("cannot read %s: %w", p, err)}
+		return "", &InputError{Err: fmt.Errorf("cannot read %s: %w", p, err)}
 	case !st.IsDir():
-		return "", &InputError{fmt.Errorf("%s is not a directory", p)}
+		return "", &InputError{Err: fmt.Errorf("%s is not a directory", p)}
 	}
 	return p, nil
 }

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"crypto/rand"
@@ -20,9 +19,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/recite-dev/recite/engine/claudecode"
 	"github.com/recite-dev/recite/engine/config"
+	"github.com/recite-dev/recite/engine/internal/layout"
 	"github.com/recite-dev/recite/engine/mcp"
 	"github.com/recite-dev/recite/engine/prompt"
+	"github.com/recite-dev/recite/engine/scope"
 	"github.com/recite-dev/recite/engine/signals"
 	"github.com/recite-dev/recite/planning/conversation"
 )
@@ -60,12 +62,12 @@ func ServeMCP(ctx context.Context, in io.Reader, out io.Writer, opts MCPOptions)
 // dir, or a recite.yaml that does not load (*InputError, naming file and
 // line).
 func OpenMCP(dir string) (mcp.Project, error) {
-	root, err := projectRoot(dir)
+	root, err := layout.ProjectRoot(dir)
 	if err != nil {
-		return nil, &InputError{err}
+		return nil, &InputError{Err: err}
 	}
 	if _, _, err := config.Load(root); err != nil {
-		return nil, &InputError{err}
+		return nil, &InputError{Err: err}
 	}
 	return &mcpProject{e: New(root), dir: root}, nil
 }
@@ -84,37 +86,33 @@ const PreservedURI = "recite://preserved/latest"
 
 func (p *mcpProject) Dir() string { return p.dir }
 
-// target returns the target named name, or the first one.
-func target(rep *Report, name string) (*TargetReport, error) {
-	var names []string
-	for _, t := range rep.Targets {
-		if name == "" || t.Name == name {
-			return t, nil
-		}
-		names = append(names, t.Name)
+// targetName is name, or the first configured target's name when name is
+// "".
+func (p *mcpProject) targetName(name string) (string, error) {
+	if name != "" {
+		return name, nil
 	}
-	return nil, fmt.Errorf("unknown target %q (configured: %s)", name, strings.Join(names, ", "))
+	cfg, _, err := config.Load(p.dir)
+	if err != nil {
+		return "", err
+	}
+	return cfg.Targets[0].Name, nil
 }
 
 func (p *mcpProject) Recitation(ctx context.Context, in mcp.RecitationInput) (*mcp.RecitationOutput, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	rep, err := p.e.Status(ctx)
+	name, err := p.targetName(in.Target)
 	if err != nil {
 		return nil, err
 	}
-	tr, err := target(rep, in.Target)
+	text, err := p.e.Recitation(ctx, name)
 	if err != nil {
 		return nil, err
 	}
-	out := &mcp.RecitationOutput{Target: tr.Name}
-	for _, s := range tr.prompt.Sections {
-		if s.ID == prompt.IDRecitation {
-			out.Text = strings.TrimSpace(s.Body)
-		}
-	}
-	if out.Text != "" {
-		out.Lines = strings.Count(out.Text, "\n") + 1
+	out := &mcp.RecitationOutput{Target: name, Text: text}
+	if text != "" {
+		out.Lines = strings.Count(text, "\n") + 1
 	}
 	return out, nil
 }
@@ -298,7 +296,7 @@ func (p *mcpProject) Files(ctx context.Context, in mcp.FilesInput) (*mcp.FilesOu
 		if rel == "" {
 			continue
 		}
-		if err := insideProject(p.dir, rel); err != nil {
+		if err := scope.InsideProject(p.dir, rel); err != nil {
 			return nil, err
 		}
 	}
@@ -323,58 +321,12 @@ func (p *mcpProject) Files(ctx context.Context, in mcp.FilesInput) (*mcp.FilesOu
 	return out, nil
 }
 
-// insideProject rejects a project-relative path that resolves outside root
-// through a symbolic link: the longest existing prefix of the path, with
-// every link on it followed (a dangling last link by its target's
-// spelling), must stay inside root. The error names the path.
-func insideProject(root, rel string) error {
-	realRoot, err := filepath.EvalSymlinks(root)
-	if err != nil {
-		return err
-	}
-	outside := fmt.Errorf("path %q resolves outside the project through a symbolic link", rel)
-	within := func(real string) bool {
-		r, err := filepath.Rel(realRoot, real)
-		return err == nil && (r == "." || filepath.IsLocal(r))
-	}
-	for q := filepath.Join(root, filepath.FromSlash(rel)); ; q = filepath.Dir(q) {
-		real, err := filepath.EvalSymlinks(q)
-		if err == nil {
-			if !within(real) {
-				return outside
-			}
-			return nil
-		}
-		if !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("path %q: %w", rel, err)
-		}
-		if t, lerr := os.Readlink(q); lerr == nil {
-			// A dangling link: judge it by where it points.
-			if !filepath.IsAbs(t) {
-				if dir, derr := filepath.EvalSymlinks(filepath.Dir(q)); derr == nil {
-					t = filepath.Join(dir, t)
-				}
-			}
-			if !within(filepath.Clean(t)) {
-				return outside
-			}
-		}
-		if filepath.Dir(q) == q {
-			return outside
-		}
-	}
-}
-
 func (p *mcpProject) Prompt(ctx context.Context, in mcp.PromptInput) (*mcp.PromptOutput, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	name := in.Target
-	if name == "" {
-		cfg, _, err := config.Load(p.dir)
-		if err != nil {
-			return nil, err
-		}
-		name = cfg.Targets[0].Name
+	name, err := p.targetName(in.Target)
+	if err != nil {
+		return nil, err
 	}
 	body, kept, err := p.e.RenderFile(ctx, name, in.Provider)
 	if err != nil {
@@ -517,70 +469,34 @@ type MCPInitResult struct {
 }
 
 // InitMCP adds recite's server (mcp.ProjectEntry) to the project's
-// .mcp.json under "mcpServers", keeping every other key and server with
-// its value and order (a rewrite re-indents with two spaces); a file that
-// already names a "recite" server is not rewritten. A missing or empty
+// .mcp.json under "mcpServers" with the merge .claude/settings.json gets
+// (claudecode.MergeJSONFile): every other key and server is kept with its
+// value and order (a rewrite re-indents with two spaces), a file that
+// already names a "recite" server is not rewritten, and a missing or empty
 // file is created. A file that is not a JSON object, or whose mcpServers
 // is not an object, is an *InputError naming the file (and line and
 // column for invalid JSON), and the file is left untouched. The write is
-// atomic (writeAtomic, mode 0644); a symbolic link stays one. It also returns the snippets for
-// Codex CLI, Cursor and Gemini CLI.
+// atomic and keeps the file's mode (0644 when new); a symbolic link stays
+// one. It also returns the snippets for Codex CLI, Cursor and Gemini CLI.
 func InitMCP(dir string) (*MCPInitResult, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
 	}
 	res := &MCPInitResult{Path: MCPConfigFile, Snippets: mcp.Snippets(abs)}
-	path := filepath.Join(abs, MCPConfigFile)
-	src, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		res.Created = true
-	} else if err != nil {
-		return nil, &InputError{fmt.Errorf("read %s: %w", MCPConfigFile, err)}
-	}
-	top := &jsonObject{vals: map[string]json.RawMessage{}}
-	if len(strings.TrimSpace(string(src))) > 0 {
-		if top, err = parseJSONObject(src); err != nil {
-			if line, col, msg, ok := jsonSyntaxError(src); ok {
-				return nil, &InputError{fmt.Errorf("%s:%d:%d: invalid JSON: %s (left unchanged)", MCPConfigFile, line, col, msg)}
+	res.Created, err = claudecode.MergeJSONFile(filepath.Join(abs, MCPConfigFile), MCPConfigFile, "mcpServers",
+		func(servers map[string]json.RawMessage, set func(string, json.RawMessage)) error {
+			if _, ok := servers[mcp.ServerName]; !ok {
+				set(mcp.ServerName, mcp.ProjectEntry())
+				res.Added = true
 			}
-			return nil, &InputError{fmt.Errorf("%s: %v (left unchanged)", MCPConfigFile, err)}
-		}
+			return nil
+		})
+	if se := (*claudecode.SettingsError)(nil); errors.As(err, &se) {
+		return nil, &InputError{Err: se.Err}
 	}
-	servers := &jsonObject{vals: map[string]json.RawMessage{}}
-	if raw, ok := top.vals["mcpServers"]; ok && strings.TrimSpace(string(raw)) != "null" {
-		if servers, err = parseJSONObject(raw); err != nil {
-			return nil, &InputError{fmt.Errorf("%s: \"mcpServers\": %v (left unchanged)", MCPConfigFile, err)}
-		}
-	}
-	if _, ok := servers.vals[mcp.ServerName]; ok {
-		return res, nil
-	}
-	servers.set(mcp.ServerName, mcp.ProjectEntry())
-	sb, err := servers.marshal()
 	if err != nil {
 		return nil, err
 	}
-	top.set("mcpServers", sb)
-	out, err := top.marshal()
-	if err != nil {
-		return nil, err
-	}
-	var pretty bytes.Buffer
-	if err := json.Indent(&pretty, out, "", "  "); err != nil {
-		return nil, err
-	}
-	pretty.WriteByte('\n')
-	target, err := resolveLink(path)
-	if err != nil {
-		return nil, fmt.Errorf("write %s: %w", MCPConfigFile, err)
-	}
-	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-		return nil, err
-	}
-	if err := writeAtomic(target, pretty.Bytes()); err != nil {
-		return nil, fmt.Errorf("write %s: %w", MCPConfigFile, err)
-	}
-	res.Added = true
 	return res, nil
 }

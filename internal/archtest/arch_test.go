@@ -24,6 +24,10 @@ const modulePath = "github.com/recite-dev/recite"
 type importRule struct {
 	pkgs []string
 	may  []string
+	// testOnly marks packages of test support: they may import what rule
+	// may lists, and only other test-support packages (or test files, which
+	// are not checked) may import them.
+	testOnly bool
 }
 
 // moduleRule says which project packages may import the packages of a
@@ -34,18 +38,22 @@ type moduleRule struct {
 }
 
 // importRules is the direction of docs/architecture.md#import-rules, top
-// layer first: cmd → engine → engine/{claudecode, scope, agent, layers, mcp} →
-// engine/{prompt, signals, history, compress, budget, config} → planning →
-// markdown. A layer may import the layers below it and its own siblings;
+// layer first: cmd → engine → engine/{claudecode, scope, agent, layers,
+// health, economics, mcp} → engine/{prompt, signals, history, compress,
+// budget, config} → planning → markdown. A layer may import the layers below it and its own siblings;
 // cmd may import engine and nothing else; the leaves (markdown, templates,
 // engine/internal/*, internal/*) import no project package.
-// internal/sharedtest is test support: no rule lets non-test code import it.
+// internal/sharedtest, engine/internal/enginetest and
+// engine/internal/gitstore/gittest are test support: only tests (and each
+// other) may import them.
 func importRules() []importRule {
 	leaves := []string{"markdown", "templates", "engine/internal/...", "internal/fsutil"}
 	planning := []string{"planning", "planning/conversation"}
 	core := []string{"engine/prompt", "engine/signals", "engine/history", "engine/compress", "engine/budget", "engine/config"}
-	mid := []string{"engine/claudecode", "engine/scope", "engine/agent", "engine/layers", "engine/mcp"}
+	mid := []string{"engine/claudecode", "engine/scope", "engine/agent", "engine/layers", "engine/health", "engine/economics", "engine/mcp"}
+	testSupport := []string{"internal/sharedtest", "engine/internal/enginetest", "engine/internal/gitstore/gittest"}
 	return []importRule{
+		{pkgs: testSupport, may: slices.Concat(testSupport, core, planning, leaves), testOnly: true},
 		{pkgs: []string{"cmd/..."}, may: []string{"engine"}},
 		{pkgs: []string{"engine"}, may: slices.Concat(mid, core, planning, leaves)},
 		{pkgs: mid, may: slices.Concat(mid, core, planning, leaves)},
@@ -60,7 +68,7 @@ func importRules() []importRule {
 func moduleRules() []moduleRule {
 	return []moduleRule{
 		{module: "github.com/fsnotify/fsnotify", only: []string{"engine/internal/watch"}},
-		{module: "github.com/go-git/go-git/v5", only: []string{"engine/internal/gitstore"}},
+		{module: "github.com/go-git/go-git/v5", only: []string{"engine/internal/gitstore/..."}},
 		{module: "github.com/go-git/go-billy/v5", only: []string{"engine/internal/gitstore"}},
 		{module: "github.com/gofrs/flock", only: []string{"internal/fsutil"}},
 		{module: "github.com/google/renameio/v2", only: []string{"internal/fsutil"}},
@@ -150,7 +158,9 @@ func check(pkgs []pkg, rules []importRule, mods []moduleRule) []string {
 		}
 		for _, imp := range p.Imports {
 			if irel, ok := relative(imp); ok {
-				if !matchAny(irel, rule.may) {
+				if r := ruleFor(irel, rules); r != nil && r.testOnly && !rule.testOnly {
+					out = append(out, fmt.Sprintf("%s imports %s: %s is test support, for tests only", rel, irel, irel))
+				} else if !matchAny(irel, rule.may) {
 					out = append(out, fmt.Sprintf("%s imports %s: %s", rel, irel, mayImport(rel, rule.may)))
 				}
 				continue
@@ -256,15 +266,15 @@ func TestCheck(t *testing.T) {
 	)
 	want := []string{
 		"cmd/recite imports planning: " + mayImport("cmd/recite", []string{"engine"}),
-		"engine imports github.com/go-git/go-git/v5/plumbing: only engine/internal/gitstore may import github.com/go-git/go-git/v5",
+		"engine imports github.com/go-git/go-git/v5/plumbing: only engine/internal/gitstore/... may import github.com/go-git/go-git/v5",
 		"engine imports github.com/gofrs/flock: only internal/fsutil may import github.com/gofrs/flock",
 		"engine/internal/watch imports github.com/google/renameio/v2: only internal/fsutil may import github.com/google/renameio/v2",
 		"engine/internal/watch imports markdown: engine/internal/watch may import no project package",
 		"engine/orchestra: no import rule covers this package",
-		"engine/prompt imports engine/layers: " + mayImport("engine/prompt", importRules()[3].may),
+		"engine/prompt imports engine/layers: " + mayImport("engine/prompt", ruleFor("engine/prompt", importRules()).may),
 		"markdown imports planning: markdown may import no project package",
-		"planning imports engine/signals: " + mayImport("planning", importRules()[4].may),
-		"planning imports internal/sharedtest: " + mayImport("planning", importRules()[4].may),
+		"planning imports engine/signals: " + mayImport("planning", ruleFor("planning", importRules()).may),
+		"planning imports internal/sharedtest: internal/sharedtest is test support, for tests only",
 	}
 	if got := check(bad, importRules(), moduleRules()); !slices.Equal(got, want) {
 		t.Errorf("violations:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

@@ -1,4 +1,4 @@
-package engine
+package claudecode
 
 import (
 	"bytes"
@@ -7,30 +7,31 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
-	"github.com/google/renameio/v2"
+	"github.com/recite-dev/recite/internal/fsutil"
 )
 
-// ClaudeSettingsFile is Claude Code's project settings file, relative to
+// SettingsFile is Claude Code's project settings file, relative to
 // the project root.
-const ClaudeSettingsFile = ".claude/settings.json"
+const SettingsFile = ".claude/settings.json"
 
-// ClaudeHookCommand is the command `recite init --claude` installs.
-const ClaudeHookCommand = "recite hook claude-code"
+// HookCommand is the command `recite init --claude` installs.
+const HookCommand = "recite hook claude-code"
 
 // claudeHookTimeout is the per-command timeout written into the settings,
 // in seconds (Claude Code's `timeout` field); the hook itself finishes
 // within HookTimeout.
 const claudeHookTimeout = 10
 
-// ClaudeHookEvents are the events recite handles, in the order they are
+// HookEvents are the events recite handles, in the order they are
 // added, with the matcher each group gets ("" omits it: every source,
 // trigger or tool).
-var ClaudeHookEvents = []struct{ Event, Matcher string }{
+var HookEvents = []struct{ Event, Matcher string }{
 	{"SessionStart", ""},
 	{"UserPromptSubmit", ""},
 	{"PostToolUse", "*"},
@@ -40,8 +41,19 @@ var ClaudeHookEvents = []struct{ Event, Matcher string }{
 	{"Stop", ""},
 }
 
-// ClaudeResult is what InitClaude did.
-type ClaudeResult struct {
+// SettingsError is a settings file recite cannot merge into (unreadable,
+// not a JSON object, or hooks of the wrong shape): an error in the user's
+// input. Err names the file; the file is left unchanged.
+type SettingsError struct{ Err error }
+
+// Error is Err's message.
+func (e *SettingsError) Error() string { return e.Err.Error() }
+
+// Unwrap returns Err.
+func (e *SettingsError) Unwrap() error { return e.Err }
+
+// SettingsResult is what InstallHooks did.
+type SettingsResult struct {
 	// Path is the settings file, project-relative.
 	Path string `json:"path"`
 	// Added are the events that gained recite's hook; empty when every
@@ -51,7 +63,7 @@ type ClaudeResult struct {
 	Created bool `json:"created"`
 }
 
-// InitClaude merges recite's hooks into the project's .claude/settings.json
+// InstallHooks merges recite's hooks into the project's .claude/settings.json
 // in Claude Code's documented schema:
 //
 //	{"hooks": {"EVENT": [{"matcher": "*", "hooks": [{"type": "command",
@@ -63,94 +75,126 @@ type ClaudeResult struct {
 // with its value and the top-level and hooks key order; a rewrite
 // re-indents with two spaces. A missing or empty file is created. An
 // existing file that is not a JSON object, or whose hooks are not an object
-// of arrays, is an *InputError naming the file, and the file is left
-// untouched. Writes are atomic (renameio); a settings file that is a
+// of arrays, is a *SettingsError naming the file, and the file is left
+// untouched. Writes are atomic (fsutil.WriteFile); a settings file that is a
 // symbolic link stays one, and the file it names is written.
-func InitClaude(dir string) (*ClaudeResult, error) {
-	path := filepath.Join(dir, filepath.FromSlash(ClaudeSettingsFile))
-	res := &ClaudeResult{Path: ClaudeSettingsFile, Added: []string{}}
+func InstallHooks(dir string) (*SettingsResult, error) {
+	path := filepath.Join(dir, filepath.FromSlash(SettingsFile))
+	res := &SettingsResult{Path: SettingsFile, Added: []string{}}
+	created, err := MergeJSONFile(path, SettingsFile, "hooks", func(hooks map[string]json.RawMessage, set func(string, json.RawMessage)) error {
+		for _, ev := range HookEvents {
+			var groups []json.RawMessage
+			if raw, ok := hooks[ev.Event]; ok && string(bytes.TrimSpace(raw)) != "null" {
+				if err := json.Unmarshal(raw, &groups); err != nil {
+					return &SettingsError{fmt.Errorf("%s: hooks.%s must be an array of matcher groups (left unchanged)", SettingsFile, ev.Event)}
+				}
+			}
+			if hasReciteHook(groups) {
+				continue
+			}
+			g := claudeGroup{Matcher: ev.Matcher, Hooks: []claudeCommand{{Type: "command", Command: HookCommand, Timeout: claudeHookTimeout}}}
+			b, err := json.Marshal(g)
+			if err != nil {
+				return err
+			}
+			// Join by hand: json.Marshal would HTML-escape the user's
+			// groups (`&&` → `\u0026\u0026`).
+			groups = append(groups, b)
+			parts := make([][]byte, len(groups))
+			for i, g := range groups {
+				parts[i] = g
+			}
+			set(ev.Event, append(append([]byte("["), bytes.Join(parts, []byte(","))...), ']'))
+			res.Added = append(res.Added, ev.Event)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	res.Created = created
+	return res, nil
+}
+
+// MergeJSONFile merges into the object at key of the JSON settings file
+// at path (name is how errors name the file, e.g. ".claude/settings.json"):
+// edit gets that object's members and calls set for each member to add or
+// replace; a replaced member keeps its position, a new one goes last.
+// Every other key and value, known or not, is kept with its value and the
+// key order of both objects; a rewrite re-indents with two spaces. When
+// edit sets nothing the file is not rewritten. A missing or empty file,
+// and a missing or null key, are an empty object; created reports the file
+// did not exist.
+//
+// Errors: a file that cannot be read, that is not one JSON object (with
+// line and column for invalid JSON), or whose key is not an object, is a
+// *SettingsError naming the file, and the file is left untouched; edit's
+// error is returned as it is, and nothing is written. Writes are atomic
+// (fsutil.WriteFile) and keep the file's mode (0644 for a new file); a
+// file that is a symbolic link stays one, and the file it names is
+// written.
+func MergeJSONFile(path, name, key string, edit func(members map[string]json.RawMessage, set func(string, json.RawMessage)) error) (created bool, err error) {
 	src, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		res.Created = true
+		created = true
 	} else if err != nil {
-		return nil, &InputError{fmt.Errorf("read %s: %w", ClaudeSettingsFile, err)}
+		return false, &SettingsError{fmt.Errorf("read %s: %w", name, err)}
 	}
 	top := &jsonObject{vals: map[string]json.RawMessage{}}
 	if len(bytes.TrimSpace(src)) > 0 {
 		top, err = parseJSONObject(src)
 		if err != nil {
 			if line, col, msg, ok := jsonSyntaxError(src); ok {
-				return nil, &InputError{fmt.Errorf("%s:%d:%d: invalid JSON: %s (left unchanged)", ClaudeSettingsFile, line, col, msg)}
+				return false, &SettingsError{fmt.Errorf("%s:%d:%d: invalid JSON: %s (left unchanged)", name, line, col, msg)}
 			}
-			return nil, &InputError{fmt.Errorf("%s: %v (left unchanged)", ClaudeSettingsFile, err)}
+			return false, &SettingsError{fmt.Errorf("%s: %v (left unchanged)", name, err)}
 		}
 	}
-	hooks := &jsonObject{vals: map[string]json.RawMessage{}}
-	if raw, ok := top.vals["hooks"]; ok && string(bytes.TrimSpace(raw)) != "null" {
-		hooks, err = parseJSONObject(raw)
+	inner := &jsonObject{vals: map[string]json.RawMessage{}}
+	if raw, ok := top.vals[key]; ok && string(bytes.TrimSpace(raw)) != "null" {
+		inner, err = parseJSONObject(raw)
 		if err != nil {
-			return nil, &InputError{fmt.Errorf("%s: \"hooks\": %v (left unchanged)", ClaudeSettingsFile, err)}
+			return false, &SettingsError{fmt.Errorf("%s: %q: %v (left unchanged)", name, key, err)}
 		}
 	}
-	for _, ev := range ClaudeHookEvents {
-		var groups []json.RawMessage
-		if raw, ok := hooks.vals[ev.Event]; ok && string(bytes.TrimSpace(raw)) != "null" {
-			if err := json.Unmarshal(raw, &groups); err != nil {
-				return nil, &InputError{fmt.Errorf("%s: hooks.%s must be an array of matcher groups (left unchanged)", ClaudeSettingsFile, ev.Event)}
-			}
-		}
-		if hasReciteHook(groups) {
-			continue
-		}
-		g := claudeGroup{Matcher: ev.Matcher, Hooks: []claudeCommand{{Type: "command", Command: ClaudeHookCommand, Timeout: claudeHookTimeout}}}
-		b, err := json.Marshal(g)
-		if err != nil {
-			return nil, err
-		}
-		groups = append(groups, b)
-		// Join by hand: json.Marshal would HTML-escape the user's groups
-		// (`&&` → `\u0026\u0026`).
-		parts := make([][]byte, len(groups))
-		for i, g := range groups {
-			parts[i] = g
-		}
-		hooks.set(ev.Event, append(append([]byte("["), bytes.Join(parts, []byte(","))...), ']'))
-		res.Added = append(res.Added, ev.Event)
+	changed := false
+	if err := edit(maps.Clone(inner.vals), func(k string, v json.RawMessage) { inner.set(k, v); changed = true }); err != nil {
+		return false, err
 	}
-	if len(res.Added) == 0 && !res.Created {
-		return res, nil
+	if !changed {
+		return created, nil
 	}
-	hb, err := hooks.marshal()
+	ib, err := inner.marshal()
 	if err != nil {
-		return nil, err
+		return false, err
 	}
-	top.set("hooks", hb)
+	top.set(key, ib)
 	out, err := top.marshal()
 	if err != nil {
-		return nil, err
+		return false, err
 	}
 	var pretty bytes.Buffer
 	if err := json.Indent(&pretty, out, "", "  "); err != nil {
-		return nil, err
+		return false, err
 	}
 	pretty.WriteByte('\n')
 	// A symlinked settings file (dotfiles) stays a link: its target is
 	// written, atomically in the target's own folder.
 	target, err := resolveLink(path)
 	if err != nil {
-		return nil, fmt.Errorf("write %s: %w", ClaudeSettingsFile, err)
+		return false, fmt.Errorf("write %s: %w", name, err)
 	}
 	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-		return nil, err
+		return false, err
 	}
 	mode := fs.FileMode(0o644)
 	if fi, err := os.Stat(target); err == nil {
 		mode = fi.Mode().Perm()
 	}
-	if err := renameio.WriteFile(target, pretty.Bytes(), mode, renameio.WithTempDir(filepath.Dir(target))); err != nil {
-		return nil, fmt.Errorf("write %s: %w", ClaudeSettingsFile, err)
+	if err := fsutil.WriteFile(target, pretty.Bytes(), mode); err != nil {
+		return false, fmt.Errorf("write %s: %w", name, err)
 	}
-	return res, nil
+	return created, nil
 }
 
 // resolveLink follows path's symbolic links (at most 40, as Linux does) to
