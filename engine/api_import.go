@@ -24,6 +24,9 @@ const (
 	ImportClaudeCode = "claude-code"
 	// ImportAider is an aider chat history (.aider.chat.history.md).
 	ImportAider = "aider"
+	// ImportCodex is a Codex CLI session file (rollout JSONL,
+	// conversation.ImportCodex).
+	ImportCodex = "codex"
 )
 
 // importer returns the reader of a transcript format.
@@ -33,13 +36,15 @@ func importer(format string) (func(io.Reader) ([]Record, ImportReport, error), b
 		return conversation.ImportClaudeCode, true
 	case ImportAider:
 		return conversation.ImportAider, true
+	case ImportCodex:
+		return conversation.ImportCodex, true
 	}
 	return nil, false
 }
 
 // ImportOptions are the inputs of Import.
 type ImportOptions struct {
-	// Format is ImportClaudeCode or ImportAider.
+	// Format is ImportClaudeCode, ImportAider or ImportCodex.
 	Format string
 	// Path is the transcript file (relative to the working directory, as
 	// the user named it).
@@ -74,7 +79,7 @@ type ImportResult struct {
 func (e *Engine) Import(ctx context.Context, opts ImportOptions) (*ImportResult, error) {
 	read, ok := importer(opts.Format)
 	if !ok {
-		return nil, &InputError{Err: fmt.Errorf("import %q: want %s or %s", opts.Format, ImportClaudeCode, ImportAider)}
+		return nil, &InputError{Err: fmt.Errorf("import %q: want %s, %s or %s", opts.Format, ImportClaudeCode, ImportAider, ImportCodex)}
 	}
 	id := opts.ID
 	if id == "" {

@@ -284,6 +284,30 @@ func (e *Engine) RenderFile(ctx context.Context, target, provider string) (body 
 	return body, "", err
 }
 
+// Recitation returns the recitation block of target's prompt
+// (prompt.IDRecitation: the body without its heading, trimmed) as a build
+// assembles it — the loop health, the conversation, the latest preservation
+// block, secrets redacted, fitted to the target's budget — without writing
+// anything; "" when the prompt has none. Errors: *InputError for an unknown
+// target or a tree that cannot be read.
+func (e *Engine) Recitation(ctx context.Context, target string) (string, error) {
+	cfg, _, proj, err := e.load()
+	if err != nil {
+		return "", err
+	}
+	tg, err := cfg.Target(target)
+	if err != nil {
+		return "", &InputError{Err: err}
+	}
+	tb, _ := e.assemble(ctx, cfg, tg, proj)
+	for _, s := range tb.prompt.Sections {
+		if s.ID == prompt.IDRecitation {
+			return strings.TrimSpace(s.Body), nil
+		}
+	}
+	return "", nil
+}
+
 // BuildConversation regenerates the prompt files of the targets whose
 // `conversation:` is id, as Build does for every target, so that their
 // prompts carry a message just appended. The report lists only those

@@ -139,6 +139,7 @@ func TestImportFlags(t *testing.T) {
 	checkFlags(t, newImportCmd, func(o *importOptions) { o.io = IOStreams{} }, []flagCase[importOptions]{
 		{name: "claude-code", args: []string{"import", "claude-code", "s.jsonl"}, want: importOptions{dir: ".", imp: engine.ImportOptions{Format: engine.ImportClaudeCode, Path: "s.jsonl"}}},
 		{name: "aider as json", args: []string{"-C", "p", "import", "aider", "h.md", "--as", "moz", "--json"}, want: importOptions{dir: "p", imp: engine.ImportOptions{Format: engine.ImportAider, Path: "h.md", ID: "moz"}, json: jsonFlag{true}}},
+		{name: "codex", args: []string{"import", "codex", "rollout.jsonl", "--as", "cx"}, want: importOptions{dir: ".", imp: engine.ImportOptions{Format: engine.ImportCodex, Path: "rollout.jsonl", ID: "cx"}}},
 		{name: "no file", args: []string{"import", "aider"}, wantErr: "accepts 1 arg(s), received 0"},
 	})
 }
@@ -177,6 +178,17 @@ func TestInitFlags(t *testing.T) {
 	checkFlags(t, newInitCmd, func(o *initOptions) { o.io = IOStreams{} }, []flagCase[initOptions]{
 		{name: "defaults", args: []string{"init"}, want: initOptions{dir: "."}},
 		{name: "every flag", args: []string{"-C", "p", "init", "--flavor", "fire", "--claude", "--json"}, want: initOptions{dir: "p", flavor: "fire", claude: true, json: jsonFlag{true}}},
+		{name: "mcp", args: []string{"init", "--mcp"}, want: initOptions{dir: ".", mcp: true}},
+	})
+}
+
+func TestMCPFlags(t *testing.T) {
+	checkFlags(t, newMCPCmd, func(o *mcpOptions) { o.io = IOStreams{} }, []flagCase[mcpOptions]{
+		// Without -C the project comes from the client's roots.
+		{name: "defaults", args: []string{"mcp"}, want: mcpOptions{dir: "."}},
+		{name: "every flag", args: []string{"-C", "p", "mcp", "--no-watch", "-v"}, want: mcpOptions{dir: "p", dirGiven: true, noWatch: true, verbose: true}},
+		{name: "-C .", args: []string{"-C", ".", "mcp"}, want: mcpOptions{dir: ".", dirGiven: true}},
+		{name: "no arguments", args: []string{"mcp", "x"}, wantErr: `unknown command "x"`},
 	})
 }
 

@@ -29,6 +29,7 @@ ids derived from the source, so importing the same file again adds nothing.`,
 	cmd.AddCommand(
 		newImportFormatCmd(g, streams, runF, engine.ImportClaudeCode, "a Claude Code session transcript (JSONL)"),
 		newImportFormatCmd(g, streams, runF, engine.ImportAider, "an aider chat history (.aider.chat.history.md)"),
+		newImportFormatCmd(g, streams, runF, engine.ImportCodex, "a Codex CLI session file (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl)"),
 	)
 	return cmd
 }

@@ -16,13 +16,14 @@ type initOptions struct {
 	dir    string
 	flavor string
 	claude bool
+	mcp    bool // also `.mcp.json` and the other agents' snippets
 	json   jsonFlag
 }
 
 func newInitCmd(g *globalOptions, streams IOStreams, runF func(context.Context, *initOptions) error) *cobra.Command {
 	opts := &initOptions{io: streams}
 	cmd := &cobra.Command{
-		Use:   "init [--flavor gsd|fire] [--claude]",
+		Use:   "init [--flavor gsd|fire] [--claude] [--mcp]",
 		Short: "Scaffold .planning/recite.yaml, prompts/.gitignore, .gitattributes and .powerignore",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -32,6 +33,7 @@ func newInitCmd(g *globalOptions, streams IOStreams, runF func(context.Context, 
 	}
 	cmd.Flags().StringVar(&opts.flavor, "flavor", "", "planning layout: gsd or fire (default: detected from .planning/, else gsd)")
 	cmd.Flags().BoolVar(&opts.claude, "claude", false, "also merge recite's Claude Code hooks into .claude/settings.json")
+	cmd.Flags().BoolVar(&opts.mcp, "mcp", false, "also add recite's MCP server to .mcp.json (Claude Code) and print the Codex, Cursor and Gemini snippets")
 	opts.json.addFlag(cmd, "print JSON")
 	return cmd
 }
@@ -44,14 +46,22 @@ func initRun(_ context.Context, opts *initOptions) error {
 			return err
 		}
 	}
+	var mres *engine.MCPInitResult
+	if opts.mcp {
+		var err error
+		if mres, err = engine.InitMCP(opts.dir); err != nil {
+			return err
+		}
+	}
 	res, err := engine.Init(opts.dir, opts.flavor)
 	if err != nil {
 		return err
 	}
 	v := struct {
 		*engine.InitResult
-		Claude *engine.ClaudeResult `json:"claude,omitempty"`
-	}{res, cres}
+		Claude *engine.ClaudeResult  `json:"claude,omitempty"`
+		MCP    *engine.MCPInitResult `json:"mcp,omitempty"`
+	}{res, cres, mres}
 	return opts.json.print(opts.io.Out, v, func(w io.Writer) error {
 		for _, p := range res.Created {
 			fmt.Fprintf(w, "created %s\n", p)
@@ -64,6 +74,9 @@ func initRun(_ context.Context, opts *initOptions) error {
 		}
 		if cres != nil {
 			printClaude(w, cres)
+		}
+		if mres != nil {
+			printMCP(w, mres)
 		}
 		return nil
 	})

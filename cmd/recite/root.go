@@ -104,6 +104,7 @@ func newRootCmd(streams IOStreams) *cobra.Command {
 		newFilesCmd(g, streams, nil),
 		newWatchCmd(g, streams, nil), newCommitCmd(g, streams, nil),
 		newPreserveCmd(g, streams, nil), newVerifyCmd(g, streams, nil), newHookCmd(g, streams, nil),
+		newMCPCmd(g, streams, nil),
 	)
 	rejectUnknownSubcommands(root)
 	return root

@@ -170,6 +170,51 @@ func CheckIncludes(include []string) error {
 	return nil
 }
 
+// InsideProject rejects a project-relative path rel that resolves outside
+// the project root through a symbolic link: the longest existing prefix of
+// the path, with every link on it followed (a dangling last link judged by
+// where it points), must stay inside root. Unlike resolvesInside it
+// follows the last component too, for a path a caller is about to open or
+// explain. Errors name rel: a path that resolves outside, or one whose
+// links cannot be read.
+func InsideProject(root, rel string) error {
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return err
+	}
+	outside := fmt.Errorf("path %q resolves outside the project through a symbolic link", rel)
+	within := func(real string) bool {
+		r, err := filepath.Rel(realRoot, real)
+		return err == nil && (r == "." || filepath.IsLocal(r))
+	}
+	for q := filepath.Join(root, filepath.FromSlash(rel)); ; q = filepath.Dir(q) {
+		real, err := filepath.EvalSymlinks(q)
+		if err == nil {
+			if !within(real) {
+				return outside
+			}
+			return nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("path %q: %w", rel, err)
+		}
+		if t, lerr := os.Readlink(q); lerr == nil {
+			// A dangling link: judge it by where it points.
+			if !filepath.IsAbs(t) {
+				if dir, derr := filepath.EvalSymlinks(filepath.Dir(q)); derr == nil {
+					t = filepath.Join(dir, t)
+				}
+			}
+			if !within(filepath.Clean(t)) {
+				return outside
+			}
+		}
+		if filepath.Dir(q) == q {
+			return outside
+		}
+	}
+}
+
 // Matcher loads the ignore files with the current task type's globs and
 // computes the never-exclude list over every target's conversation, for
 // the configuration cfg and the planning tree proj (an empty Project when

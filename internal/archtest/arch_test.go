@@ -38,9 +38,9 @@ type moduleRule struct {
 }
 
 // importRules is the direction of docs/architecture.md#import-rules, top
-// layer first: cmd → engine → engine/{claudecode, scope, agent, layers} →
-// engine/{prompt, signals, history, compress, budget, config} → planning →
-// markdown. A layer may import the layers below it and its own siblings;
+// layer first: cmd → engine → engine/{claudecode, scope, agent, layers,
+// health, economics, mcp} → engine/{prompt, signals, history, compress,
+// budget, config} → planning → markdown. A layer may import the layers below it and its own siblings;
 // cmd may import engine and nothing else; the leaves (markdown, templates,
 // engine/internal/*, internal/*) import no project package.
 // internal/sharedtest, engine/internal/enginetest,
@@ -79,6 +79,8 @@ func moduleRules() []moduleRule {
 		{module: "github.com/openai/openai-go/v3", only: []string{"engine/providertest"}},
 		{module: "google.golang.org/genai", only: []string{"engine/providertest"}},
 		{module: "github.com/ollama/ollama", only: []string{"engine/providertest"}},
+		{module: "github.com/modelcontextprotocol/go-sdk", only: []string{"engine/mcp"}},
+		{module: "github.com/google/jsonschema-go", only: []string{"engine/mcp"}},
 	}
 }
 
