@@ -48,7 +48,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
 // Error is the type of this package's sentinel errors; compare with
@@ -198,6 +197,9 @@ func (c Committer) commit(ctx context.Context, repoDir string, prefixes []string
 	if err != nil {
 		return "", nil, err
 	}
+	if err := checkUnmerged(idx); err != nil {
+		return "", nil, err
+	}
 	parent, baseTree, err := branchTip(t.repo, t.branch)
 	if err != nil {
 		return "", nil, err
@@ -240,7 +242,7 @@ func (c Committer) target(repoDir string, prefixes []string, author Signature) (
 	if err != nil {
 		return nil, err
 	}
-	pfx, err := normPrefixes(repoDir, top, prefixes)
+	pfx, err := preflight(repo, repoDir, top, gitDir, prefixes)
 	if err != nil {
 		return nil, err
 	}
@@ -351,11 +353,18 @@ func writeIndex(lock *os.File, idx *index.Index, gitDir string) error {
 // NoRootCommit) ErrNoCommits; nil otherwise. The index lock and the author
 // are not checked.
 func (c Committer) Check(repoDir string, prefixes ...string) error {
-	repo, top, _, err := open(repoDir)
+	repo, top, gitDir, err := open(repoDir)
 	if err != nil {
 		return err
 	}
-	if _, err := normPrefixes(repoDir, top, prefixes); err != nil {
+	if _, err := preflight(repo, repoDir, top, gitDir, prefixes); err != nil {
+		return err
+	}
+	idx, err := readIndex(gitDir)
+	if err != nil {
+		return err
+	}
+	if err := checkUnmerged(idx); err != nil {
 		return err
 	}
 	head, err := repo.Storer.Reference(plumbing.HEAD)
@@ -373,25 +382,18 @@ func (c Committer) Check(repoDir string, prefixes ...string) error {
 	return nil
 }
 
-// open finds the repository containing dir and returns it with the work-tree
-// root and the git directory.
+// open finds the repository containing dir (openRepo) and returns it with
+// the work-tree root and the worktree's git directory. Errors:
+// ErrNoRepository outside a work tree (or in a bare repository).
 func open(dir string) (*git.Repository, string, string, error) {
-	repo, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true})
-	if errors.Is(err, git.ErrRepositoryNotExists) {
+	repo, top, gitDir, err := openRepo(dir)
+	if errors.Is(err, git.ErrRepositoryNotExists) || errors.Is(err, fs.ErrNotExist) {
 		return nil, "", "", fmt.Errorf("%w: %s", ErrNoRepository, dir)
 	}
 	if err != nil {
 		return nil, "", "", fmt.Errorf("open repository at %s: %w", dir, err)
 	}
-	wt, err := repo.Worktree()
-	if err != nil {
-		return nil, "", "", fmt.Errorf("%w: %s: %v", ErrNoRepository, dir, err)
-	}
-	fsys, ok := repo.Storer.(*filesystem.Storage)
-	if !ok {
-		return nil, "", "", fmt.Errorf("open repository at %s: unexpected storage %T", dir, repo.Storer)
-	}
-	return repo, wt.Filesystem.Root(), fsys.Filesystem().Root(), nil
+	return repo, top, gitDir, nil
 }
 
 // normPrefixes turns prefixes relative to repoDir into clean slash paths
@@ -481,7 +483,7 @@ func readIndex(gitDir string) (*index.Index, error) {
 	}
 	defer f.Close()
 	if err := index.NewDecoder(f).Decode(idx); err != nil {
-		return nil, fmt.Errorf("read index: %w", err)
+		return nil, fmt.Errorf("read index: %w", explainIndexError(f.Name(), err))
 	}
 	if idx.Version > index.EncodeVersionSupported {
 		return nil, fmt.Errorf("read index: version %d not supported", idx.Version)

@@ -46,15 +46,11 @@ func openProject(dir string) (*git.Repository, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	root := Root(abs)
-	if root == "" {
-		return nil, "", git.ErrRepositoryNotExists
-	}
-	prefix, err := filepath.Rel(root, abs)
+	repo, top, _, err := openRepo(abs)
 	if err != nil {
 		return nil, "", err
 	}
-	repo, err := git.PlainOpenWithOptions(root, &git.PlainOpenOptions{EnableDotGitCommonDir: true})
+	prefix, err := filepath.Rel(top, abs)
 	if err != nil {
 		return nil, "", err
 	}

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
@@ -92,17 +91,13 @@ func (h *History) CommitsTouching(dir string, items []Item) map[string]string {
 // and the project's folder in the work tree as a prefix ("" at the root,
 // else ending in "/"); ok is false on any failure.
 func headCommit(dir string) (*object.Commit, string, bool) {
-	repo, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true})
-	if err != nil {
-		return nil, "", false
-	}
-	wt, err := repo.Worktree()
+	repo, top, _, err := openRepo(dir)
 	if err != nil {
 		return nil, "", false
 	}
 	prefix := ""
 	if absDir, err := filepath.Abs(dir); err == nil {
-		if rel, err := filepath.Rel(wt.Filesystem.Root(), absDir); err == nil && rel != "." && filepath.IsLocal(rel) {
+		if rel, err := filepath.Rel(top, absDir); err == nil && rel != "." && filepath.IsLocal(rel) {
 			prefix = filepath.ToSlash(rel) + "/"
 		}
 	}
