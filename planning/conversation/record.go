@@ -19,7 +19,10 @@
 // sidecar lock file (internal/fsutil.TryLock), then fsyncs (TRAPS.md B4). If
 // the file does not end with a newline (a torn tail after a crash), the same
 // Write starts with one, so the new record is never glued to the torn one.
-// Logs are never rewritten.
+// With [Store.Redact] set every record's secrets are replaced before it is
+// written ([RedactRecord]); [Store.RawDir] keeps the records as they were
+// outside the log. Logs are never rewritten, except by [Store.RedactLog],
+// which replaces the secrets of a log written before.
 //
 // # Reading
 //

@@ -66,6 +66,16 @@ type Store struct {
 	// instead of using and updating IndexDir (slow on long logs; for
 	// read-only checkouts and for tests).
 	NoIndex bool
+	// Redact, when set, replaces the secrets of every record before it is
+	// written (Create's meta record, every append; RedactRecord), after
+	// its id and time are stamped, so the log — which git commits — never
+	// holds one. RedactLog applies it to a log written before.
+	Redact Redactor
+	// RawDir, when set with Redact, keeps every record Redact changed as it
+	// was, in RawDir/ID.jsonl (mode 0600, folder 0700; appended under the
+	// conversation's lock before the log is written), for RawRecords. It
+	// belongs in a folder git ignores.
+	RawDir string
 
 	mu      sync.Mutex
 	last    time.Time
@@ -209,7 +219,15 @@ func (s *Store) Create(ctx context.Context, id string, meta Meta) error {
 			_ = f.Close()
 			return err
 		}
-		b, err := encodeRecord(r)
+		var raws []Record
+		if raw := s.redact(&r); raw != nil {
+			raws = append(raws, *raw)
+		}
+		err = s.keepRaw(id, raws)
+		var b []byte
+		if err == nil {
+			b, err = encodeRecord(r)
+		}
 		if err == nil {
 			_, err = f.Write(b)
 		}
@@ -286,6 +304,9 @@ func (s *Store) appendRecords(ctx context.Context, id string, recs []Record, onl
 		if err != nil || len(buf) == 0 {
 			return err
 		}
+		if err := s.keepRaw(id, given.raws); err != nil {
+			return err
+		}
 		if _, err := f.Write(buf); err != nil {
 			return fmt.Errorf("append to %q: %w", id, err)
 		}
@@ -309,11 +330,13 @@ func (s *Store) appendRecords(ctx context.Context, id string, recs []Record, onl
 	return n, err
 }
 
-// appendInfo says what encodeAppend encoded: how many records, and whether
-// any came with an id of the caller's.
+// appendInfo says what encodeAppend encoded: how many records, whether
+// any came with an id of the caller's, and the records Redact changed as
+// they were.
 type appendInfo struct {
 	records int
 	ids     bool
+	raws    []Record
 }
 
 // encodeAppend stamps and encodes recs for one Write to the log f: a
@@ -357,6 +380,9 @@ func (s *Store) encodeAppend(f *os.File, id string, recs []Record, onlyNew bool,
 		}
 		if err := s.stamp(id, &r); err != nil {
 			return nil, info, err
+		}
+		if raw := s.redact(&r); raw != nil {
+			info.raws = append(info.raws, *raw)
 		}
 		b, err := encodeRecord(r)
 		if err != nil {

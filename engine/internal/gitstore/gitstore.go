@@ -1,6 +1,7 @@
 // Package gitstore is recite's one door to git, through
 // github.com/go-git/go-git/v5: it commits recite's own files — conversation
-// logs and preservation blocks — and nothing else (DESIGN.md invariant 14),
+// logs and preservation blocks — and nothing else
+// (docs/architecture.md#commit-only-recites-paths),
 // lists the work tree's modified files (ModifiedFiles), and answers the
 // read-only history questions the engine asks: the files the commits of a
 // run changed (HeadOf, ChangedSince) and the commits that settled an error
@@ -12,14 +13,14 @@
 // CommitPaths does what `git commit` does for a pathspec, without touching
 // the user's other work: it takes .git/index.lock exactly as git does
 // (O_EXCL create; waiting while another process holds it, because go-git
-// itself ignores the lock, TRAPS.md row 14), builds new tree objects from
+// itself ignores the lock; docs/architecture.md#committing), builds new tree objects from
 // HEAD's tree plus the current work-tree content under the given prefixes,
 // writes a commit, moves the branch HEAD points to, and finally rewrites the
 // index with only the entries of those prefixes replaced, renaming the lock
 // over .git/index. Worktree.Add and Worktree.Commit are not used: they stage
-// ignored files (TRAPS.md §B3) and commit everything staged.
+// ignored files and commit everything staged.
 //
-// The history is append-only (issue 7 review, bug 3): a commit adds and
+// The history is append-only: a commit adds and
 // updates files, and never deletes one. A file HEAD tracks under a prefix
 // but the work tree lacks — a log moved away, or `.planning/` renamed for a
 // moment — stays in the commit as HEAD has it, its index entry is left as
@@ -28,7 +29,18 @@
 //
 // Untracked files that .gitignore, .git/info/exclude or the global excludes
 // file ignore are never committed; tracked files are committed even when an
-// ignore rule matches them, as git does.
+// ignore rule matches them, as git does. Committer.Select narrows the files
+// further and Committer.Scan sees every content before it is written.
+//
+// # The repository's state
+//
+// A linked worktree (`git worktree add`) commits like the main one, on its
+// own branch with its own index (openRepo). Nothing is committed while a
+// merge, rebase, am, cherry-pick, revert or bisect is in progress or the
+// index holds unmerged entries (ErrInProgress), while the index uses an
+// extension go-git cannot read — a split index or a sparse index
+// (ErrIndexExtension, naming the git command that turns it off) — or when
+// a sparse checkout leaves the history paths out (ErrSparse).
 package gitstore
 
 import (
@@ -56,7 +68,7 @@ type Error string
 
 func (e Error) Error() string { return string(e) }
 
-// Sentinel errors callers branch on (STYLE.md practice 5).
+// Sentinel errors callers branch on.
 const (
 	// ErrNoRepository: repoDir is not inside a git work tree.
 	ErrNoRepository Error = "not a git repository"
@@ -108,6 +120,18 @@ type Committer struct {
 	// unborn branch CommitPaths returns ErrNoCommits and writes nothing, so
 	// the user's own first commit stays the root.
 	NoRootCommit bool
+	// Select, when set, decides which files under the prefixes the commit
+	// may add or update: it gets each file's slash path relative to the
+	// repoDir given to Commit and whether git tracks it (in HEAD or the
+	// index). A file it rejects is neither committed nor listed in Kept.
+	// Untracked files the ignore rules exclude are left out before it is
+	// asked (Result.Ignored).
+	Select func(path string, tracked bool) bool
+	// Scan, when set, is shown the content of every file the commit is
+	// about to add or update (path as for Select), in path order, before
+	// any object is written; an error it returns stops the commit, with
+	// nothing written, and Commit returns it.
+	Scan func(path string, content []byte) error
 }
 
 // CommitPaths is Committer{}.CommitPaths: commit only the files under
@@ -127,6 +151,11 @@ type Result struct {
 	// HEAD has them and their index entries are untouched: the history is
 	// append-only, and deleting it is left to the user's own git.
 	Kept []string
+	// Ignored lists the untracked work-tree files under the prefixes that
+	// .gitignore, .git/info/exclude or the global excludes file exclude,
+	// which are never committed (a folder excluded whole as its path and a
+	// "/"); slash paths relative to the work-tree root, sorted.
+	Ignored []string
 	// Blocked lists the work-tree files under the prefixes that were not
 	// committed because committing them would delete a file of Kept (a new
 	// file below a path HEAD holds as a file, or a file where HEAD holds a
@@ -170,7 +199,7 @@ func (c Committer) Commit(ctx context.Context, repoDir string, prefixes []string
 	hash, st, err := c.commit(ctx, repoDir, prefixes, msg, author)
 	res := Result{Hash: hash}
 	if st != nil {
-		res.Kept, res.Blocked = st.kept, st.blocked
+		res.Kept, res.Blocked, res.Ignored = st.kept, st.blocked, st.ignored
 	}
 	return res, err
 }
@@ -204,7 +233,7 @@ func (c Committer) commit(ctx context.Context, repoDir string, prefixes []string
 	if err != nil {
 		return "", nil, err
 	}
-	st := &state{repo: t.repo, top: t.top, gitDir: t.gitDir, prefixes: t.prefixes}
+	st := &state{repo: t.repo, top: t.top, gitDir: t.gitDir, prefixes: t.prefixes, project: t.project, sel: c.Select, scan: c.Scan}
 	if err := st.collect(baseTree, idx); err != nil {
 		return "", st, err
 	}
@@ -232,6 +261,9 @@ type commitTarget struct {
 	prefixes []string
 	branch   plumbing.ReferenceName
 	sig      object.Signature
+	// project is repoDir's slash path from the work-tree root, ending in
+	// "/" ("" at the root).
+	project string
 }
 
 // target opens the repository containing repoDir and checks what a commit
@@ -263,7 +295,11 @@ func (c Committer) target(repoDir string, prefixes []string, author Signature) (
 			return nil, fmt.Errorf("%w (branch %s is unborn)", ErrNoCommits, branch.Short())
 		}
 	}
-	return &commitTarget{repo: repo, top: top, gitDir: gitDir, prefixes: pfx, branch: branch, sig: sig}, nil
+	project, err := projectPrefix(repoDir, top)
+	if err != nil {
+		return nil, err
+	}
+	return &commitTarget{repo: repo, top: top, gitDir: gitDir, prefixes: pfx, branch: branch, sig: sig, project: project}, nil
 }
 
 // branchTip returns the reference branch points to and its commit's tree;
@@ -440,7 +476,7 @@ func under(p, prefix string) bool {
 }
 
 // lockIndex takes .git/index.lock with O_EXCL, as git does, retrying while
-// another process holds it (TRAPS.md row 14).
+// another process holds it (git's lockfile.c).
 func (c Committer) lockIndex(ctx context.Context, gitDir string) (*os.File, error) {
 	wait, poll := c.LockWait, c.LockPoll
 	if wait <= 0 {

@@ -231,3 +231,24 @@ func preflight(repo *git.Repository, repoDir, top, gitDir string, prefixes []str
 	}
 	return pfx, nil
 }
+
+// projectPrefix is repoDir's slash path from the work-tree root top with a
+// trailing "/", or "" when repoDir is the root (symbolic links resolved on
+// both, as normPrefixes does).
+func projectPrefix(repoDir, top string) (string, error) {
+	abs, err := filepath.Abs(repoDir)
+	if err != nil {
+		return "", err
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	if real, err := filepath.EvalSymlinks(top); err == nil {
+		top = real
+	}
+	rel, err := filepath.Rel(top, abs)
+	if err != nil || rel == "." {
+		return "", err
+	}
+	return filepath.ToSlash(rel) + "/", nil
+}

@@ -20,11 +20,13 @@ import (
 )
 
 // wantFile is the desired state of one path: its blob, mode and the stat
-// information of the work-tree file it was read from.
+// information of the work-tree file it was read from, and its content
+// until the blob is written (nil for a file HEAD already holds).
 type wantFile struct {
-	hash plumbing.Hash
-	mode filemode.FileMode
-	info os.FileInfo
+	hash    plumbing.Hash
+	mode    filemode.FileMode
+	info    os.FileInfo
+	content []byte
 }
 
 // state holds one CommitPaths run's view of the paths under the prefixes.
@@ -33,12 +35,24 @@ type state struct {
 	top      string
 	gitDir   string
 	prefixes []string
+	// project is the prefix of repoDir in the work tree ("" or "DIR/"),
+	// sel and scan the Committer's Select and Scan (nil: none).
+	project string
+	sel     func(path string, tracked bool) bool
+	scan    func(path string, content []byte) error
 
 	want        map[string]*wantFile // desired present files
 	candidates  map[string]bool      // every path seen in HEAD, index or work tree
 	treeChanges map[string]*wantFile // path → new content (never a deletion)
 	kept        []string             // tracked in HEAD, missing from the work tree
 	blocked     []string             // work-tree files whose commit would delete a kept file
+	ignored     []string             // untracked files the ignore rules exclude
+}
+
+// selected reports whether the Committer's Select takes the repository
+// path p (true without a Select).
+func (s *state) selected(p string, tracked bool) bool {
+	return s.sel == nil || s.sel(strings.TrimPrefix(p, s.project), tracked)
 }
 
 func (s *state) underAny(p string) bool {
@@ -65,12 +79,15 @@ func (s *state) collect(base *object.Tree, idx *index.Index) error {
 	tracked := map[string]bool{}
 	for p := range inHead {
 		tracked[p] = true
-		s.candidates[p] = true
 	}
 	for _, e := range idx.Entries {
 		if s.underAny(e.Name) {
 			tracked[e.Name] = true
-			s.candidates[e.Name] = true
+		}
+	}
+	for p := range tracked {
+		if s.selected(p, true) {
+			s.candidates[p] = true
 		}
 	}
 	ignored, err := s.matcher()
@@ -96,11 +113,40 @@ func (s *state) collect(base *object.Tree, idx *index.Index) error {
 			s.kept = append(s.kept, p) // never commit a deletion
 		case w != nil && (!was || old.Hash != w.hash || old.Mode != w.mode):
 			s.treeChanges[p] = w
+		case w != nil:
+			w.content = nil // HEAD holds the blob
 		}
 	}
 	s.dropBlocked(inHead)
 	slices.Sort(s.kept)
 	slices.Sort(s.blocked)
+	slices.Sort(s.ignored)
+	return s.scanAndWrite()
+}
+
+// scanAndWrite shows the content of every change to the Committer's Scan,
+// in path order, then writes their blobs: nothing is written when Scan
+// refuses one.
+func (s *state) scanAndWrite() error {
+	paths := make([]string, 0, len(s.treeChanges))
+	for p := range s.treeChanges {
+		paths = append(paths, p)
+	}
+	slices.Sort(paths)
+	if s.scan != nil {
+		for _, p := range paths {
+			if err := s.scan(strings.TrimPrefix(p, s.project), s.treeChanges[p].content); err != nil {
+				return err
+			}
+		}
+	}
+	for _, p := range paths {
+		w := s.treeChanges[p]
+		if _, err := s.writeBlob(w.content); err != nil {
+			return fmt.Errorf("write blob %s: %w", p, err)
+		}
+		w.content = nil
+	}
 	return nil
 }
 
@@ -168,6 +214,7 @@ func (s *state) walkPrefix(pre string, tracked map[string]bool, ignored gitignor
 				}
 			}
 			if ignored.Match(parts, true) && !hasTrackedBelow(tracked, rel) {
+				s.ignored = append(s.ignored, rel+"/")
 				return fs.SkipDir
 			}
 			return nil
@@ -176,9 +223,12 @@ func (s *state) walkPrefix(pre string, tracked map[string]bool, ignored gitignor
 			return nil
 		}
 		if !tracked[rel] && ignored.Match(parts, false) {
+			s.ignored = append(s.ignored, rel)
 			return nil // never stage an ignored untracked file
 		}
-		s.candidates[rel] = true
+		if s.selected(rel, tracked[rel]) {
+			s.candidates[rel] = true
+		}
 		return nil
 	})
 }
@@ -215,8 +265,9 @@ func hasTrackedBelow(tracked map[string]bool, dir string) bool {
 	return false
 }
 
-// readWorktree returns the desired state of p from the work tree, writing
-// its blob, or nil when p is absent (or an untracked ignored file).
+// readWorktree returns the desired state of p from the work tree, with its
+// blob's hash and content (scanAndWrite writes the blob), or nil when p is
+// absent (or an untracked ignored file).
 func (s *state) readWorktree(p string, tracked bool, ignored gitignore.Matcher) (*wantFile, error) {
 	fp := filepath.Join(s.top, filepath.FromSlash(p))
 	fi, err := os.Lstat(fp)
@@ -249,11 +300,8 @@ func (s *state) readWorktree(p string, tracked bool, ignored gitignore.Matcher) 
 	default:
 		return nil, nil // a directory or special file where a file was
 	}
-	h, err := s.writeBlob(content)
-	if err != nil {
-		return nil, fmt.Errorf("write blob %s: %w", p, err)
-	}
-	return &wantFile{hash: h, mode: mode, info: fi}, nil
+	h := plumbing.ComputeHash(plumbing.BlobObject, content)
+	return &wantFile{hash: h, mode: mode, info: fi, content: content}, nil
 }
 
 func (s *state) writeBlob(content []byte) (plumbing.Hash, error) {

@@ -304,3 +304,58 @@ func TestWorktreeConfigExtension(t *testing.T) {
 		t.Errorf("extensions.worktreeConfig = %q after the commit", got)
 	}
 }
+
+// TestCommitSelectAndScan: Select keeps a file out (neither committed nor
+// kept), Scan sees exactly the files about to change with their content,
+// and a Scan error stops the commit before any object is written; the
+// untracked files .gitignore excludes are listed in Ignored.
+func TestCommitSelectAndScan(t *testing.T) {
+	r := newRepo(t)
+	r.base()
+	r.write(".planning/conversations/.gitignore", ".env\nprivate/\n")
+	r.write(".planning/conversations/.env", "TOKEN=x\n")
+	r.write(".planning/conversations/private/p.jsonl", "{}\n")
+	r.write(".planning/conversations/notes.txt", "not a log\n")
+	r.write(".planning/conversations/c-001.jsonl", "{\"id\":\"1\"}\n{\"id\":\"2\"}\n")
+	r.write(".planning/conversations/c-002.jsonl", "{\"id\":\"3\"}\n")
+	sel := func(p string, tracked bool) bool {
+		return strings.HasSuffix(p, ".jsonl") || p == ".planning/context-preserved.md"
+	}
+	var scanned []string
+	refuse := errors.New("refused")
+	objects := r.git("count-objects", "-v")
+	head, index := r.head(), r.read(".git/index")
+	c := Committer{Select: sel, Scan: func(p string, content []byte) error {
+		scanned = append(scanned, p+"="+string(content))
+		return refuse
+	}}
+	if _, err := c.Commit(context.Background(), r.dir, recitePrefixes, "history", author); !errors.Is(err, refuse) {
+		t.Fatalf("Commit = %v, want the Scan error", err)
+	}
+	if want := []string{".planning/conversations/c-001.jsonl={\"id\":\"1\"}\n{\"id\":\"2\"}\n"}; !slices.Equal(scanned, want) {
+		t.Errorf("scanned %q, want %q (the first change, then stop)", scanned, want)
+	}
+	if r.git("count-objects", "-v") != objects || r.head() != head || !bytes.Equal(r.read(".git/index"), index) {
+		t.Error("objects, HEAD or the index changed after a refused scan")
+	}
+	scanned = nil
+	c.Scan = func(p string, content []byte) error { scanned = append(scanned, p); return nil }
+	res, err := c.Commit(context.Background(), r.dir, recitePrefixes, "history", author)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{".planning/conversations/c-001.jsonl", ".planning/conversations/c-002.jsonl"}; !slices.Equal(scanned, want) {
+		t.Errorf("scanned %q, want %q", scanned, want)
+	}
+	files := r.git("show", "--name-only", "--format=", res.Hash)
+	if files != ".planning/conversations/c-001.jsonl\n.planning/conversations/c-002.jsonl\n" {
+		t.Errorf("committed:\n%s", files)
+	}
+	if want := []string{".planning/conversations/.env", ".planning/conversations/private/"}; !slices.Equal(res.Ignored, want) {
+		t.Errorf("Ignored = %q, want %q", res.Ignored, want)
+	}
+	if len(res.Kept) != 0 {
+		t.Errorf("Kept = %q", res.Kept)
+	}
+	r.git("fsck", "--no-progress")
+}

@@ -10,7 +10,7 @@ import (
 // ModifiedFiles lists the files of the work tree containing repoDir that
 // differ from HEAD or the index — staged, unstaged or untracked and not
 // ignored — as slash paths relative to the work-tree root, sorted. It uses
-// go-git's Worktree.Status (TRAPS.md §B3: slower than `git status` when many
+// go-git's Worktree.Status (docs/architecture.md#committing: slower than `git status` when many
 // files are ignored). Errors: ErrNoRepository, status errors (wrapped).
 func ModifiedFiles(repoDir string) ([]string, error) {
 	repo, _, _, err := open(repoDir)
