@@ -195,11 +195,33 @@ func (c *Conversations) List() ([]ConversationSummary, []Diagnostic, error) {
 }
 
 // Read reads conversation id back from its log (the archive included),
-// with a diagnostic for each malformed line. Errors: an invalid id or an
-// unknown conversation (*InputError).
+// with a diagnostic for each malformed line, every record's secrets
+// replaced by placeholders: a log recite wrote holds none, and one written
+// before redaction (migrate it with `recite redact`) is shown as if it
+// were migrated. Errors: an invalid id or an unknown conversation
+// (*InputError).
 func (c *Conversations) Read(id string) (*Conversation, []Diagnostic, error) {
 	conv, diags, err := c.store.Read(id)
-	return conv, diags, conversationInputError(err)
+	if err != nil {
+		return nil, nil, conversationInputError(err)
+	}
+	for _, list := range [][]Record{conv.Messages, conv.Iterations, conv.Events} {
+		for i := range list {
+			conversation.RedactRecord(&list[i], c.e.logRedactor)
+		}
+	}
+	return conv, diags, nil
+}
+
+// ReadRaw is Read without the redaction: every record whose secrets were
+// replaced when it was written comes back as it was, from RawDir
+// (conversations.keep_raw; the records of a fork's parent from the
+// parent's raw store); the others, and every record written while
+// keep_raw was off, as the log holds them. Raw reports how many records
+// came from RawDir. Errors: those of Read.
+func (c *Conversations) ReadRaw(id string) (conv *Conversation, diags []Diagnostic, raw int, err error) {
+	conv, diags, raw, err = c.store.ReadRaw(id, filepath.Join(c.e.dir, filepath.FromSlash(RawDir)))
+	return conv, diags, raw, conversationInputError(err)
 }
 
 // Fork creates conversation newID as a branch of id after its first at

@@ -16,8 +16,9 @@ import (
 // (planning.Summary).
 type PlanningSummary = planning.Summary
 
-// Inspect loads the planning tree and summarises it. The tree is
-// Dir()/.planning, or Dir() itself when it is named .planning. Errors, all
+// Inspect loads the planning tree and summarises it, every secret the
+// planning files hold replaced by its placeholder (redactValues). The tree
+// is Dir()/.planning, or Dir() itself when it is named .planning. Errors, all
 // *InputError: the project directory or its .planning folder is missing,
 // unreadable or not a directory; the tree cannot be loaded (the error names
 // the folder).
@@ -30,7 +31,15 @@ func (e *Engine) Inspect() (PlanningSummary, error) {
 	if err != nil {
 		return PlanningSummary{}, &InputError{Err: fmt.Errorf("%s: %w", dir, err)}
 	}
-	return proj.Summary(), nil
+	sum := proj.Summary()
+	// An agent runs inspect too: its output shows placeholders, with the
+	// key of the project the tree belongs to.
+	red := e
+	if filepath.Base(filepath.Clean(e.Dir())) == PlanningDir {
+		red = New(filepath.Dir(filepath.Clean(e.Dir())))
+	}
+	red.redactValues(&sum)
+	return sum, nil
 }
 
 // inspectPlanningDir finds the planning tree for dir: dir itself when it

@@ -205,9 +205,9 @@ func (p *mcpProject) Record(ctx context.Context, in mcp.RecordInput) (*mcp.Recor
 		return nil, err
 	}
 	agent := cmp.Or(in.Client, "mcp")
-	// The agent's text enters the committed log and later prompts: secrets
-	// become placeholders first, as in the Claude Code hook's records.
-	in.Text, in.Command = p.e.redactText("", in.Text), p.e.redactText("", in.Command)
+	// The agent's text enters the committed log and later prompts: the
+	// store writes it with its secrets replaced by placeholders
+	// (OpenConversations), as every record.
 	var recs []conversation.Record
 	switch in.Kind {
 	case mcp.RecordMessage:

@@ -11,9 +11,10 @@ import (
 )
 
 // HistoryPaths are the project-relative paths `recite commit` and
-// `recite watch --commit` commit, and the only ones (issue 7 "Build" §4;
-// DESIGN.md invariant 14): the conversation logs and the preservation
-// blocks.
+// `recite watch --commit` commit, and the only ones
+// (docs/architecture.md#commit-only-recites-paths): the conversation logs
+// and the preservation blocks. Under the conversations folder only the
+// logs themselves are committed (historyFile).
 var HistoryPaths = []string{PlanningDir + "/conversations/", PlanningDir + "/context-preserved.md"}
 
 // Errors of Commit; compare with errors.Is.
@@ -34,6 +35,16 @@ var (
 	// ErrBeyondSymlink: `.planning/` (or a folder on the way to a history
 	// path) is a symbolic link; git cannot track files through it.
 	ErrBeyondSymlink = gitstore.ErrBeyondSymlink
+	// ErrInProgress: a merge, rebase, am, cherry-pick, revert or bisect is
+	// in progress, or the index holds unmerged files; the error names it
+	// and how to end it.
+	ErrInProgress = gitstore.ErrInProgress
+	// ErrIndexExtension: the git index is split or sparse; the error names
+	// the extension and the git command that turns it off.
+	ErrIndexExtension = gitstore.ErrIndexExtension
+	// ErrSparse: a sparse checkout leaves the history paths out; the error
+	// names them and `git sparse-checkout add`.
+	ErrSparse = gitstore.ErrSparse
 )
 
 // DefaultCommitMessage is the message of a history commit without -m.
@@ -46,6 +57,9 @@ type CommitOptions struct {
 	// LockWait bounds the wait for another process's .git/index.lock
 	// (default 5s); LockPoll is the retry interval (default 50ms).
 	LockWait, LockPoll time.Duration
+	// AllowSecrets commits files in which the scan finds secrets (the
+	// findings are still returned in CommitResult.Secrets).
+	AllowSecrets bool
 }
 
 // CommitResult is what Commit did.
@@ -62,6 +76,14 @@ type CommitResult struct {
 	// committing them would delete a Kept file (a folder or a file in the
 	// place of the other).
 	Blocked []string
+	// Ignored lists the untracked history files left out because an ignore
+	// file excludes them (.gitignore, .git/info/exclude, the global
+	// excludes file, .powerignore; a folder as its path and a "/"),
+	// project-relative and sorted.
+	Ignored []string
+	// Secrets are what the scan found in the committed files when
+	// AllowSecrets let them through.
+	Secrets []SecretFinding
 }
 
 // Commit commits the current content of HistoryPaths, and nothing else, on
@@ -91,13 +113,39 @@ func (e *Engine) Commit(ctx context.Context, opts CommitOptions) (CommitResult, 
 	if msg == "" {
 		msg = DefaultCommitMessage
 	}
-	c := gitstore.Committer{LockWait: opts.LockWait, LockPoll: opts.LockPoll, NoRootCommit: true}
+	sel, err := newHistorySelector(e.dir)
+	if err != nil {
+		return CommitResult{}, err
+	}
+	var found []SecretFinding
+	c := gitstore.Committer{LockWait: opts.LockWait, LockPoll: opts.LockPoll, NoRootCommit: true, Select: sel.selectFile,
+		Scan: func(path string, content []byte) error {
+			fs, err := e.scanHistory(path, content)
+			if err != nil {
+				return err
+			}
+			found = append(found, fs...)
+			if len(fs) > 0 && !opts.AllowSecrets {
+				return errSecretsFound
+			}
+			return nil
+		}}
 	// As git does, $GIT_AUTHOR_NAME and $GIT_AUTHOR_EMAIL override the
 	// configuration.
 	sig := gitstore.Signature{Name: os.Getenv("GIT_AUTHOR_NAME"), Email: os.Getenv("GIT_AUTHOR_EMAIL")}
 	res, err := c.Commit(ctx, e.dir, HistoryPaths, msg, sig)
-	return CommitResult{Hash: res.Hash, Kept: res.Kept, Blocked: res.Blocked}, err
+	out := CommitResult{Hash: res.Hash, Kept: res.Kept, Blocked: res.Blocked, Ignored: sel.ignoredWith(res.Ignored)}
+	if errors.Is(err, errSecretsFound) {
+		return out, &SecretsError{Findings: found}
+	}
+	if opts.AllowSecrets {
+		out.Secrets = found
+	}
+	return out, err
 }
+
+// errSecretsFound is the Scan error of a file that holds a secret.
+var errSecretsFound = errors.New("secrets found")
 
 // gitstoreCheck reports, without writing, whether Commit could commit in
 // the project's repository: ErrNoRepository, ErrBeyondSymlink,

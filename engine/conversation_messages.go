@@ -2,7 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/recite-dev/recite/engine/internal/layout"
@@ -14,11 +13,6 @@ import (
 // ConversationsDir is the folder of conversation logs, relative to the
 // project root (DESIGN.md §2).
 const ConversationsDir = layout.ConversationsDir
-
-// OpenConversations opens the conversation store of the project.
-func (e *Engine) OpenConversations() (*conversation.Store, error) {
-	return conversation.Open(filepath.Join(e.dir, filepath.FromSlash(ConversationsDir)))
-}
 
 // ConversationLog is the project-relative path of conversation id's log.
 func ConversationLog(id string) string { return layout.ConversationLog(id) }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -141,8 +142,14 @@ func (e *Engine) RunConversation(ctx context.Context, opts RunOptions) (*RunResu
 		msg.IsError, msg.Content = true, runErr.Error()
 	}
 	// The reply (or the error) and the iteration record go in one append,
-	// so a reader never sees one without the other.
-	if err := store.Append(rctx, opts.ID, msg, agent.IterationRecord(iter, c.Meta.AgentType, reply, code, runErr, files)); err != nil {
+	// so a reader never sees one without the other. The iteration record's
+	// error hash is the hash of the error as the log keeps it, redacted: an
+	// unkeyed hash of a secret would let a guess be checked.
+	iterErr := runErr
+	if runErr != nil {
+		iterErr = errors.New(e.redactText("", runErr.Error()))
+	}
+	if err := store.Append(rctx, opts.ID, msg, agent.IterationRecord(iter, c.Meta.AgentType, reply, code, iterErr, files)); err != nil {
 		return res, err
 	}
 	if runErr == nil {

@@ -881,9 +881,15 @@ func TestStopsAndErrorsSections(t *testing.T) {
 }
 
 // TestCutRedactionsReported: a secret past an 8 KiB cut is in no prompt and
-// not reported; one kept before the cut is reported once per place.
+// not reported; one kept before the cut is reported once per place. The
+// log is written raw, as a recite that did not redact its logs wrote it
+// (or an older clone's, merged in): prompts redact what logs still hold.
 func TestCutRedactionsReported(t *testing.T) {
-	dir, s := newConversation(t, "targets:\n  - name: dev\n    conversation: c\n", nil, "c")
+	dir, _ := newConversation(t, "targets:\n  - name: dev\n    conversation: c\n", nil, "c")
+	s, err := conversation.Open(filepath.Join(dir, filepath.FromSlash(ConversationsDir)))
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx := context.Background()
 	const kept, gone = "ghp_Ab3dE6gH9jK2mN5pQ8rS1tU4vW7xY0zA1bC3", "ghp_Zz3dE6gH9jK2mN5pQ8rS1tU4vW7xY0zA1bC9"
 	words := "use " + kept + " for now\n" + strings.Repeat("w ", 4600) + gone + "\n"

@@ -35,6 +35,7 @@ import (
 	"github.com/recite-dev/recite/engine/config"
 	"github.com/recite-dev/recite/engine/internal/gitstore"
 	"github.com/recite-dev/recite/engine/internal/layout"
+	"github.com/recite-dev/recite/engine/internal/redact"
 	"github.com/recite-dev/recite/engine/prompt"
 	"github.com/recite-dev/recite/engine/scope"
 	"github.com/recite-dev/recite/markdown"
@@ -66,6 +67,11 @@ type Engine struct {
 	counter  *budget.Counter
 	parsed   *planning.Cache
 	redactor *redactCache
+	// redactInit guards the making of redactor (initRedactor) and of
+	// scanOnly, the rules a commit's secret scan uses in a project without
+	// a key (scanner).
+	redactInit sync.Mutex
+	scanOnly   *redact.Redactor
 	// scope decides the files that may enter context and keeps the file
 	// tree between builds.
 	scope *scope.Scope
@@ -220,15 +226,25 @@ func (e *Engine) load() (*config.Config, bool, *planning.Project, error) {
 // Build regenerates every target's prompt files and returns the report.
 // Only input errors (*InputError) and write failures are returned as errors;
 // problems inside planning files are diagnostics in the report.
+//
+// The report shows placeholders for the secrets the inputs hold, as the
+// prompts do (redactValues): the CLI prints it, often to an agent.
 func (e *Engine) Build(ctx context.Context) (*Report, error) {
 	rep, _, err := e.build(ctx, true, nil)
+	if rep != nil {
+		e.redactValues(rep)
+	}
 	return rep, err
 }
 
 // Status computes the same report as Build without writing anything; each
-// file's PrefixBytes compares the fresh render with the file on disk.
+// file's PrefixBytes compares the fresh render with the file on disk. Like
+// Build's, the report shows placeholders for secrets.
 func (e *Engine) Status(ctx context.Context) (*Report, error) {
 	rep, _, err := e.status(ctx)
+	if rep != nil {
+		e.redactValues(rep)
+	}
 	return rep, err
 }
 

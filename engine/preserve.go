@@ -180,10 +180,16 @@ func (e *Engine) redactBlock(b signals.Block) signals.Block {
 
 // lostSignals returns the signals of sigs that summary lost, redacted
 // (redactSignals): a signal counts as kept when the summary keeps either
-// its raw or its redacted form, since a summary may be written from the
-// raw conversation or from recite's redacted context.
+// its raw or its redacted form, or the summary's own redaction keeps the
+// redacted form, since a summary may be written from the raw conversation
+// or from recite's redacted context, and the logs hold signals redacted.
 func (e *Engine) lostSignals(summary string, sigs []signals.Signal) []signals.Signal {
 	red := e.redactSignals(sigs)
+	// The logs hold signals redacted: a summary written from the raw
+	// conversation keeps them when its own redaction does.
+	if r := e.redactText("", summary); r != summary {
+		summary += "\n\n" + r
+	}
 	lost := []signals.Signal{}
 	for _, i := range signals.LostIndexes(summary, sigs, red) {
 		lost = append(lost, red[i])

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/recite-dev/recite/engine/internal/redact"
 	"github.com/recite-dev/recite/engine/prompt"
@@ -30,6 +31,10 @@ const RedactKeyFile = CacheDir + "/redact.key"
 // becomes the old one and the entries not used since are dropped, so a
 // long `recite watch` session keeps what its prompts still use and no more.
 type redactCache struct {
+	// mu guards the generations: the conversation store redacts through
+	// the same Engine from the goroutines that append (the MCP server, the
+	// hook), while a build redacts its prompt.
+	mu       sync.Mutex
 	r        *redact.Redactor
 	done     map[[sha256.Size]byte]redacted
 	previous map[[sha256.Size]byte]redacted
@@ -68,6 +73,8 @@ func keyOf(path, text string) [sha256.Size]byte {
 }
 
 func (c *redactCache) redact(path, text string) (string, []redact.Finding) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	key := keyOf(path, text)
 	if v, ok := c.done[key]; ok {
 		return v.result(text)
@@ -144,6 +151,8 @@ func (e *Engine) redactPrompt(p *prompt.Prompt, found []string) ([]string, error
 // Engine, recorded in keyErr: secrets are never left in a prompt for want
 // of a key. It fails only if the rules do not compile.
 func (e *Engine) initRedactor() error {
+	e.redactInit.Lock()
+	defer e.redactInit.Unlock()
 	if e.redactor != nil {
 		return nil
 	}

@@ -97,6 +97,9 @@ type WatchEvent struct {
 	// history is append-only). A commit event without Commit and Error
 	// reports a change of this count.
 	KeptMissing int `json:"kept_missing,omitempty"`
+	// Secrets are the findings of a commit the secret scan refused
+	// (SecretsError), one per secret.
+	Secrets []SecretFinding `json:"secrets,omitempty"`
 	// Report is the full build report of a successful render.
 	Report *Report `json:"-"`
 }
@@ -164,7 +167,10 @@ func (s watchSpec) equal(o watchSpec) bool {
 // current task, a new folder in the tree, an edited recite.yaml), the
 // watcher is replaced and the project rendered once more ("reconfigure").
 //
-// Watch returns nil when ctx is done. Errors: the project has no
+// Watch returns nil when ctx is done, or, with opts.Commit, a
+// *FinalCommitError when the history commit made on the way out failed
+// (the periodic ones are reported as events and retried). Errors: the
+// project has no
 // `.planning/` folder at start (*InputError wrapping ErrNoPlanning);
 // opts.Commit without a git repository (ErrNoRepository) or with a
 // `.planning/` git cannot track through (a symbolic link:
@@ -192,11 +198,14 @@ func (e *Engine) Watch(ctx context.Context, opts WatchOptions, fn func(WatchEven
 	}}
 	ws.dirty.Store(true)
 	var commits sync.WaitGroup
+	var finalErr error // the final history commit's failure
 	commitCtx, stopCommits := context.WithCancel(ctx)
-	defer func() {
+	stop := func() error {
 		stopCommits()
 		commits.Wait()
-	}()
+		return finalErr
+	}
+	defer stop()
 
 	// The files to watch come from a report: compute one without writing
 	// before the watches exist; the "start" render follows them.
@@ -211,14 +220,14 @@ func (e *Engine) Watch(ctx context.Context, opts WatchOptions, fn func(WatchEven
 		if interval <= 0 {
 			interval = e.commitInterval()
 		}
-		commits.Go(func() { e.commitLoop(commitCtx, opts, interval, &ws.dirty, ws.emit) })
+		commits.Go(func() { finalErr = e.commitLoop(commitCtx, opts, interval, &ws.dirty, ws.emit) })
 	}
 	ws.outputs = promptPaths(project, first)
 	trigger := "start"
 	for {
 		err := ws.run(ctx, trigger)
 		if ctx.Err() != nil {
-			return nil
+			return stop()
 		}
 		if !errors.Is(err, errReconfigure) {
 			return err
@@ -517,63 +526,4 @@ func (e *Engine) watchSpec(ctx context.Context, opts WatchOptions, prev watchSpe
 	slices.Sort(dirs)
 	s.dirs = slices.Compact(dirs)
 	return s
-}
-
-// commitInterval is recite.yaml's watch.commit_interval, or the default.
-func (e *Engine) commitInterval() time.Duration {
-	if cfg, _, err := config.Load(e.dir); err == nil {
-		return time.Duration(cfg.Watch.CommitInterval)
-	}
-	return config.DefaultCommitInterval
-}
-
-// commitLoop commits the history every interval while it is dirty, and
-// once more when ctx ends. A tick while `.planning/` is missing (moved
-// away for a moment, or being re-created) is skipped and the history stays
-// dirty: Commit would refuse anyway, and the render events report the
-// missing folder.
-func (e *Engine) commitLoop(ctx context.Context, opts WatchOptions, interval time.Duration, dirty *atomic.Bool, emit func(WatchEvent)) {
-	lastKept := 0
-	commit := func(ctx context.Context) {
-		if !dirty.Load() {
-			return
-		}
-		if _, err := e.planningDir(); err != nil {
-			return // skip this tick; still dirty
-		}
-		dirty.Store(false)
-		start := time.Now()
-		res, err := e.Commit(ctx, CommitOptions{Message: opts.CommitMessage})
-		if errors.Is(err, ErrNoPlanning) {
-			dirty.Store(true) // gone since the check: skip this tick
-			return
-		}
-		ev := WatchEvent{Kind: EventCommit, Time: time.Now(), Commit: res.Hash, KeptMissing: len(res.Kept), Written: []string{}}
-		ev.Duration = ev.Time.Sub(start)
-		if err != nil {
-			dirty.Store(true) // try again at the next tick
-			ev.Error = err.Error()
-		}
-		if err != nil || res.Hash != "" || len(res.Kept) != lastKept {
-			emit(ev)
-		}
-		if err == nil {
-			lastKept = len(res.Kept)
-		}
-	}
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			// The history written since the last tick: commit it before
-			// leaving, bounded by the index-lock wait.
-			final, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-			commit(final)
-			cancel()
-			return
-		case <-t.C:
-			commit(ctx)
-		}
-	}
 }

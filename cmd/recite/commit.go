@@ -16,8 +16,9 @@ import (
 type commitOptions struct {
 	io       IOStreams
 	dir      string
-	message  string
-	lockWait time.Duration
+	message      string
+	lockWait     time.Duration
+	allowSecrets bool
 }
 
 func newCommitCmd(g *globalOptions, streams IOStreams, runF func(context.Context, *commitOptions) error) *cobra.Command {
@@ -36,15 +37,32 @@ commits a deletion. A tracked log missing from the work tree stays in the
 commit as it was ("kept N tracked files that are missing from the work
 tree"); to delete it from the history, use git yourself (git rm).
 
+Only recite's own files are committed: the logs
+(.planning/conversations/ID.jsonl, and archive/ID.jsonl) and
+.planning/context-preserved.md; other files beside the logs are yours. An
+untracked log that .gitignore, .git/info/exclude, the global excludes file
+or .powerignore excludes is left out and named; a tracked one is committed,
+as git commits it.
+
+Every file about to be committed is scanned for secrets with the rules
+that redact prompts and logs. When one holds a secret (a log written
+before recite redacted its logs, a line pasted by hand), nothing is
+committed: each finding is printed as file:line: kind, and the exit status
+is 1. Run 'recite redact' to replace them with placeholders, or pass
+--allow-secrets to commit them anyway.
+
 The author is $GIT_AUTHOR_NAME/$GIT_AUTHOR_EMAIL, else git's user.name and
 user.email. While another git process holds .git/index.lock, recite waits
 (up to --lock-wait) and retries; it never writes the index under that lock.
+A linked worktree (git worktree add) commits to its own branch.
 
 Exit status: 0 committed or nothing to commit; 1 the index stayed locked
-(try again); 2 no .planning folder, no git repository, a repository
-without commits (recite does not make your first commit), a detached HEAD,
-a .planning that is a symbolic link (git cannot track files through it),
-or no author.`,
+(try again), or a file holds a secret; 2 no .planning folder, no git
+repository, a repository without commits (recite does not make your first
+commit), a detached HEAD, a merge, rebase, am, cherry-pick, revert or
+bisect in progress or unmerged files, a split or sparse index, history
+paths outside a sparse checkout, a .planning that is a symbolic link (git
+cannot track files through it), or no author. Each says what to do.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.lockWait <= 0 {
@@ -56,15 +74,26 @@ or no author.`,
 	}
 	cmd.Flags().StringVarP(&opts.message, "message", "m", engine.DefaultCommitMessage, "commit `message`")
 	cmd.Flags().DurationVar(&opts.lockWait, "lock-wait", 5*time.Second, "how long to wait for another git process's .git/index.lock")
+	cmd.Flags().BoolVar(&opts.allowSecrets, "allow-secrets", false, "commit files in which the secret scan finds something")
 	return cmd
 }
 
 func commitRun(ctx context.Context, opts *commitOptions) error {
-	res, err := engine.New(opts.dir).Commit(ctx, engine.CommitOptions{Message: opts.message, LockWait: opts.lockWait})
+	res, err := engine.New(opts.dir).Commit(ctx, engine.CommitOptions{Message: opts.message, LockWait: opts.lockWait, AllowSecrets: opts.allowSecrets})
+	var secrets *engine.SecretsError
+	if errors.As(err, &secrets) {
+		for _, f := range secrets.Findings {
+			fmt.Fprintln(opts.io.ErrOut, f)
+		}
+		return checkFailed{msg: secrets.Error()}
+	}
 	if err != nil {
 		return commitHint(err)
 	}
 	out := opts.io.Out
+	for _, f := range res.Secrets {
+		fmt.Fprintf(opts.io.ErrOut, "%s (committed: --allow-secrets)\n", f)
+	}
 	if res.Hash == "" {
 		fmt.Fprintln(out, "nothing to commit (the conversation history is unchanged)")
 	} else {
@@ -75,6 +104,9 @@ func commitRun(ctx context.Context, opts *commitOptions) error {
 	}
 	if len(res.Blocked) > 0 {
 		fmt.Fprintf(out, "left out %d %s that would replace a kept file: %s\n", len(res.Blocked), plural(len(res.Blocked), "file", "files"), strings.Join(res.Blocked, ", "))
+	}
+	if len(res.Ignored) > 0 {
+		fmt.Fprintf(out, "left out %d untracked %s that an ignore file excludes: %s\n", len(res.Ignored), plural(len(res.Ignored), "file", "files"), strings.Join(res.Ignored, ", "))
 	}
 	return nil
 }
@@ -94,6 +126,9 @@ func commitHint(err error) error {
 		return usageError{err}
 	case errors.Is(err, engine.ErrBeyondSymlink):
 		return usageError{fmt.Errorf("%w; commit the history in the repository that holds the folder instead", err)}
+	case errors.Is(err, engine.ErrInProgress), errors.Is(err, engine.ErrIndexExtension), errors.Is(err, engine.ErrSparse):
+		// The message says what to do.
+		return usageError{err}
 	}
 	return err
 }

@@ -20,6 +20,7 @@ type convShowOptions struct {
 	id     string
 	format string
 	all    bool
+	raw    bool
 }
 
 func newConvShowCmd(g *globalOptions, streams IOStreams, runF func(context.Context, *convShowOptions) error) *cobra.Command {
@@ -30,7 +31,12 @@ func newConvShowCmd(g *globalOptions, streams IOStreams, runF func(context.Conte
 		Long: `Print conversation ID. --format md (default) numbers every message by its
 position in the log (the N of fork --at N) and hides internal and sidechain
 messages unless --all; json prints the records; openai, anthropic, gemini,
-ollama and text print the messages alone in that provider's request shape.`,
+ollama and text print the messages alone in that provider's request shape.
+
+Secrets are shown as their ⟨secret:KIND:hash8⟩ placeholders, as the log
+holds them. --raw shows the records as they were before redaction, from
+` + engine.RawDir + `/ (kept only with conversations.keep_raw: true in
+recite.yaml); stderr says how many came from there.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.dir, opts.id = g.dir, args[0]
@@ -39,6 +45,7 @@ ollama and text print the messages alone in that provider's request shape.`,
 	}
 	cmd.Flags().StringVar(&opts.format, "format", "md", "md, json, openai, anthropic, gemini, ollama or text")
 	cmd.Flags().BoolVar(&opts.all, "all", false, "include internal and sidechain messages")
+	cmd.Flags().BoolVar(&opts.raw, "raw", false, "show the raw text kept by conversations.keep_raw instead of placeholders")
 	return cmd
 }
 
@@ -47,7 +54,17 @@ func convShowRun(_ context.Context, opts *convShowOptions) error {
 	if err != nil {
 		return err
 	}
-	c, diags, err := cs.Read(opts.id)
+	var c *engine.Conversation
+	var diags []engine.Diagnostic
+	if opts.raw {
+		var n int
+		c, diags, n, err = cs.ReadRaw(opts.id)
+		if err == nil {
+			fmt.Fprintf(opts.io.ErrOut, "%d %s shown raw from %s/ (the others hold no secret, or were written without conversations.keep_raw)\n", n, plural(n, "record", "records"), engine.RawDir)
+		}
+	} else {
+		c, diags, err = cs.Read(opts.id)
+	}
 	if err != nil {
 		return err
 	}

@@ -102,7 +102,7 @@ func newRootCmd(streams IOStreams) *cobra.Command {
 		newStatusCmd(g, streams, nil),
 		newConversationCmd(g, streams), newImportCmd(g, streams, nil),
 		newFilesCmd(g, streams, nil),
-		newWatchCmd(g, streams, nil), newCommitCmd(g, streams, nil),
+		newWatchCmd(g, streams, nil), newCommitCmd(g, streams, nil), newRedactCmd(g, streams, nil),
 		newPreserveCmd(g, streams, nil), newVerifyCmd(g, streams, nil), newHookCmd(g, streams, nil),
 		newMCPCmd(g, streams, nil),
 	)

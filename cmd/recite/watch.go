@@ -57,9 +57,12 @@ stays. --json prints one JSON object per event instead.
 
 --commit commits the conversation history (` + strings.Join(engine.HistoryPaths, ", ") + `)
 every --commit-interval when it changed, and once more on exit, as
-'recite commit' does. Defaults come from the watch block of recite.yaml
-(quiet 50ms, max_wait 250ms, commit_interval 1m); flags override it.
-SIGINT or SIGTERM ends the watch (exit 0).`,
+'recite commit' does (a failed commit is a "commit failed" line, and the
+next interval tries again). Defaults come from the watch block of
+recite.yaml (quiet 50ms, max_wait 250ms, commit_interval 1m); flags
+override it. SIGINT or SIGTERM ends the watch: exit 0, or 1 when the
+final commit on the way out failed (the history since the last commit is
+not in git).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			w := engine.WatchOptions{Commit: opts.watch.Commit}
@@ -107,6 +110,11 @@ func watchRun(ctx context.Context, opts *watchOptions) error {
 	if errors.Is(err, engine.ErrNoRepository) || errors.Is(err, engine.ErrBeyondSymlink) {
 		return usageError{err}
 	}
+	var final *engine.FinalCommitError
+	if errors.As(err, &final) {
+		// The history written since the last commit is not in git.
+		return checkFailed{msg: err.Error()}
+	}
 	if err != nil {
 		return err
 	}
@@ -133,6 +141,9 @@ func (p *watchPrinter) print(ev engine.WatchEvent) {
 	switch {
 	case ev.Kind == engine.EventCommit && ev.Error != "":
 		fmt.Fprintf(&b, "%s commit failed: %s\n", ts, ev.Error)
+		for _, f := range ev.Secrets {
+			fmt.Fprintf(&b, "  %s\n", f)
+		}
 	case ev.Kind == engine.EventCommit:
 		if ev.Commit != "" {
 			fmt.Fprintf(&b, "%s committed %s (conversation history)", ts, ev.Commit[:min(12, len(ev.Commit))])

@@ -36,7 +36,8 @@ type Engine interface {
 	// EnsureDirs creates the cache folder with its .gitignore, as a build
 	// does, so hook state never shows in git as untracked.
 	EnsureDirs() error
-	// OpenConversations opens the project's conversation store.
+	// OpenConversations opens the project's conversation store, which
+	// writes every record with its secrets replaced by placeholders.
 	OpenConversations() (*conversation.Store, error)
 	// RedactText returns text with every secret replaced by its
 	// deterministic placeholder.

@@ -146,8 +146,9 @@ func (p *partialOutput) get() string {
 //     spins.
 //
 // Every record the hook appends has its secrets replaced by placeholders
-// (redactRecord: the logs are committed), and everything it prints is
-// redacted, preservation blocks included.
+// (the engine's conversation store redacts every record it writes: the
+// logs are committed), and everything it prints is redacted, preservation
+// blocks included.
 //
 // The project is $CLAUDE_PROJECT_DIR (ProjectDir) when it holds a
 // .planning folder, else the nearest at or above Dir (-C), else at or above
@@ -347,7 +348,6 @@ func (h *claudeHook) append(ctx context.Context, recs ...conversation.Record) er
 		if recs[i].Source == "" {
 			recs[i].Source = "claude-code:" + h.ev.HookEventName
 		}
-		h.redactRecord(&recs[i])
 	}
 	if err := h.ensureDirs(); err != nil {
 		return err
@@ -367,25 +367,19 @@ func (h *claudeHook) append(ctx context.Context, recs ...conversation.Record) er
 	return err
 }
 
-// redactRecord replaces the secrets in a record the hook writes (its
-// content and its tool calls' arguments) with their placeholders. The
-// hook's records go to .planning/conversations/, which `recite commit`
-// commits, and Claude Code keeps its own raw transcript, so the hook
-// writes them redacted (logs imported from elsewhere stay raw and are
-// redacted on the way into prompts). Arguments that were JSON stay JSON:
-// when redaction breaks the JSON, they become the JSON string of the
-// redacted text.
+// redactRecord replaces the secrets in a record the hook is about to
+// write, as the conversation store replaces them in every record it
+// writes (conversation.RedactRecord, with the engine's redaction), so
+// what the hook keeps of the record (the turn's last error) is the text
+// the log holds.
 func (h *claudeHook) redactRecord(r *conversation.Record) {
-	r.Content = h.e.RedactText(r.Content)
-	for k := range r.ToolCalls {
-		a := r.ToolCalls[k].Arguments
-		red := h.e.RedactText(a)
-		if red != a && json.Valid([]byte(a)) && !json.Valid([]byte(red)) {
-			b, _ := json.Marshal(red)
-			red = string(b)
+	conversation.RedactRecord(r, func(text string) (string, int) {
+		out := h.e.RedactText(text)
+		if out == text {
+			return out, 0
 		}
-		r.ToolCalls[k].Arguments = red
-	}
+		return out, 1
+	})
 }
 
 // hookTurn is the pending state of the session's current agent turn, kept

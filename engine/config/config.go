@@ -56,6 +56,9 @@ type Config struct {
 	Compression Compression `yaml:"compression"`
 	// Watch sets `recite watch` timing and its history commits (watch.go).
 	Watch Watch `yaml:"watch"`
+	// Conversations sets how conversation logs are written
+	// (conversations.go).
+	Conversations Conversations `yaml:"conversations"`
 	// Models names a model per provider for every target (models.go); a
 	// target's own models win.
 	Models Models `yaml:"models"`

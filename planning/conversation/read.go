@@ -22,10 +22,35 @@ import (
 // once. Callers that need its newest part use Window; callers that go
 // through all of it once use Snapshot.Records.
 func (s *Store) Read(id string) (*Conversation, []markdown.Diagnostic, error) {
-	return s.read(id, nil)
+	return s.read(id, nil, nil)
 }
 
-func (s *Store) read(id string, chain []string) (*Conversation, []markdown.Diagnostic, error) {
+// ReadRaw is Read with every record replaced by its raw form from the raw
+// store rawDir (ReadRawRecords; each conversation of a fork chain from its
+// own file) where one was kept, before the conversation is built, so the
+// metadata comes from the raw meta records too. It returns how many
+// records came from rawDir.
+func (s *Store) ReadRaw(id, rawDir string) (*Conversation, []markdown.Diagnostic, int, error) {
+	n := 0
+	raw := func(cid string, recs []Record) error {
+		kept, err := ReadRawRecords(rawDir, cid)
+		if err != nil {
+			return err
+		}
+		for i, r := range recs {
+			if orig, ok := kept[r.ID]; ok {
+				recs[i], n = orig, n+1
+			}
+		}
+		return nil
+	}
+	c, diags, err := s.read(id, nil, raw)
+	return c, diags, n, err
+}
+
+// read is Read; raw, when set, may replace the records of each log of the
+// chain (its conversation id and records) before they are built.
+func (s *Store) read(id string, chain []string, raw func(string, []Record) error) (*Conversation, []markdown.Diagnostic, error) {
 	if slices.Contains(chain, id) || len(chain) > maxForkDepth {
 		return nil, nil, fmt.Errorf("read %q: fork chain %s loops or is too deep", id, strings.Join(append(chain, id), " → "))
 	}
@@ -38,11 +63,16 @@ func (s *Store) read(id string, chain []string) (*Conversation, []markdown.Diagn
 		return nil, nil, fmt.Errorf("read %q: %w", id, err)
 	}
 	recs = Normalize(recs)
+	if raw != nil {
+		if err := raw(id, recs); err != nil {
+			return nil, nil, err
+		}
+	}
 	c := build(id, recs, nil)
 	if c.Meta.Parent == "" {
 		return c, diags, nil
 	}
-	parent, pdiags, err := s.read(c.Meta.Parent, append(chain, id))
+	parent, pdiags, err := s.read(c.Meta.Parent, append(chain, id), raw)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read fork %q: %w", id, err)
 	}

@@ -133,25 +133,32 @@ func (s *Store) keepRaw(id string, raws []Record) error {
 }
 
 // RawRecords returns the unredacted records kept for conversation id in
-// RawDir (see Store.RawDir), by record id; an empty map when none were
-// kept. Lines that are not records are skipped. Errors: an invalid id, a
-// file that cannot be read.
+// RawDir (see Store.RawDir), by record id: ReadRawRecords(s.RawDir, id).
 func (s *Store) RawRecords(id string) (map[string]Record, error) {
+	return ReadRawRecords(s.RawDir, id)
+}
+
+// ReadRawRecords returns the records kept for conversation id in the raw
+// store dir (dir/ID.jsonl, written by a Store with RawDir), by record id;
+// an empty map when dir is "" or none were kept. Lines that are not
+// records are skipped. Errors: an invalid id, a file that cannot be read.
+func ReadRawRecords(dir, id string) (map[string]Record, error) {
 	out := map[string]Record{}
 	if err := ValidateID(id); err != nil {
 		return nil, err
 	}
-	if s.RawDir == "" {
+	if dir == "" {
 		return out, nil
 	}
-	b, err := os.ReadFile(s.rawPath(id))
+	p := filepath.Join(dir, id+".jsonl")
+	b, err := os.ReadFile(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return out, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read raw records of %q: %w", id, err)
 	}
-	recs, _ := ParseLog(s.rawPath(id), b)
+	recs, _ := ParseLog(p, b)
 	for _, r := range recs {
 		out[r.ID] = r
 	}

@@ -129,8 +129,9 @@ type Committer struct {
 	Select func(path string, tracked bool) bool
 	// Scan, when set, is shown the content of every file the commit is
 	// about to add or update (path as for Select), in path order, before
-	// any object is written; an error it returns stops the commit, with
-	// nothing written, and Commit returns it.
+	// any object is written; when it returns an error for any file, the
+	// commit stops after all were shown, with nothing written, and Commit
+	// returns the errors joined (errors.Join).
 	Scan func(path string, content []byte) error
 }
 
@@ -154,7 +155,7 @@ type Result struct {
 	// Ignored lists the untracked work-tree files under the prefixes that
 	// .gitignore, .git/info/exclude or the global excludes file exclude,
 	// which are never committed (a folder excluded whole as its path and a
-	// "/"); slash paths relative to the work-tree root, sorted.
+	// "/"); slash paths relative to the repoDir given to Commit, sorted.
 	Ignored []string
 	// Blocked lists the work-tree files under the prefixes that were not
 	// committed because committing them would delete a file of Kept (a new

@@ -126,7 +126,7 @@ func (s *state) collect(base *object.Tree, idx *index.Index) error {
 
 // scanAndWrite shows the content of every change to the Committer's Scan,
 // in path order, then writes their blobs: nothing is written when Scan
-// refuses one.
+// refused any, and the errors it returned come back joined.
 func (s *state) scanAndWrite() error {
 	paths := make([]string, 0, len(s.treeChanges))
 	for p := range s.treeChanges {
@@ -134,10 +134,14 @@ func (s *state) scanAndWrite() error {
 	}
 	slices.Sort(paths)
 	if s.scan != nil {
+		var errs []error
 		for _, p := range paths {
 			if err := s.scan(strings.TrimPrefix(p, s.project), s.treeChanges[p].content); err != nil {
-				return err
+				errs = append(errs, err)
 			}
+		}
+		if len(errs) > 0 {
+			return errors.Join(errs...)
 		}
 	}
 	for _, p := range paths {
@@ -214,7 +218,7 @@ func (s *state) walkPrefix(pre string, tracked map[string]bool, ignored gitignor
 				}
 			}
 			if ignored.Match(parts, true) && !hasTrackedBelow(tracked, rel) {
-				s.ignored = append(s.ignored, rel+"/")
+				s.ignored = append(s.ignored, strings.TrimPrefix(rel, s.project)+"/")
 				return fs.SkipDir
 			}
 			return nil
@@ -223,7 +227,7 @@ func (s *state) walkPrefix(pre string, tracked map[string]bool, ignored gitignor
 			return nil
 		}
 		if !tracked[rel] && ignored.Match(parts, false) {
-			s.ignored = append(s.ignored, rel)
+			s.ignored = append(s.ignored, strings.TrimPrefix(rel, s.project))
 			return nil // never stage an ignored untracked file
 		}
 		if s.selected(rel, tracked[rel]) {

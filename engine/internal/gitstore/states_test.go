@@ -307,7 +307,8 @@ func TestWorktreeConfigExtension(t *testing.T) {
 
 // TestCommitSelectAndScan: Select keeps a file out (neither committed nor
 // kept), Scan sees exactly the files about to change with their content,
-// and a Scan error stops the commit before any object is written; the
+// and Scan errors stop the commit, after every file was shown, before any
+// object is written; the
 // untracked files .gitignore excludes are listed in Ignored.
 func TestCommitSelectAndScan(t *testing.T) {
 	r := newRepo(t)
@@ -332,8 +333,8 @@ func TestCommitSelectAndScan(t *testing.T) {
 	if _, err := c.Commit(context.Background(), r.dir, recitePrefixes, "history", author); !errors.Is(err, refuse) {
 		t.Fatalf("Commit = %v, want the Scan error", err)
 	}
-	if want := []string{".planning/conversations/c-001.jsonl={\"id\":\"1\"}\n{\"id\":\"2\"}\n"}; !slices.Equal(scanned, want) {
-		t.Errorf("scanned %q, want %q (the first change, then stop)", scanned, want)
+	if want := []string{".planning/conversations/c-001.jsonl={\"id\":\"1\"}\n{\"id\":\"2\"}\n", ".planning/conversations/c-002.jsonl={\"id\":\"3\"}\n"}; !slices.Equal(scanned, want) {
+		t.Errorf("scanned %q, want %q (every change, then stop)", scanned, want)
 	}
 	if r.git("count-objects", "-v") != objects || r.head() != head || !bytes.Equal(r.read(".git/index"), index) {
 		t.Error("objects, HEAD or the index changed after a refused scan")
