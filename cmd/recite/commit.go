@@ -14,8 +14,8 @@ import (
 
 // commitOptions are the inputs of `recite commit`.
 type commitOptions struct {
-	io       IOStreams
-	dir      string
+	io           IOStreams
+	dir          string
 	message      string
 	lockWait     time.Duration
 	allowSecrets bool

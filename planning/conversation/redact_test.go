@@ -244,5 +244,3 @@ func FuzzRedactLines(f *testing.F) {
 		}
 	})
 }
-
-
