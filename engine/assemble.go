@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -37,7 +36,9 @@ func (e *Engine) assemble(ctx context.Context, cfg *config.Config, tg *config.Ta
 	// cuts of long conversation texts), for redactPrompt.
 	var found []string
 
-	text, _, err := templates.Role(os.DirFS(pdir), tg.Role)
+	// A project's own role template never comes from outside the planning
+	// folder through a symbolic link (scope.FS).
+	text, _, err := templates.Role(scope.FS(pdir, PlanningDir+"/", "the planning folder"), tg.Role)
 	if err != nil {
 		diags = append(diags, Diagnostic{Path: config.FileName, Line: tg.Line, Message: fmt.Sprintf("target %q: %v", tg.Name, err)})
 	}
@@ -188,13 +189,15 @@ func addProjectErrors(proj *planning.Project, in *prompt.Input) {
 }
 
 // readProjectFile reads a project-relative file that must stay inside the
-// project, cut to maxIncludedFile bytes.
+// project once its symbolic links are followed (scope.ReadFile: a link
+// that leads out is a *scope.OutsideError naming it and its target), cut
+// to maxIncludedFile bytes.
 func (e *Engine) readProjectFile(rel string) (prompt.File, error) {
 	clean := filepath.ToSlash(filepath.Clean(rel))
 	if !fs.ValidPath(clean) {
 		return prompt.File{}, fmt.Errorf("path %q leaves the project", rel)
 	}
-	b, err := os.ReadFile(filepath.Join(e.dir, filepath.FromSlash(clean)))
+	b, err := scope.ReadFile(e.dir, clean, maxIncludedFile)
 	if err != nil {
 		return prompt.File{}, err
 	}

@@ -115,33 +115,17 @@ func inGitDir(rel string) bool {
 
 // resolvesInside reports whether the directory of slash path rel,
 // relative to the project, stays inside the project once every symbolic
-// link on its way is resolved (issue 6 review: a plan naming
-// src/dirlink/outside.txt, with src/dirlink a link to /tmp/x, must not
-// list it). The last component is not followed: like git, recite lists a
-// symbolic link as itself (src/dirlink), and the files section never
-// reads one that leaves the project (projectFile). A directory that does
-// not exist yet is judged by its longest existing ancestor.
+// link on its way is resolved (linkOutside, the one check of ReadFile and
+// InsideProject): a plan naming src/dirlink/outside.txt, with src/dirlink
+// a link to /tmp/x, must not list it. The last component is not followed:
+// like git, recite lists a symbolic link as itself (src/dirlink), and the
+// files section never reads one that leaves the project (ReadFile). A
+// directory that does not exist yet is judged by its existing ancestors.
 func (sp *Scope) resolvesInside(rel string) bool {
-	root, err := filepath.EvalSymlinks(sp.dir)
-	if err != nil {
+	if _, err := filepath.EvalSymlinks(sp.dir); err != nil {
 		return false
 	}
-	p := filepath.Dir(filepath.Join(sp.dir, filepath.FromSlash(rel)))
-	for {
-		real, err := filepath.EvalSymlinks(p)
-		if err == nil {
-			r, err := filepath.Rel(root, real)
-			return err == nil && (r == "." || filepath.IsLocal(r))
-		}
-		if !errors.Is(err, fs.ErrNotExist) {
-			return false
-		}
-		parent := filepath.Dir(p)
-		if parent == p {
-			return false
-		}
-		p = parent
-	}
+	return linkOutside(sp.dir, path.Dir(rel), "", "the project") == nil
 }
 
 // keepInside drops the never-exclude entries that name a path under .git
@@ -171,48 +155,20 @@ func CheckIncludes(include []string) error {
 }
 
 // InsideProject rejects a project-relative path rel that resolves outside
-// the project root through a symbolic link: the longest existing prefix of
-// the path, with every link on it followed (a dangling last link judged by
-// where it points), must stay inside root. Unlike resolvesInside it
-// follows the last component too, for a path a caller is about to open or
-// explain. Errors name rel: a path that resolves outside, or one whose
-// links cannot be read.
+// the project root through a symbolic link: every link on the way, the
+// last component's too, followed through its whole chain (a dangling link
+// judged by where it points), must stay inside root; a path that does not
+// exist yet is fine. It is the check of ReadFile (linkOutside) for a path
+// a caller names without reading it (the MCP files tool). The error names
+// rel, the link and its target.
 func InsideProject(root, rel string) error {
-	realRoot, err := filepath.EvalSymlinks(root)
-	if err != nil {
-		return err
+	if c := path.Clean(filepath.ToSlash(rel)); c != "." && !fs.ValidPath(c) {
+		return fmt.Errorf("path %q resolves outside the project", rel)
 	}
-	outside := fmt.Errorf("path %q resolves outside the project through a symbolic link", rel)
-	within := func(real string) bool {
-		r, err := filepath.Rel(realRoot, real)
-		return err == nil && (r == "." || filepath.IsLocal(r))
+	if oe := linkOutside(root, filepath.ToSlash(rel), "", "the project"); oe != nil {
+		return fmt.Errorf("path %q resolves outside the project through a symbolic link: %w", rel, oe)
 	}
-	for q := filepath.Join(root, filepath.FromSlash(rel)); ; q = filepath.Dir(q) {
-		real, err := filepath.EvalSymlinks(q)
-		if err == nil {
-			if !within(real) {
-				return outside
-			}
-			return nil
-		}
-		if !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("path %q: %w", rel, err)
-		}
-		if t, lerr := os.Readlink(q); lerr == nil {
-			// A dangling link: judge it by where it points.
-			if !filepath.IsAbs(t) {
-				if dir, derr := filepath.EvalSymlinks(filepath.Dir(q)); derr == nil {
-					t = filepath.Join(dir, t)
-				}
-			}
-			if !within(filepath.Clean(t)) {
-				return outside
-			}
-		}
-		if filepath.Dir(q) == q {
-			return outside
-		}
-	}
+	return nil
 }
 
 // Matcher loads the ignore files with the current task type's globs and

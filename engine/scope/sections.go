@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -22,8 +20,12 @@ import (
 // are cut, in bytes: a minified one-line file is cut by bytes too.
 const maxSectionFileBytes = 64 << 10
 
+// maxSectionRead bounds what is read of one file of the files section, in
+// bytes, before its lines are cut (a file is read whole up to it).
+const maxSectionRead = 1 << 30
+
 // Sections fills in.FileTree (stable tier) and in.Files (semi tier) for
-// target tg (issue "What enters context" §4), reading each file through
+// target tg (docs/formats.md#sections-and-tiers), reading each file through
 // redact (which replaces its secrets, given its project-relative path).
 //
 // The tree lists what the ignore files and the current task type's globs
@@ -84,7 +86,15 @@ func (sp *Scope) Sections(ctx context.Context, cfg *config.Config, tg *config.Ta
 			}
 			seen[inc.Path] = true
 			rel, ok := sp.projectFile(inc.Path)
-			if !ok || rel == layout.PlanningDir || strings.HasPrefix(rel, layout.PlanningDir+"/prompts/") || strings.HasPrefix(rel, layout.CacheDir+"/") {
+			if !ok {
+				// A file named by the plan, an error or an include list that
+				// a symbolic link leads out of the project: said, not read.
+				if oe := linkOutside(sp.dir, inc.Path, "", "the project"); oe != nil {
+					diags = append(diags, markdown.Diagnostic{Path: inc.Path, Message: "files section: " + oe.Error()})
+				}
+				continue
+			}
+			if rel == layout.PlanningDir || strings.HasPrefix(rel, layout.PlanningDir+"/prompts/") || strings.HasPrefix(rel, layout.CacheDir+"/") {
 				continue
 			}
 			f, err := sp.sectionFile(rel, cfg.Files.FileMaxLines, redact)
@@ -100,9 +110,9 @@ func (sp *Scope) Sections(ctx context.Context, cfg *config.Config, tg *config.Ta
 
 // sectionSources returns the project files (slash paths from the project
 // root) whose content another section of the prompt already carries, so
-// the files section does not repeat them ("each file once", issue 6
-// review: a plan naming .planning/STATE.md in files_modified put it in
-// full next to the State section): the system prompt's files, the tools
+// the files section does not repeat them (each file once: a plan naming
+// .planning/STATE.md in files_modified must not put it in full next to the
+// State section): the system prompt's files, the tools
 // file and the skills; the planning files the planning model reads into
 // the brief, current plan, state, health and recitation sections (brief,
 // roadmap, state, the current plan, loop files, the files of blockers and
@@ -177,7 +187,7 @@ func sourceFile(src string) string {
 // and tail around a "⟨path: lines a–b omitted⟩" pointer) and to
 // maxSectionFileBytes, redacted with its own path.
 func (sp *Scope) sectionFile(rel string, maxLines int, redact func(rel, text string) string) (prompt.File, error) {
-	b, err := os.ReadFile(filepath.Join(sp.dir, filepath.FromSlash(rel)))
+	b, err := ReadFile(sp.dir, rel, maxSectionRead)
 	if err != nil {
 		return prompt.File{}, err
 	}
