@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/recite-dev/recite/internal/fsutil"
 
@@ -41,20 +40,19 @@ func (e *Engine) ensureDirs() error {
 // file already holds exactly these bytes, and keeps a copy as the last good
 // render. It reports whether the file was written.
 //
-// The copy in LastGoodDir is a hard link to the prompt file when the
-// filesystem allows it: prompt files are only ever replaced by rename,
-// never written in place, so the link keeps the bytes of the render it was
-// made from, without writing them a second time.
+// The copy in LastGoodDir is a file of its own, written atomically, never
+// a hard link to the prompt file: an editor or agent that writes the
+// prompt file in place would otherwise change the last good render too
+// (docs/formats.md#the-recite-folder). A copy that shares the prompt
+// file's inode (written by an older recite) is replaced.
 func (e *Engine) writeIfChanged(rel string, body, old []byte) (bool, error) {
 	path := filepath.Join(e.dir, rel)
 	last := filepath.Join(e.dir, LastGoodDir, filepath.Base(rel))
 	if old != nil && bytes.Equal(old, body) {
 		// Keep the last-good copy in step without touching the prompt file.
-		if sameFile(path, last) {
-			return false, nil
-		}
-		if cur, err := os.ReadFile(last); err != nil || !bytes.Equal(cur, body) {
-			if err := linkOrWrite(path, last, body); err != nil {
+		cur, err := os.ReadFile(last)
+		if err != nil || !bytes.Equal(cur, body) || sameFile(path, last) {
+			if err := writeAtomic(last, body); err != nil {
 				return false, fmt.Errorf("write %s: %w", last, err)
 			}
 		}
@@ -63,7 +61,7 @@ func (e *Engine) writeIfChanged(rel string, body, old []byte) (bool, error) {
 	if err := writeAtomic(path, body); err != nil {
 		return false, fmt.Errorf("write %s: %w", rel, err)
 	}
-	if err := linkOrWrite(path, last, body); err != nil {
+	if err := writeAtomic(last, body); err != nil {
 		return true, fmt.Errorf("write %s: %w", last, err)
 	}
 	return true, nil
@@ -77,21 +75,6 @@ func sameFile(a, b string) bool {
 	}
 	fb, err := os.Stat(b)
 	return err == nil && os.SameFile(fa, fb)
-}
-
-// linkOrWrite makes dst a hard link to src (which holds body), replacing
-// dst atomically: a link under a temporary name, renamed over dst. Where
-// links are not possible it writes body to dst with writeAtomic.
-func linkOrWrite(src, dst string, body []byte) error {
-	tmp := fmt.Sprintf("%s.%d-%d.tmp", dst, os.Getpid(), time.Now().UnixNano())
-	if err := os.Link(src, tmp); err != nil {
-		return writeAtomic(dst, body)
-	}
-	if err := os.Rename(tmp, dst); err != nil {
-		os.Remove(tmp)
-		return writeAtomic(dst, body)
-	}
-	return nil
 }
 
 // restoreLastGood puts the last good copy of rel back when the prompt file

@@ -1,6 +1,7 @@
 package planning
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
@@ -128,7 +129,12 @@ func (l *loader) walk() {
 	}
 	for i, p := range paths {
 		if errs[i] != nil {
-			l.diag(p, 0, "cannot stat: %v", errs[i])
+			// A file that vanished between the listing and its stat (the
+			// temp file of an atomic write by a parallel build, an editor's
+			// swap file) is simply not there: no warning.
+			if !errors.Is(errs[i], fs.ErrNotExist) {
+				l.diag(p, 0, "cannot stat: %v", errs[i])
+			}
 			continue
 		}
 		l.files = append(l.files, walked{path: p, size: infos[i].Size(), role: fileRole(p), stat: statOf(infos[i])})
