@@ -28,7 +28,8 @@ const RawDir = CacheDir + "/raw"
 // record it writes has its secrets replaced by placeholders first (the
 // redaction of prompts, with the project's key: conversation.Store.Redact
 // through logRedactor), since the logs are committed; with
-// conversations.keep_raw the records as they were go to RawDir.
+// conversations.keep_raw the records as they were go to RawDir
+// (docs/formats.md#secrets-in-committed-files).
 func (e *Engine) OpenConversations() (*conversation.Store, error) {
 	s, err := conversation.Open(filepath.Join(e.dir, filepath.FromSlash(ConversationsDir)))
 	if err != nil {
@@ -122,7 +123,8 @@ func plural(n int, one, many string) string {
 // that redact what recite writes: a conversation log record by record,
 // each text of a record scanned as RedactRecord redacts it (a line that is
 // not a record is scanned as text), so a log recite wrote or `recite
-// redact` migrated has none; any other file as text.
+// redact` migrated has none; any other file as text
+// (docs/formats.md#secrets-in-committed-files).
 func (e *Engine) scanHistory(path string, content []byte) ([]SecretFinding, error) {
 	r, err := e.scanner()
 	if err != nil {

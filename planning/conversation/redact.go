@@ -26,7 +26,7 @@ type Redactor func(text string) (string, int)
 // were valid JSON stay valid JSON: when a replacement would break them,
 // they become the JSON string of the redacted text. Ids, names, roles,
 // paths and hashes are not texts and are left alone. It returns how many
-// values red replaced.
+// values red replaced. The rule: docs/formats.md#secrets-in-committed-files.
 func RedactRecord(r *Record, red Redactor) int {
 	n := 0
 	text := func(s *string) {
