@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os/signal"
 	"syscall"
 
@@ -12,14 +11,6 @@ import (
 
 	"github.com/recite-dev/recite/engine"
 )
-
-// IOStreams are the standard streams a command reads and writes; tests pass
-// buffers.
-type IOStreams struct {
-	In     io.Reader
-	Out    io.Writer
-	ErrOut io.Writer
-}
 
 // usageError is a bad flag, argument or input the command line itself
 // finds: exit 2.
