@@ -237,3 +237,34 @@ func sortDiagnostics(diags []Diagnostic) {
 		return a.Line < b.Line
 	})
 }
+
+// rootRelativeSummary rewrites the planning-relative paths of a summary
+// (the current plan, blocker and decision sources, loop files,
+// diagnostics) relative to the project root, as every other command writes
+// them. A blocker whose id is its source (a GSD blocker, "STATE.md:64")
+// keeps the two equal.
+func rootRelativeSummary(s *PlanningSummary) {
+	rel := func(p string) string {
+		if p == "" {
+			return p
+		}
+		return PlanningDir + "/" + p
+	}
+	if s.CurrentPlan != nil {
+		s.CurrentPlan.Path = rel(s.CurrentPlan.Path)
+	}
+	for i := range s.Blockers {
+		b := &s.Blockers[i]
+		if b.ID == b.Source {
+			b.ID = rel(b.ID)
+		}
+		b.Source = rel(b.Source)
+	}
+	for i := range s.Decisions {
+		s.Decisions[i].Source = rel(s.Decisions[i].Source)
+	}
+	for i := range s.Loops {
+		s.Loops[i].Path = rel(s.Loops[i].Path)
+	}
+	s.Diagnostics = rootRelative(s.Diagnostics)
+}

@@ -51,14 +51,15 @@ and the most recently active one.`,
 }
 
 func preserveRun(ctx context.Context, opts *preserveOptions) error {
-	res, err := engine.New(opts.dir).Preserve(ctx, opts.preserve)
+	e := engine.New(opts.dir)
+	res, err := e.Preserve(ctx, opts.preserve)
 	if err != nil {
 		return err
 	}
 	return opts.json.print(opts.io.Out, res, func(w io.Writer) error {
 		fmt.Fprintf(w, "wrote a preservation block (trigger %s) to %s\n", res.Block.Trigger, res.Path)
 		fmt.Fprintln(w, res.Summary)
-		printDiagnostics(w, res.Diagnostics)
+		printDiagnosticsOnce(w, e, res.Diagnostics, byPreserve)
 		return nil
 	})
 }

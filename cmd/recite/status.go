@@ -31,7 +31,10 @@ then the loop health, the circuit breaker and the open stop signals.
 On a terminal the picture is coloured and as wide as the terminal (longer
 lines are cut); piped, it is plain text with bars for 80 columns and lines
 kept whole; NO_COLOR (https://no-color.org) turns the colour off. --json prints the full report (every section, file, render
-record and signal).`,
+record and signal).
+
+Diagnostics already printed by an earlier command are counted, not
+repeated; recite inspect lists them all.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.dir = g.dir
@@ -53,7 +56,7 @@ func statusRun(ctx context.Context, opts *statusOptions) error {
 		if len(rep.Diagnostics) > 0 {
 			fmt.Fprintln(w)
 		}
-		printDiagnostics(w, rep.Diagnostics)
+		printDiagnosticsOnce(w, e, rep.Diagnostics, byStatus)
 		return nil
 	})
 }
