@@ -41,8 +41,10 @@ counted ("recite inspect" lists them all).`,
 }
 
 func buildRun(ctx context.Context, opts *buildOptions) error {
-	e := engine.New(opts.dir)
+	pr := newProgress(opts.io)
+	e := engine.New(opts.dir, pr.option())
 	rep, err := e.Build(ctx)
+	pr.done()
 	if err != nil {
 		return err
 	}

@@ -26,7 +26,7 @@ func newPreserveCmd(g *globalOptions, streams IOStreams, runF func(context.Conte
 	cmd := &cobra.Command{
 		Use:   "preserve [--trigger manual|compaction|sabbath_rest]",
 		Short: "Append a preservation block of the stop signals to .planning/context-preserved.md",
-		Long: `Append one preservation block (FORMATS.md §2.8, canonical format) to
+		Long: `Append one preservation block (docs/formats.md#preservation-blocks) to
 .planning/context-preserved.md: the errors verbatim, blocked marks, failed
 approaches and why, stop requests, the circuit-breaker line, and the working
 state (current task, last change, files modified according to git).
