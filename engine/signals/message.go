@@ -9,60 +9,62 @@ import (
 type matchers struct {
 	blockedWord *regexp.Regexp
 	stopLine    *regexp.Regexp
-	errorLine   *regexp.Regexp
 	rejection   *regexp.Regexp
 	fence       *regexp.Regexp
 	breakerWord *regexp.Regexp
+	words       *wordRules
+	norm        *normalizer
+	// rules and heur are compiled on first use (loop files never need
+	// them).
+	rules *ruleSet
+	heur  *heuristics
 }
 
-func newMatchers() *matchers {
+func newMatchers(n *normalizer) *matchers {
+	if n == nil {
+		n = newNormalizer()
+	}
 	return &matchers{
 		blockedWord: regexp.MustCompile(`\b(BLOCKED|STUCK)\b`),
 		stopLine:    regexp.MustCompile(`^\s*(?:[-*+]\s+|\d+[.)]\s+|>\s*)*(?:\*\*|__)?STOP(?:\*\*|__)?\s*(?::|—|--)`),
-		errorLine:   regexp.MustCompile(`^(?:(?:error|Error|ERROR|fatal|Fatal|FATAL|panic|FAIL)(?:\[[^\]\n]*\])?:\s|Traceback \(most recent call last\):)`),
 		rejection:   regexp.MustCompile(`^The user doesn't want to proceed with this tool use`),
 		fence:       regexp.MustCompile("^ {0,3}(`{3,}|~{3,})"),
 		breakerWord: regexp.MustCompile(`\b(TRIPPED|CIRCUIT BREAK)\b`),
+		words:       newWordRules(),
+		norm:        n,
 	}
 }
 
+// fromMessage extracts the signals of one message: a tool result's errors
+// and stops (fromTool), a user message's failed task notification
+// (fromNotification), and the prose rules of user and assistant text
+// (fromText).
 func (m *matchers) fromMessage(msg Message) []Signal {
 	src := msg.Source
 	if src == "" {
 		src = msg.ID
 	}
 	base := Signal{Source: src, FirstSeen: msg.Timestamp, LastSeen: msg.Timestamp}
-	isTool := msg.Role == "tool" || msg.ToolName != ""
-	var out []Signal
-	if isTool {
-		if msg.IsError {
-			s := base
-			s.Kind = KindError
-			if m.rejection.MatchString(strings.TrimSpace(msg.Content)) {
-				s.Kind = KindStop
-			}
-			s.Text = msg.Content
-			return []Signal{s}
-		}
-		for _, line := range strings.Split(strings.ReplaceAll(msg.Content, "\r\n", "\n"), "\n") {
-			if m.errorLine.MatchString(line) {
-				s := base
-				s.Kind = KindError
-				s.Text = line
-				out = append(out, s)
-			}
-		}
-		return out
+	if msg.Role == "tool" || msg.ToolName != "" {
+		return m.fromTool(msg, base)
 	}
-	if msg.Role != "user" && msg.Role != "assistant" {
-		return nil
+	switch msg.Role {
+	case "user":
+		var out []Signal
+		if s, ok := m.fromNotification(msg, base); ok {
+			out = append(out, s)
+		}
+		return append(out, m.fromText(msg.Content, base, false)...)
+	case "assistant":
+		return m.fromText(msg.Content, base, true)
 	}
-	return m.fromText(msg.Content, base)
+	return nil
 }
 
-// fromText applies the BLOCKED/STUCK and STOP: line rules to prose,
-// skipping fenced code.
-func (m *matchers) fromText(text string, base Signal) []Signal {
+// fromText applies the BLOCKED/STUCK and STOP: line rules to prose, and
+// in the agent's own text (agent) its lower-case words for a block or a
+// failed approach (wordRules), skipping fenced code.
+func (m *matchers) fromText(text string, base Signal, agent bool) []Signal {
 	var out []Signal
 	var fence string
 	for _, line := range strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n") {
@@ -78,18 +80,26 @@ func (m *matchers) fromText(text string, base Signal) []Signal {
 		if fence != "" {
 			continue
 		}
+		s := base
 		switch {
 		case m.stopLine.MatchString(line):
-			s := base
-			s.Kind = KindStop
-			s.Text = strings.TrimSpace(line)
-			out = append(out, s)
+			s.Kind, s.Text = KindStop, strings.TrimSpace(line)
 		case m.blockedWord.MatchString(line):
-			s := base
-			s.Kind = KindBlocked
-			s.Text = strings.TrimSpace(line)
+			s.Kind, s.Text = KindBlocked, strings.TrimSpace(line)
+		case agent:
+			s.Kind, s.Text = m.words.match(line)
+		}
+		if s.Kind != "" {
 			out = append(out, s)
 		}
 	}
 	return out
+}
+
+// output returns the compiled failure-line table and heuristics.
+func (m *matchers) output() (*ruleSet, *heuristics) {
+	if m.rules == nil {
+		m.rules, m.heur = newRuleSet(), newHeuristics()
+	}
+	return m.rules, m.heur
 }

@@ -83,7 +83,7 @@ func FromLoop(l *planning.Loop) []Signal {
 	if l == nil {
 		return nil
 	}
-	m := newMatchers()
+	m := newMatchers(nil)
 	at := func(line int) string {
 		if line > 0 {
 			return fmt.Sprintf("%s:%d", l.Path, line)
@@ -137,7 +137,7 @@ func FromLoop(l *planning.Loop) []Signal {
 			}
 			out = append(out, s)
 		case action != "":
-			ss := m.fromText(action, base)
+			ss := m.fromText(action, base, false)
 			if len(ss) == 0 && m.breakerWord.MatchString(action) {
 				s := base
 				s.Kind = KindCircuitBreaker
@@ -147,7 +147,7 @@ func FromLoop(l *planning.Loop) []Signal {
 			out = append(out, ss...)
 		}
 		if r := strings.TrimSpace(it.Result); r != "" {
-			out = append(out, m.fromText(r, base)...)
+			out = append(out, m.fromText(r, base, false)...)
 		}
 	}
 	if n := len(l.Breaker); n > 0 {

@@ -61,9 +61,34 @@ type Signal struct {
 	LastSeen  time.Time `json:"last_seen,omitzero"`
 	// Count is how many times the signal occurred (≥ 1).
 	Count int `json:"count"`
-	// Hash is Hash(Text) (16 hex digits); Extract deduplicates by (Kind,
-	// Hash).
+	// Hash identifies the signal (16 hex digits); Extract deduplicates by
+	// (Kind, Hash). It hashes the normalised key line (with the command
+	// when the key line is a bare exit code), else the normalised text:
+	// what varies from run to run (timestamps, temporary paths, durations,
+	// process ids, addresses, line numbers) is normalised away, what names
+	// the thing (quoted values, project paths, identifiers) is kept.
 	Hash string `json:"hash"`
+	// KeyLine is, for an error, the line of Text a person would quote:
+	// the exception line that ends a Python traceback, the first error
+	// line of tsc, cargo or go, a failing test's assertion (KeyLine
+	// documents the rules); "Exit code N" for a failed command that
+	// printed nothing else. Verify looks for it. "" for other kinds, and
+	// for errors read from planning files, whose key Verify finds in Text.
+	KeyLine string `json:"key_line,omitempty"`
+	// Command is what produced an error from a tool call: the Bash command
+	// verbatim, or the tool's name and its main argument ("Read
+	// /app/.golangci.yml"), as Message.Command gave it; "" when unknown.
+	Command string `json:"command,omitempty"`
+	// Probe marks an error that is a harmless probe (a glob or grep with
+	// no match, ls or test on a missing path, gh pr checks while checks
+	// are pending, which not finding a program): kept, ranked below real
+	// failures, and left out of what a summary lost unless nothing else
+	// was (Verify, Fit).
+	Probe bool `json:"probe,omitempty"`
+	// ResolvedBy says what resolved an error ("`npx tsc` passed at
+	// c.jsonl#41"; see Resolve), "" while it is open. A resolved signal
+	// stays in preservation blocks, marked, and is never re-injected.
+	ResolvedBy string `json:"resolved_by,omitempty"`
 }
 
 // Message is one conversation message, as the caller adapts it from a
@@ -77,6 +102,11 @@ type Message struct {
 	Content string
 	// ToolName names the tool whose result this is, or "".
 	ToolName string
+	// Command is what the tool call ran, for a tool result: the Bash
+	// command verbatim, or the tool's name and its main argument
+	// (conversation.CallCommand); "" when unknown. Errors carry it, probes
+	// and resolution read it.
+	Command string
 	// IsError reports a tool result flagged as an error.
 	IsError bool
 	// Timestamp is when the message was written; zero if unknown.
@@ -139,7 +169,7 @@ func (c *collector) add(s Signal) {
 		return
 	}
 	if s.Hash == "" {
-		s.Hash = hashText(c.norm, s.Kind, s.Text)
+		s.Hash = c.norm.signalHash(s)
 	}
 	if s.Count <= 0 {
 		s.Count = 1
@@ -168,6 +198,7 @@ func (c *collector) add(s Signal) {
 	if m.ID == "" {
 		m.ID = s.ID
 	}
+	m.Probe = m.Probe && s.Probe
 }
 
 // result returns the signals ordered by kind, then first appearance.
@@ -177,11 +208,21 @@ func (c *collector) result() []Signal {
 	return out
 }
 
-// hashText hashes a signal's normalised text; for a failed approach a
-// leading "[Iteration 1-3]" style tag is dropped first, so the loop table's
-// "[Iteration 1-3] Direct fix" and the snapshot's "Direct fix" merge.
-func hashText(n *normalizer, k Kind, text string) string {
-	if k == KindFailedApproach {
+// signalHash is a signal's Hash: of the stop-signal normalisation
+// (normalizer.dedup) of its key line, with its command when the key line
+// is a bare exit code ("Exit code 1" of `npm test` and of `go vet` are two
+// errors); without a key line, of its text, a failed approach's leading
+// "[Iteration 1-3]" style tag dropped (so the loop table's "[Iteration
+// 1-3] Direct fix" and the snapshot's "Direct fix" merge).
+func (n *normalizer) signalHash(s Signal) string {
+	if s.Kind == KindError && s.KeyLine != "" {
+		if isBareExit(s.KeyLine) && s.Command != "" {
+			return hashNormalized(n.dedup(s.Command) + "\x00" + s.KeyLine)
+		}
+		return hashNormalized(n.dedup(s.KeyLine))
+	}
+	text := s.Text
+	if s.Kind == KindFailedApproach {
 		text = strings.TrimSpace(text)
 		if strings.HasPrefix(text, "[") {
 			if i := strings.IndexByte(text, ']'); i > 0 {
@@ -189,7 +230,7 @@ func hashText(n *normalizer, k Kind, text string) string {
 			}
 		}
 	}
-	return hashNormalized(n.apply(text))
+	return hashNormalized(n.dedup(text))
 }
 
 // cleanText normalises line endings to LF, drops trailing whitespace at the
@@ -215,12 +256,16 @@ func cleanText(s string) string {
 // Extract gathers every stop signal of a project, its conversation messages
 // and its iteration records, deduplicated by (Kind, Hash) and ordered by
 // kind then first appearance (see the package documentation for the rules
-// of each source). p, msgs and iters may each be nil.
+// of each source). Errors the conversation resolved later (Resolve) carry
+// ResolvedBy. p, msgs and iters may each be nil.
 func Extract(p *planning.Project, msgs []Message, iters []IterationRecord) []Signal {
 	c := newCollector(nil)
-	m := newMatchers()
-	for _, msg := range msgs {
-		for _, s := range m.fromMessage(msg) {
+	m := newMatchers(c.norm)
+	rv := newResolver()
+	for i, msg := range msgs {
+		ss := m.fromMessageHashed(msg)
+		rv.add(i, msg, ss)
+		for _, s := range ss {
 			c.add(s)
 		}
 	}
@@ -230,13 +275,14 @@ func Extract(p *planning.Project, msgs []Message, iters []IterationRecord) []Sig
 	for _, s := range FromProject(p) {
 		c.add(s)
 	}
-	return c.result()
+	out := c.result()
+	return MarkResolved(out, rv.resolve(out))
 }
 
 // FromMessages extracts the stop signals of conversation messages (not
 // deduplicated), following the rules in the package documentation.
 func FromMessages(msgs []Message) []Signal {
-	m := newMatchers()
+	m := newMatchers(nil)
 	var out []Signal
 	for _, msg := range msgs {
 		out = append(out, m.fromMessage(msg)...)
