@@ -3,35 +3,42 @@ package signals
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
-// matchers holds the compiled patterns of message extraction.
+// matchers holds the compiled patterns of message extraction: the prose
+// rules, the failure-line table, the key-line heuristics, the agent's
+// words and the normalizer. They are compiled once, on first use
+// (newMatchers), and only read after, so Extract, Verify and Fit share
+// them across calls and goroutines.
 type matchers struct {
 	blockedWord *regexp.Regexp
 	stopLine    *regexp.Regexp
 	rejection   *regexp.Regexp
 	fence       *regexp.Regexp
 	breakerWord *regexp.Regexp
-	words       *wordRules
 	norm        *normalizer
-	// rules and heur are compiled on first use (loop files never need
-	// them).
-	rules *ruleSet
-	heur  *heuristics
+	words       *wordRules
+	rules       *ruleSet
+	heur        *heuristics
 }
 
-func newMatchers(n *normalizer) *matchers {
-	if n == nil {
-		n = newNormalizer()
-	}
+// newMatchers returns the matchers, compiled on the first call.
+func newMatchers() *matchers { return sharedMatchers() }
+
+var sharedMatchers = sync.OnceValue(buildMatchers)
+
+func buildMatchers() *matchers {
 	return &matchers{
 		blockedWord: regexp.MustCompile(`\b(BLOCKED|STUCK)\b`),
 		stopLine:    regexp.MustCompile(`^\s*(?:[-*+]\s+|\d+[.)]\s+|>\s*)*(?:\*\*|__)?STOP(?:\*\*|__)?\s*(?::|—|--)`),
 		rejection:   regexp.MustCompile(`^The user doesn't want to proceed with this tool use`),
 		fence:       regexp.MustCompile("^ {0,3}(`{3,}|~{3,})"),
 		breakerWord: regexp.MustCompile(`\b(TRIPPED|CIRCUIT BREAK)\b`),
+		norm:        newNormalizer(),
 		words:       newWordRules(),
-		norm:        n,
+		rules:       newRuleSet(),
+		heur:        newHeuristics(),
 	}
 }
 
@@ -87,7 +94,7 @@ func (m *matchers) fromText(text string, base Signal, agent bool) []Signal {
 		case m.blockedWord.MatchString(line):
 			s.Kind, s.Text = KindBlocked, strings.TrimSpace(line)
 		case agent:
-			s.Kind, s.Text = m.words.match(line)
+			s.Kind, s.Text = m.wordRules().match(line)
 		}
 		if s.Kind != "" {
 			out = append(out, s)
@@ -96,10 +103,9 @@ func (m *matchers) fromText(text string, base Signal, agent bool) []Signal {
 	return out
 }
 
-// output returns the compiled failure-line table and heuristics.
-func (m *matchers) output() (*ruleSet, *heuristics) {
-	if m.rules == nil {
-		m.rules, m.heur = newRuleSet(), newHeuristics()
-	}
-	return m.rules, m.heur
-}
+// output returns the failure-line table and heuristics.
+func (m *matchers) output() (*ruleSet, *heuristics) { return m.rules, m.heur }
+
+func (m *matchers) normalizer() *normalizer { return m.norm }
+
+func (m *matchers) wordRules() *wordRules { return m.words }

@@ -5,12 +5,14 @@ import (
 	"encoding/hex"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // normalizer holds the compiled rewrite rules of Normalize (rules) and of
 // the stop-signal deduplication (dedupRules), each applied in order. It
-// is built per call (newNormalizer) and shared within one Extract or
-// Verify, so the package keeps no globals.
+// is compiled once, on first use (newNormalizer), and never changed after:
+// a regexp.Regexp is safe for concurrent use, and the package keeps no
+// mutable state.
 type normalizer struct {
 	rules, dedupRules []rewrite
 }
@@ -23,7 +25,12 @@ type rewrite struct {
 	fn   func(string) string
 }
 
-func newNormalizer() *normalizer {
+// newNormalizer returns the normalizer, compiled on the first call.
+func newNormalizer() *normalizer { return sharedNormalizer() }
+
+var sharedNormalizer = sync.OnceValue(buildNormalizer)
+
+func buildNormalizer() *normalizer {
 	r := func(expr, repl string) rewrite { return rewrite{re: regexp.MustCompile(expr), repl: repl} }
 	stamps := []rewrite{
 		// ISO / RFC 3339 timestamps, then bare dates and clock times.

@@ -50,7 +50,7 @@ func (m *matchers) fromTool(msg Message, base Signal) []Signal {
 		exit = 0
 	}
 	rules, heur := m.output()
-	sc := rules.scan(content, m.norm)
+	sc := rules.scan(content, m.normalizer())
 	if len(sc.findings) == 0 {
 		if !msg.IsError {
 			return nil

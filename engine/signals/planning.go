@@ -83,7 +83,7 @@ func FromLoop(l *planning.Loop) []Signal {
 	if l == nil {
 		return nil
 	}
-	m := newMatchers(nil)
+	m := newMatchers()
 	at := func(line int) string {
 		if line > 0 {
 			return fmt.Sprintf("%s:%d", l.Path, line)

@@ -39,7 +39,7 @@ type Resolution struct {
 // Errors without a recorded occurrence (planning files, iterations) and
 // signals of other kinds are never resolved here.
 func Resolve(msgs []Message, sigs []Signal) []Resolution {
-	m := newMatchers(nil)
+	m := newMatchers()
 	rv := newResolver()
 	for i, msg := range msgs {
 		rv.add(i, msg, m.fromMessageHashed(msg))
@@ -69,7 +69,7 @@ func (m *matchers) fromMessageHashed(msg Message) []Signal {
 	ss := m.fromMessage(msg)
 	for i := range ss {
 		ss[i].Text = cleanText(ss[i].Text)
-		ss[i].Hash = m.norm.signalHash(ss[i])
+		ss[i].Hash = m.normalizer().signalHash(ss[i])
 	}
 	return ss
 }

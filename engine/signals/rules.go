@@ -69,6 +69,21 @@ type compiledRule struct {
 	keyGroup               int
 }
 
+// compile compiles the rule's patterns.
+func (c *compiledRule) compile() {
+	c.re = regexp.MustCompile(c.pattern)
+	if c.rule.unless != "" {
+		c.unless = regexp.MustCompile(c.rule.unless)
+	}
+	if c.rule.next != "" {
+		c.next = regexp.MustCompile(c.rule.next)
+	}
+	if c.rule.prev != "" {
+		c.prev = regexp.MustCompile(c.rule.prev)
+	}
+	c.keyGroup = c.re.SubexpIndex("key")
+}
+
 // failureRules is the table of failure lines, most specific first: the
 // first row that matches a line decides. Sources: each tool's own output
 // (the examples are copied from real runs).
@@ -331,17 +346,8 @@ func newRuleSet() *ruleSet {
 	}
 	for i := range rows {
 		r := &rows[i]
-		c := compiledRule{rule: r, re: regexp.MustCompile(r.pattern), hints: strings.Split(r.hint, "|")}
-		if r.unless != "" {
-			c.unless = regexp.MustCompile(r.unless)
-		}
-		if r.next != "" {
-			c.next = regexp.MustCompile(r.next)
-		}
-		if r.prev != "" {
-			c.prev = regexp.MustCompile(r.prev)
-		}
-		c.keyGroup = c.re.SubexpIndex("key")
+		c := compiledRule{rule: r, hints: strings.Split(r.hint, "|")}
+		c.compile()
 		rs.rules = append(rs.rules, c)
 	}
 	rs.gate = newGate()

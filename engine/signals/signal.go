@@ -260,7 +260,7 @@ func cleanText(s string) string {
 // ResolvedBy. p, msgs and iters may each be nil.
 func Extract(p *planning.Project, msgs []Message, iters []IterationRecord) []Signal {
 	c := newCollector(nil)
-	m := newMatchers(c.norm)
+	m := newMatchers()
 	rv := newResolver()
 	for i, msg := range msgs {
 		ss := m.fromMessageHashed(msg)
@@ -282,7 +282,7 @@ func Extract(p *planning.Project, msgs []Message, iters []IterationRecord) []Sig
 // FromMessages extracts the stop signals of conversation messages (not
 // deduplicated), following the rules in the package documentation.
 func FromMessages(msgs []Message) []Signal {
-	m := newMatchers(nil)
+	m := newMatchers()
 	var out []Signal
 	for _, msg := range msgs {
 		out = append(out, m.fromMessage(msg)...)

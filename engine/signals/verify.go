@@ -27,7 +27,7 @@ func newVerifier() *verifier {
 		bracket:  regexp.MustCompile(`^\[[^\]]*\]\s*`),
 		toolTag:  regexp.MustCompile(`</?tool_use_error>`),
 		exitNum:  regexp.MustCompile(`(?i)\bexit(?:ed)?(?: with)?(?: code| status)?:?\s*(-?\d+)\b`),
-		m:        newMatchers(nil),
+		m:        newMatchers(),
 	}
 }
 
@@ -151,12 +151,12 @@ func Key(s Signal) string {
 // Verify uses KeyLine for signals without one (older blocks, planning
 // files).
 func KeyLine(text string) string {
-	return newMatchers(nil).keyLine(text)
+	return newMatchers().keyLine(text)
 }
 
 func (m *matchers) keyLine(text string) string {
 	rules, heur := m.output()
-	sc := rules.scan(text, m.norm)
+	sc := rules.scan(text, m.normalizer())
 	if len(sc.findings) > 0 {
 		return sc.findings[0].key
 	}
