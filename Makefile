@@ -1,10 +1,18 @@
 # recite — common tasks. `make check` is what CI runs (see .ci/run).
 GO ?= go
 STATICCHECK_VERSION ?= v0.8.2
+GOVULNCHECK_VERSION ?= v1.9.0
+# The Go vulnerability database, read from the golang.org/x/vulndb module
+# (its data/osv folder holds one OSV entry per vulnerability) so govulncheck
+# needs no network beyond the module proxy. VULNDB_VERSION=latest takes the
+# newest the proxy serves.
+VULNDB_VERSION ?= v0.0.0-20261105234957-e22db6528018
+# The platforms the agents run on: `make cross` builds ./cmd/recite for each.
+CROSS_TARGETS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
 BIN := bin/recite
 PKGS := ./...
 
-.PHONY: build test race lint fmtcheck vet check bench bench-files bench-watch fuzz tools clean
+.PHONY: build test race lint fmtcheck vet tidycheck vulncheck cross check bench bench-files bench-watch fuzz tools clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/recite
@@ -21,6 +29,7 @@ vet:
 
 tools:
 	$(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+	$(GO) install golang.org/x/vuln/cmd/govulncheck@$(GOVULNCHECK_VERSION)
 
 lint: vet
 	@command -v staticcheck >/dev/null 2>&1 || $(MAKE) tools
@@ -30,7 +39,30 @@ fmtcheck:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
-check: fmtcheck lint test
+# go.mod and go.sum as `go mod tidy` would leave them; prints the diff.
+tidycheck:
+	$(GO) mod tidy -diff
+
+# Known vulnerabilities in the code paths recite calls (standard library and
+# modules), from the database in the vulndb module (see VULNDB_VERSION).
+vulncheck:
+	@command -v govulncheck >/dev/null 2>&1 || $(MAKE) tools
+	@tmp=$$(mktemp -d); \
+	db=$$(cd "$$tmp" && GOWORK=off $(GO) mod download -json golang.org/x/vulndb@$(VULNDB_VERSION) | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$$/\1/p'); \
+	rmdir "$$tmp"; \
+	test -d "$$db/data/osv" || { echo "vulncheck: no vulnerability database in golang.org/x/vulndb@$(VULNDB_VERSION)"; exit 1; }; \
+	PATH="$$PATH:$$($(GO) env GOPATH)/bin" govulncheck -db "file://$$db/data/osv" $(PKGS)
+
+# Cross-compile ./cmd/recite for every platform of CROSS_TARGETS; all are
+# tried, and the target fails when one does.
+cross:
+	@fail=""; for t in $(CROSS_TARGETS); do \
+	  echo "== $$t"; \
+	  CGO_ENABLED=0 GOOS=$${t%/*} GOARCH=$${t#*/} $(GO) build -o /dev/null ./cmd/recite || fail="$$fail $$t"; \
+	done; \
+	if [ -n "$$fail" ]; then echo "cross: build failed for$$fail"; exit 1; fi
+
+check: fmtcheck lint tidycheck test
 
 # Benchmarks are run by hand; figures go in the closing notes.
 bench:

@@ -12,6 +12,7 @@ import (
 
 	"github.com/recite-dev/recite/engine/config"
 	"github.com/recite-dev/recite/engine/prompt"
+	"github.com/recite-dev/recite/engine/scope"
 	"github.com/recite-dev/recite/engine/signals"
 	"github.com/recite-dev/recite/planning"
 	"github.com/recite-dev/recite/planning/conversation"
@@ -28,11 +29,13 @@ const maxIncludedFile = 256 << 10
 
 // assemble gathers one target's inputs and builds its prompt, fitted to the
 // target's budget.
-func (e *Engine) assemble(ctx context.Context, cfg *config.Config, tg *config.Target, proj *planning.Project) (*TargetReport, []Diagnostic) {
+func (e *Engine) assemble(ctx context.Context, cfg *config.Config, tg *config.Target, proj *planning.Project) (*targetBuild, []Diagnostic) {
 	var diags []Diagnostic
 	pdir := filepath.Join(e.dir, PlanningDir)
 	in := prompt.Input{Target: tg.Name, Role: tg.Role, Project: proj, PlanningDir: PlanningDir}
-	e.fileRedactions = e.fileRedactions[:0] // redactions made while gathering, for redactPrompt
+	// found are the redactions made while gathering (the files section,
+	// cuts of long conversation texts), for redactPrompt.
+	var found []string
 
 	text, _, err := templates.Role(os.DirFS(pdir), tg.Role)
 	if err != nil {
@@ -40,6 +43,73 @@ func (e *Engine) assemble(ctx context.Context, cfg *config.Config, tg *config.Ta
 	}
 	in.RoleTemplate = text
 
+	diags = append(diags, e.targetFiles(tg, &in)...)
+	in.Health, in.Approach = promptHealth(cfg, proj)
+	f, ok, pdiags := e.latestPreserved()
+	diags = append(diags, pdiags...)
+	if ok {
+		in.Preserved = &f
+	}
+	var conv *conversation.Conversation
+	if tg.Conversation != "" {
+		c, cdiags := e.conversationInput(ctx, cfg, tg, proj, &in, &found)
+		conv = c
+		diags = append(diags, cdiags...)
+	}
+	addProjectErrors(proj, &in)
+	diags = append(diags, e.scope.Sections(ctx, cfg, tg, proj, &in, e.fileRedactor(&found))...)
+
+	route := routeDifficulty(tg, proj, &in)
+	p := prompt.Assemble(in)
+	// Redact before compressing, so that a cut made by compression (a
+	// one-line form, an extract) never keeps part of a secret the whole
+	// text would have had replaced, and a summarizer command never sees
+	// one; and again after, for the text compression adds (skills, the
+	// double-check section), which the redaction cache makes cheap for
+	// everything else.
+	redactions, err := e.redactPrompt(p, found)
+	if err != nil {
+		diags = append(diags, Diagnostic{Path: config.FileName, Message: fmt.Sprintf("redaction: %v", err)})
+	}
+	comp := e.compressPrompt(ctx, cfg, tg, proj, conv, &in, p, route)
+	if more, err := e.redactPrompt(p, nil); err == nil {
+		for _, r := range more {
+			if !slices.Contains(redactions, r) {
+				redactions = append(redactions, r)
+			}
+		}
+	}
+	b := tg.Budget
+	if b == 0 {
+		b = cfg.ContextWindow
+	}
+	counter, _ := e.Counter(cfg.Tokenizer)
+	total := p.Fit(counter.Count, b)
+	tr := &TargetReport{
+		Name: tg.Name, Role: tg.Role, Budget: b, Tokens: total,
+		Percent:     float64(total) * 100 / float64(b),
+		Status:      cfg.Thresholds.Classify(total, b),
+		Cuts:        append([]string{}, p.Cuts...),
+		Redactions:  append([]string{}, redactions...),
+		Compression: comp,
+	}
+	for _, s := range p.Sections {
+		tr.Sections = append(tr.Sections, SectionReport{ID: s.ID, Heading: s.Heading, Tier: s.Tier.String(), Tokens: s.Tokens, Sources: s.Sources})
+		if s.Tier == prompt.Stable {
+			tr.StableTokens += s.Tokens
+		}
+	}
+	if total > b {
+		diags = append(diags, Diagnostic{Path: config.FileName, Line: tg.Line, Message: fmt.Sprintf("target %q: the pinned sections alone take %d tokens, over the budget of %d", tg.Name, total, b)})
+	}
+	return &targetBuild{report: tr, prompt: p, target: tg, cfg: cfg, proj: proj}, diags
+}
+
+// targetFiles reads the target's system files (AGENTS.md and CLAUDE.md
+// when it names none; a missing default is no problem), its tools file and
+// its skills into in; a file that cannot be read is a diagnostic.
+func (e *Engine) targetFiles(tg *config.Target, in *prompt.Input) []Diagnostic {
+	var diags []Diagnostic
 	system := tg.System
 	explicit := len(system) > 0
 	if !explicit {
@@ -71,66 +141,7 @@ func (e *Engine) assemble(ctx context.Context, cfg *config.Config, tg *config.Ta
 		}
 		in.Skills = append(in.Skills, f)
 	}
-	in.Health, in.Approach = promptHealth(cfg, proj)
-	f, ok, pdiags := e.latestPreserved()
-	diags = append(diags, pdiags...)
-	if ok {
-		in.Preserved = &f
-	}
-	var conv *conversation.Conversation
-	if tg.Conversation != "" {
-		c, cdiags := e.conversationInput(ctx, cfg, tg, proj, &in)
-		conv = c
-		diags = append(diags, cdiags...)
-	}
-	addProjectErrors(proj, &in)
-	diags = append(diags, e.fileSections(ctx, cfg, tg, proj, &in)...)
-
-	route := routeDifficulty(tg, proj, &in)
-	p := prompt.Assemble(in)
-	// Redact before compressing, so that a cut made by compression (a
-	// one-line form, an extract) never keeps part of a secret the whole
-	// text would have had replaced, and a summarizer command never sees
-	// one; and again after, for the text compression adds (skills, the
-	// double-check section), which the redaction cache makes cheap for
-	// everything else.
-	redactions, err := e.redactPrompt(p)
-	if err != nil {
-		diags = append(diags, Diagnostic{Path: config.FileName, Message: fmt.Sprintf("redaction: %v", err)})
-	}
-	comp := e.compressPrompt(ctx, cfg, tg, proj, conv, &in, p, route)
-	if more, err := e.redactPrompt(p); err == nil {
-		for _, r := range more {
-			if !slices.Contains(redactions, r) {
-				redactions = append(redactions, r)
-			}
-		}
-	}
-	b := tg.Budget
-	if b == 0 {
-		b = cfg.ContextWindow
-	}
-	counter, _ := e.Counter(cfg.Tokenizer)
-	total := p.Fit(counter.Count, b)
-	tr := &TargetReport{
-		Name: tg.Name, Role: tg.Role, Budget: b, Tokens: total,
-		Percent:    float64(total) * 100 / float64(b),
-		Status:     cfg.Thresholds.Classify(total, b),
-		Cuts:       append([]string{}, p.Cuts...),
-		Redactions: append([]string{}, redactions...),
-		prompt:     p, target: tg, cfg: cfg, proj: proj,
-		Compression: comp,
-	}
-	for _, s := range p.Sections {
-		tr.Sections = append(tr.Sections, SectionReport{ID: s.ID, Heading: s.Heading, Tier: s.Tier.String(), Tokens: s.Tokens, Sources: s.Sources})
-		if s.Tier == prompt.Stable {
-			tr.StableTokens += s.Tokens
-		}
-	}
-	if total > b {
-		diags = append(diags, Diagnostic{Path: config.FileName, Line: tg.Line, Message: fmt.Sprintf("target %q: the pinned sections alone take %d tokens, over the budget of %d", tg.Name, total, b)})
-	}
-	return tr, diags
+	return diags
 }
 
 // maxProjectErrors bounds the errors recorded in planning files (the
@@ -149,7 +160,7 @@ func addProjectErrors(proj *planning.Project, in *prompt.Input) {
 		seen[signals.Hash(t)] = true
 	}
 	var sigs []signals.Signal
-	if l := activeLoop(proj); l != nil {
+	if l := scope.ActiveLoop(proj); l != nil {
 		sigs = append(sigs, signals.FromLoop(l)...)
 	}
 	for _, d := range proj.Debug {

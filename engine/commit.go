@@ -83,7 +83,7 @@ type CommitResult struct {
 func (e *Engine) Commit(ctx context.Context, opts CommitOptions) (CommitResult, error) {
 	if _, err := e.planningDir(); err != nil {
 		if errors.Is(err, ErrNoPlanning) {
-			return CommitResult{}, &InputError{fmt.Errorf("%w in %s: nothing to commit (recite never commits the removal of the conversation history)", ErrNoPlanning, e.dir)}
+			return CommitResult{}, &InputError{Err: fmt.Errorf("%w in %s: nothing to commit (recite never commits the removal of the conversation history)", ErrNoPlanning, e.dir)}
 		}
 		return CommitResult{}, err
 	}

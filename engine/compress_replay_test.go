@@ -343,13 +343,13 @@ func TestCompressionSavings(t *testing.T) {
 // prompt.
 func TestCompressionKeepsSignals(t *testing.T) {
 	src := filepath.Join(sharedtest.ModuleRoot(), "examples", "fire")
-	build := func(enabled bool) (*TargetReport, string) {
+	build := func(enabled bool) (*targetBuild, string) {
 		dir, files := newSession(t, src, 3, enabled, "markdown")
 		for i := 1; i <= 30; i++ {
 			appendIteration(t, dir, i, files, true)
 		}
 		e := New(dir)
-		rep, err := e.Status(context.Background())
+		_, tbs, err := e.status(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -357,12 +357,12 @@ func TestCompressionKeepsSignals(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return rep.Targets[0], string(body)
+		return tbs[0], string(body)
 	}
 	plain, plainText := build(false)
 	packed, text := build(true)
-	if packed.Compression.Saved <= 0 {
-		t.Fatalf("compression saved nothing: %+v", packed.Compression)
+	if packed.report.Compression.Saved <= 0 {
+		t.Fatalf("compression saved nothing: %+v", packed.report.Compression)
 	}
 	high := map[string]bool{prompt.IDPlan: true, prompt.IDRecitation: true, prompt.IDPreserved: true, prompt.IDErrors: true, prompt.IDHealth: true, prompt.IDLoop: true, prompt.IDFiles: true}
 	for _, s := range plain.prompt.Sections {
@@ -415,8 +415,8 @@ func TestCompressionKeepsSignals(t *testing.T) {
 		t.Errorf("signals.Verify reports %d lost signals: %+v", len(lost), lost)
 	}
 	// Something was compressed: an old file read is shorter.
-	if len(packed.Compression.Forgotten)+len(packed.Compression.Deduplicated) == 0 {
-		t.Errorf("nothing forgotten or deduplicated: %+v", packed.Compression)
+	if len(packed.report.Compression.Forgotten)+len(packed.report.Compression.Deduplicated) == 0 {
+		t.Errorf("nothing forgotten or deduplicated: %+v", packed.report.Compression)
 	}
 }
 

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,11 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
-
 	"github.com/recite-dev/recite/engine/compress"
+	"github.com/recite-dev/recite/engine/internal/gitstore/gittest"
+	"github.com/recite-dev/recite/engine/internal/textutil"
 	"github.com/recite-dev/recite/engine/prompt"
 	"github.com/recite-dev/recite/internal/sharedtest"
 	"github.com/recite-dev/recite/planning/conversation"
@@ -58,11 +55,11 @@ func TestDifficultyRouting(t *testing.T) {
 			if tt.config != "" {
 				os.WriteFile(filepath.Join(dir, ".planning", "recite.yaml"), []byte(tt.config), 0o644)
 			}
-			rep, err := New(dir).Status(context.Background())
+			rep, tbs, err := New(dir).status(context.Background())
 			if err != nil {
 				t.Fatal(err)
 			}
-			tr := rep.Targets[0]
+			tr, trB := rep.Targets[0], tbs[0]
 			c := tr.Compression
 			if c.Difficulty.Level != tt.level || !strings.Contains(c.Difficulty.String(), tt.reason) {
 				t.Errorf("difficulty %s, want %s with %q", c.Difficulty, tt.level, tt.reason)
@@ -71,26 +68,26 @@ func TestDifficultyRouting(t *testing.T) {
 				t.Errorf("omitted %q, want %q", c.Omitted, tt.omitted)
 			}
 			for _, id := range tt.omitted {
-				if tr.prompt.Section(id) != nil {
+				if trB.prompt.Section(id) != nil {
 					t.Errorf("section %s still present", id)
 				}
 			}
-			dc := tr.prompt.Section(IDDoubleCheck)
+			dc := trB.prompt.Section(IDDoubleCheck)
 			if c.DoubleCheck != tt.doubleCheck || (dc != nil) != tt.doubleCheck {
 				t.Fatalf("double-check %v (section %v), want %v", c.DoubleCheck, dc != nil, tt.doubleCheck)
 			}
 			if dc != nil {
-				i := indexOf(tr.prompt, IDDoubleCheck)
-				if dc.Tier != prompt.Semi || tr.prompt.Sections[i+1].Tier != prompt.Dynamic {
-					t.Errorf("double-check at %d is not the last semi section: %v", i, sectionIDs(tr.prompt))
+				i := indexOf(trB.prompt, IDDoubleCheck)
+				if dc.Tier != prompt.Semi || trB.prompt.Sections[i+1].Tier != prompt.Dynamic {
+					t.Errorf("double-check at %d is not the last semi section: %v", i, sectionIDs(trB.prompt))
 				}
 				if !strings.Contains(dc.Body, "- Check the must-have: Running syncOnce twice upserts no duplicate rows") || !strings.Contains(dc.Body, "src/stripe.ts") {
 					t.Errorf("double-check body lacks the must-haves and files:\n%s", dc.Body)
 				}
 			}
-			rec := tr.prompt.Section(prompt.IDRecitation).Body
+			rec := trB.prompt.Section(prompt.IDRecitation).Body
 			if !strings.HasPrefix(rec, "### Task (difficulty: "+tt.level.String()+")") {
-				t.Errorf("recitation starts %q", firstLine(rec))
+				t.Errorf("recitation starts %q", textutil.FirstLine(rec))
 			}
 			if n := strings.Count(rec, "\n") + 1; n > prompt.RecitationMaxLines {
 				t.Errorf("recitation has %d lines", n)
@@ -129,11 +126,11 @@ func TestBudgetLevels(t *testing.T) {
 	}
 	cfgPath := filepath.Join(dir, ".planning", "recite.yaml")
 	base, _ := os.ReadFile(cfgPath)
-	rep, err := New(dir).Status(context.Background())
+	rep, tbs, err := New(dir).status(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	green := rep.Targets[0]
+	green, greenB := rep.Targets[0], tbs[0]
 	if green.Compression.Level.Level != compress.Green {
 		t.Fatalf("default budget: level %s", green.Compression.Level.Level)
 	}
@@ -146,17 +143,17 @@ func TestBudgetLevels(t *testing.T) {
 		t.Run(tt.level.String(), func(t *testing.T) {
 			budget := full * 100 / tt.pct
 			os.WriteFile(cfgPath, []byte(strings.Replace(string(base), "    conversation: main\n", "    conversation: main\n    budget: "+strconv.Itoa(budget)+"\n", 1)), 0o644)
-			rep, err := New(dir).Status(context.Background())
+			rep, tbs, err := New(dir).status(context.Background())
 			if err != nil {
 				t.Fatal(err)
 			}
-			tr := rep.Targets[0]
+			tr, trB := rep.Targets[0], tbs[0]
 			lv := tr.Compression.Level
 			if lv.Level != tt.level || lv.Handoff != (tt.level == compress.Red) || len(lv.Actions) == 0 {
 				t.Fatalf("level %+v, want %s with actions", lv, tt.level)
 			}
 			for _, id := range []string{prompt.IDPlan, prompt.IDRecitation, prompt.IDHealth, prompt.IDLoop} {
-				if a, b := green.prompt.Section(id), tr.prompt.Section(id); a == nil || b == nil || a.Body != b.Body {
+				if a, b := greenB.prompt.Section(id), trB.prompt.Section(id); a == nil || b == nil || a.Body != b.Body {
 					t.Errorf("HOT section %s changed at %s", id, tt.level)
 				}
 			}
@@ -184,19 +181,19 @@ func TestContextHygiene(t *testing.T) {
 	for i := 1; i <= 30; i++ {
 		appendIteration(t, dir, i, files, true)
 	}
-	rep, err := New(dir).Status(context.Background())
+	rep, tbs, err := New(dir).status(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := rep.Targets[0]
+	tr, trB := rep.Targets[0], tbs[0]
 	inFiles := map[string]bool{}
-	if s := tr.prompt.Section(prompt.IDFiles); s != nil {
+	if s := trB.prompt.Section(prompt.IDFiles); s != nil {
 		for _, p := range s.Sources {
 			inFiles[p] = true
 		}
 	}
 	full := map[string]int{}
-	for _, m := range tr.prompt.Messages {
+	for _, m := range trB.prompt.Messages {
 		if m.Role != "tool" || m.ToolName != "Read" {
 			continue
 		}
@@ -218,120 +215,9 @@ func TestContextHygiene(t *testing.T) {
 		t.Error("no read was deduplicated")
 	}
 	// Iteration history older than 5 iterations is one line per message.
-	for i, m := range tr.prompt.Messages {
+	for i, m := range trB.prompt.Messages {
 		if m.Role == "assistant" && strings.HasPrefix(m.Content, "[old iteration]") && strings.Contains(m.Content, "\n") {
 			t.Errorf("message %d: old history is not one line: %q", i, m.Content)
-		}
-	}
-}
-
-// TestCommitsTouching builds a real git repository: an error naming
-// src/x.go:12:3 is fixed by a later commit changing src/x.go, not by a
-// commit made before it nor by a later commit changing another file; an
-// approach is landed by the newest commit inside its time window that
-// changes one of its files.
-func TestCommitsTouching(t *testing.T) {
-	dir := t.TempDir()
-	commit := gitCommitter(t, dir)
-	when := time.Date(2026, 1, 10, 12, 0, 0, 0, time.UTC)
-	commits := []string{
-		commit("src/x.go", "package x\n", when),
-		commit("src/y.go", "package y\n", when.Add(time.Hour)),
-		commit("src/x.go", "package x // fixed\n", when.Add(3*time.Hour)),
-	}
-	items := []gitItem{
-		{id: "fixed", text: "panic: nil map\n\tat src/x.go:12:3 (Foo)", after: when.Add(2 * time.Hour)},
-		{id: "other file", text: "Error: bad value in `src/y.go`", after: when.Add(2 * time.Hour)},
-		{id: "after the fix", text: "panic again at src/x.go:14", after: when.Add(4 * time.Hour)},
-		{id: "no file", text: "Error: connect ECONNREFUSED 127.0.0.1:5432", after: when.Add(2 * time.Hour)},
-		// Approaches: files named, and a window the commit must fall in.
-		{id: "approach landed", files: []string{"src/x.go"}, after: when.Add(2 * time.Hour), before: when.Add(3*time.Hour + time.Second)},
-		{id: "approach window closed at the commit", files: []string{"src/x.go"}, after: when.Add(2 * time.Hour), before: when.Add(3 * time.Hour)},
-		{id: "approach committed in its first second", files: []string{"src/x.go"}, after: when.Add(3*time.Hour + 300*time.Millisecond)},
-		{id: "approach landed late", files: []string{"src/x.go"}, after: when.Add(2 * time.Hour), before: when.Add(150 * time.Minute)},
-		{id: "approach unbounded", files: []string{"src/y.go", "src/x.go"}, after: when.Add(30 * time.Minute)},
-		{id: "approach never committed", files: []string{"src/z.go"}, after: when},
-	}
-	got := New(dir).commitsTouching(items)
-	fix := commits[2]
-	want := map[string]string{"fixed": fix, "approach landed": fix, "approach unbounded": fix, "approach committed in its first second": fix}
-	for _, it := range items {
-		if got[it.id] != want[it.id] {
-			t.Errorf("%s: commit = %q, want %q", it.id, got[it.id], want[it.id])
-		}
-	}
-	// The answer is cached by HEAD: a new commit is seen by the next
-	// question.
-	e := New(dir)
-	z := gitItem{id: "z", files: []string{"src/z.go"}, after: when}
-	if got := e.commitsTouching([]gitItem{z}); got["z"] != "" {
-		t.Fatalf("src/z.go landed before it was committed: %v", got)
-	}
-	commit("src/z.go", "package z\n", when.Add(5*time.Hour))
-	if got := e.commitsTouching([]gitItem{z}); got["z"] == "" {
-		t.Errorf("a commit after the first question was not seen: %v", got)
-	}
-	// A merged branch's commit, dated inside the window, is not this
-	// project's line of work: it lands nothing.
-	repo, first := headCommit(t, dir)
-	tip := first.Hash
-	for first.NumParents() > 0 {
-		var err error
-		if first, err = first.Parent(0); err != nil {
-			t.Fatal(err)
-		}
-	}
-	wt, err := repo.Worktree()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "src", "mate.go"), []byte("package mate\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := wt.Add("src/mate.go"); err != nil {
-		t.Fatal(err)
-	}
-	mateAt := &object.Signature{Name: "mate", Email: "mate@example.com", When: when.Add(6 * time.Hour)}
-	mate, err := wt.Commit("teammate", &git.CommitOptions{Author: mateAt, Committer: mateAt, Parents: []plumbing.Hash{first.Hash}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mergeAt := &object.Signature{Name: "t", Email: "t@example.com", When: when.Add(9 * time.Hour)}
-	if _, err := wt.Commit("merge", &git.CommitOptions{Author: mergeAt, Committer: mergeAt, Parents: []plumbing.Hash{tip, mate}}); err != nil {
-		t.Fatal(err)
-	}
-	m := gitItem{id: "mate", files: []string{"src/mate.go"}, after: when.Add(5 * time.Hour), before: when.Add(7 * time.Hour)}
-	if got := e.commitsTouching([]gitItem{m}); got["mate"] != "" {
-		t.Errorf("a merged branch's commit landed an approach: %v", got)
-	}
-	// No repository: nothing is settled.
-	if got := New(t.TempDir()).commitsTouching(items); len(got) != 0 {
-		t.Errorf("without a repository: %v", got)
-	}
-}
-
-// TestSummarizerCommand runs a real summarizer command: its output is used
-// and cached under .planning/.recite/compress, a second call reads the
-// cache, and a failing or silent command falls back (ok false).
-func TestSummarizerCommand(t *testing.T) {
-	dir := t.TempDir()
-	e := New(dir)
-	sum := e.summarizer(context.Background(), `tr a-z A-Z; echo; echo "keep=$RECITE_KEEP"`)
-	got, ok := sum("old read of src/db.ts", 0.15)
-	if !ok || got != "OLD READ OF SRC/DB.TS\nkeep=0.15" {
-		t.Fatalf("summarizer = %q, %v", got, ok)
-	}
-	cached, _ := filepath.Glob(filepath.Join(dir, ".planning", ".recite", "compress", "*.txt"))
-	if len(cached) != 1 {
-		t.Fatalf("cache files %v, want 1", cached)
-	}
-	os.WriteFile(cached[0], []byte("FROM CACHE"), 0o644)
-	if got, ok := sum("old read of src/db.ts", 0.15); !ok || got != "FROM CACHE" {
-		t.Errorf("second call = %q, %v; want the cached text", got, ok)
-	}
-	for _, cmd := range []string{"exit 3", "true"} {
-		if got, ok := e.summarizer(context.Background(), cmd)("text", 0.15); ok {
-			t.Errorf("%q: ok with %q, want a fallback", cmd, got)
 		}
 	}
 }
@@ -353,16 +239,16 @@ func TestSkillsForgettingAndPlanAwareKeep(t *testing.T) {
 		os.WriteFile(filepath.Join(dir, p), []byte(text), 0o644)
 	}
 	os.WriteFile(filepath.Join(dir, ".planning", "recite.yaml"), []byte("targets:\n  - name: agent\n    skills: [skills/stripe-pagination.md, skills/upsert-rows.md, skills/react-forms.md]\n"), 0o644)
-	rep, err := New(dir).Status(context.Background())
+	rep, tbs, err := New(dir).status(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := rep.Targets[0]
+	tr, trB := rep.Targets[0], tbs[0]
 	c := tr.Compression
 	if c.Pass != 6 {
 		t.Fatalf("pass %d, want 6 (loop iteration 8)", c.Pass)
 	}
-	body := tr.prompt.Section(prompt.IDSkills).Body
+	body := trB.prompt.Section(prompt.IDSkills).Body
 	if !strings.Contains(body, "[unused skill]: skills/react-forms.md") || strings.Contains(body, "controlled inputs") {
 		t.Errorf("react-forms not forgotten:\n%s", body)
 	}
@@ -452,13 +338,13 @@ func TestTightBudgetKeepsPinned(t *testing.T) {
 			}
 			writeCfg(0)
 			e = reuse(e, dir)
-			rep, err := e.Build(context.Background())
+			rep, tbs, err := e.build(context.Background(), true, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			full := rep.Targets[0]
+			full, fullB := rep.Targets[0], tbs[0]
 			pinned := map[string]string{}
-			for _, s := range full.prompt.Sections {
+			for _, s := range fullB.prompt.Sections {
 				if s.Tier == prompt.Stable || s.ID == prompt.IDRecitation || s.ID == prompt.IDPreserved {
 					pinned[s.ID] = s.Body
 				}
@@ -474,16 +360,16 @@ func TestTightBudgetKeepsPinned(t *testing.T) {
 			}
 			for _, budget := range budgets {
 				writeCfg(budget)
-				rep, err := reuse(e, dir).Build(context.Background())
+				rep, tbs, err := reuse(e, dir).build(context.Background(), true, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
-				tr := rep.Targets[0]
+				tr, trB := rep.Targets[0], tbs[0]
 				if tr.Compression == nil || tr.Compression.Level.Level == compress.Green {
 					t.Fatalf("budget %d: want a budget level above GREEN (%d tokens unconstrained)", budget, full.Tokens)
 				}
 				got := map[string]string{}
-				for _, s := range tr.prompt.Sections {
+				for _, s := range trB.prompt.Sections {
 					got[s.ID] = s.Body
 				}
 				for id, body := range pinned {
@@ -516,7 +402,7 @@ func TestTightBudgetKeepsPinned(t *testing.T) {
 // after the window or never came follows the history rule.
 func TestCommittedApproachCompressed(t *testing.T) {
 	dir := convProject(t, "compression:\n  every: 3\nhistory:\n  strategy: window\n  window: 1000\ntargets:\n  - name: dev\n    conversation: c\n", nil)
-	commit := gitCommitter(t, dir)
+	commit := gittest.Committer(t, dir)
 	t0 := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 	at := func(it, minute int) time.Time {
 		return t0.Add(time.Duration(it)*time.Hour + time.Duration(minute)*time.Minute)
@@ -576,16 +462,16 @@ func TestCommittedApproachCompressed(t *testing.T) {
 	commit("src/f2.go", "package src\n", at(2, 30)) // the failed iteration's file
 	commit("src/f4.go", "package src\n", at(8, 30)) // after iteration 8 started: too late
 
-	rep, err := New(dir).Build(ctx)
+	rep, tbs, err := New(dir).build(ctx, true, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := rep.Targets[0]
+	tr, trB := rep.Targets[0], tbs[0]
 	if tr.Compression == nil || tr.Compression.Pass != 9 {
 		t.Fatalf("compression report %+v, want a pass at 9", tr.Compression)
 	}
 	accounts := map[int]string{}
-	for _, m := range tr.prompt.Messages {
+	for _, m := range trB.prompt.Messages {
 		for it := 1; it <= 9; it++ {
 			if m.Role == "assistant" && strings.Contains(m.Content, "src/f"+strconv.Itoa(it)+".go.") && !strings.HasPrefix(m.Content, "Editing") {
 				accounts[it] = m.Content
@@ -617,7 +503,7 @@ func TestCommittedApproachCompressed(t *testing.T) {
 	// A stop signal in an old message, or in a failed tool result, is
 	// never compressed.
 	for _, sig := range []string{stop, rejected} {
-		if !slices.ContainsFunc(tr.prompt.Messages, func(m prompt.Message) bool { return m.Content == sig }) {
+		if !slices.ContainsFunc(trB.prompt.Messages, func(m prompt.Message) bool { return m.Content == sig }) {
 			t.Errorf("the old message with a stop signal was compressed: %.60q", sig)
 		}
 	}
@@ -652,71 +538,6 @@ func TestCommittedApproachCompressed(t *testing.T) {
 	}
 	if strings.Count(forgotten, "committed in") != 2 {
 		t.Errorf("forgotten lists %q, want the two committed approaches", forgotten)
-	}
-}
-
-// BenchmarkCommitsTouching walks 300 loose-object commits for 30 approach
-// windows and 5 errors (walk), and answers the same question again from
-// the cache (hit, what a build between passes pays).
-func BenchmarkCommitsTouching(b *testing.B) {
-	dir := b.TempDir()
-	commit := gitCommitter(b, dir)
-	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	for i := range 300 {
-		commit(fmt.Sprintf("src/pkg%d/f%d.go", i%20, i%60), fmt.Sprint(i), t0.Add(time.Duration(i)*time.Minute))
-	}
-	var items []gitItem
-	for i := range 30 {
-		items = append(items, gitItem{id: fmt.Sprint("approach:", i), files: []string{fmt.Sprintf("src/pkg%d/f%d.go", i%20, (i*7)%60)},
-			after: t0.Add(time.Duration(100+i*5) * time.Minute), before: t0.Add(time.Duration(120+i*5) * time.Minute)})
-	}
-	for i := range 5 {
-		items = append(items, gitItem{id: fmt.Sprint("error:", i), text: "panic at src/pkg1/f1.go:12", after: t0.Add(time.Duration(100+i*5) * time.Minute)})
-	}
-	e := New(dir)
-	b.Run("walk", func(b *testing.B) {
-		for b.Loop() {
-			e.commits = nil
-			e.commitsTouching(items)
-		}
-	})
-	b.Run("hit", func(b *testing.B) {
-		for b.Loop() {
-			e.commitsTouching(items)
-		}
-	})
-}
-
-// gitCommitter makes dir a git repository and returns a function that
-// writes path (slash-separated) with text and commits it, authored and
-// committed at when; it returns the commit's abbreviated hash.
-func gitCommitter(tb testing.TB, dir string) func(path, text string, when time.Time) string {
-	tb.Helper()
-	repo, err := git.PlainInit(dir, false)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	wt, err := repo.Worktree()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return func(path, text string, when time.Time) string {
-		full := filepath.Join(dir, filepath.FromSlash(path))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			tb.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(text), 0o644); err != nil {
-			tb.Fatal(err)
-		}
-		if _, err := wt.Add(path); err != nil {
-			tb.Fatal(err)
-		}
-		sig := &object.Signature{Name: "t", Email: "t@example.com", When: when}
-		h, err := wt.Commit("change "+path, &git.CommitOptions{Author: sig, Committer: sig})
-		if err != nil {
-			tb.Fatal(err)
-		}
-		return h.String()[:7]
 	}
 }
 
@@ -769,77 +590,6 @@ func TestCompressionCutsNoSecret(t *testing.T) {
 	}
 }
 
-// TestConversationIterationsDerived: records without iteration numbers
-// still get one: after the last iteration record before them (the Claude
-// Code hook writes one per turn, without a number), else one per user
-// prompt; a record's own number wins.
-func TestConversationIterationsDerived(t *testing.T) {
-	t0 := time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
-	msg := func(id, role string, sec int) conversation.Record {
-		return conversation.Record{ID: id, Kind: conversation.KindMessage, Role: role, Content: "text of " + id, Time: t0.Add(time.Duration(sec) * time.Second)}
-	}
-	said := func(id, text string, sec int) conversation.Record {
-		r := msg(id, "user", sec)
-		r.Content = text
-		return r
-	}
-	rec := func(id string, sec, n int) conversation.Record {
-		return conversation.Record{ID: id, Kind: conversation.KindIteration, Iteration: n, Time: t0.Add(time.Duration(sec) * time.Second)}
-	}
-	numbered := msg("n", "user", 9)
-	numbered.Iteration = 7
-	tests := []struct {
-		name string
-		msgs []conversation.Record
-		recs []conversation.Record
-		want map[string]int
-		cur  int
-	}{
-		{"hook: records close turns",
-			[]conversation.Record{msg("u1", "user", 1), msg("t1", "tool", 2), msg("u2", "user", 4), msg("a2", "assistant", 5), msg("u3", "user", 7)},
-			[]conversation.Record{rec("r1", 3, 0), rec("r2", 6, 0)},
-			map[string]int{"u1": 1, "t1": 1, "r1": 1, "u2": 2, "a2": 2, "r2": 2, "u3": 3}, 3},
-		{"import: user prompts begin turns",
-			[]conversation.Record{msg("a0", "assistant", 0), msg("u1", "user", 1), msg("t1", "tool", 2), msg("u2", "user", 3), msg("a2", "assistant", 4)},
-			nil,
-			map[string]int{"a0": 1, "u1": 1, "t1": 1, "u2": 2, "a2": 2}, 2},
-		{"import: what is no prompt",
-			[]conversation.Record{msg("u1", "user", 1), said("cmd", "<command-name>/context</command-name>", 2), said("out", "<local-command-stdout>ctx</local-command-stdout>", 3),
-				said("int", "[Request interrupted by user for tool use]", 4), said("aider", "Add file to the chat? (Y)es/(N)o/(A)ll/(S)kip all/(D)on't ask again [Yes]: all", 5),
-				said("clear", "/clear", 6), said("ask", "/ask is nodes.py used?", 7)},
-			nil,
-			map[string]int{"u1": 1, "cmd": 1, "out": 1, "int": 1, "aider": 1, "clear": 1, "ask": 2}, 2},
-		{"import: custom commands and aider echoes",
-			[]conversation.Record{said("rev", "<command-message>review</command-message>\n<command-name>/review</command-name>", 1),
-				func() conversation.Record {
-					r := said("exp", "Review the open pull requests.", 2)
-					r.Internal = true
-					return r
-				}(),
-				msg("a1", "assistant", 3), said("arch", "text of a1", 4), said("ask", "/ask is nodes.py used?", 5), said("echo", "is nodes.py used?", 6), msg("a2", "assistant", 7)},
-			nil,
-			map[string]int{"rev": 1, "exp": 1, "a1": 1, "arch": 1, "ask": 2, "echo": 2, "a2": 2}, 2},
-		{"own numbers win",
-			[]conversation.Record{msg("u1", "user", 1), numbered},
-			[]conversation.Record{rec("r5", 3, 5)},
-			map[string]int{"u1": 1, "r5": 5, "n": 7}, 7},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			iters := map[string]int{}
-			cur := conversationIterations(&conversation.Conversation{Messages: tt.msgs, Iterations: tt.recs}, iters)
-			if cur != tt.cur {
-				t.Errorf("current = %d, want %d", cur, tt.cur)
-			}
-			for id, want := range tt.want {
-				if iters[id] != want {
-					t.Errorf("%s: iteration %d, want %d", id, iters[id], want)
-				}
-			}
-		})
-	}
-}
-
 // TestImportedTranscriptCompresses imports a real Claude Code transcript
 // (no iteration numbers in it) and builds: its user prompts are
 // iterations, so a compression pass runs and saves tokens, and the newest
@@ -873,7 +623,7 @@ func TestImportedTranscriptCompresses(t *testing.T) {
 		t.Fatal(err)
 	}
 	iters := map[string]int{}
-	cur := conversationIterations(conv, iters)
+	cur := compress.Iterations(conv, iters)
 	for _, f := range append(append([]string{}, c.Forgotten...), c.Level.Actions...) {
 		id := strings.TrimPrefix(f[:strings.Index(f, ": ")], "msg:")
 		if iters[id] >= cur-1 {
@@ -898,11 +648,11 @@ func TestSkillMentionWaitsForPass(t *testing.T) {
 	e := New(dir)
 	skills := func() string {
 		t.Helper()
-		rep, err := e.Build(ctx)
+		_, tbs, err := e.build(ctx, true, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return rep.Targets[0].prompt.Section(prompt.IDSkills).Body
+		return tbs[0].prompt.Section(prompt.IDSkills).Body
 	}
 	for it := 1; it <= 9; it++ {
 		say(it, "Iteration "+strconv.Itoa(it)+": keep going with the parser.")
@@ -940,38 +690,18 @@ func TestReadByAbsolutePathDeduplicated(t *testing.T) {
 	if err := s.Append(ctx, "c", recs...); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := New(dir).Build(ctx)
+	_, tbs, err := New(dir).build(ctx, true, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var reads []string
-	for _, m := range rep.Targets[0].prompt.Messages {
+	for _, m := range tbs[0].prompt.Messages {
 		if m.Role == "tool" {
 			reads = append(reads, m.Content)
 		}
 	}
 	if len(reads) != 2 || reads[0] != content || reads[1] != "[src/parse.go: unchanged since the read in iteration 1 above]" {
 		t.Errorf("reads = %q", reads)
-	}
-}
-
-// TestCommitsTouchingMissingParent: when a commit's parent cannot be read
-// (a shallow clone's boundary; here its object is deleted), the commit
-// settles nothing, instead of every file looking changed by it.
-func TestCommitsTouchingMissingParent(t *testing.T) {
-	dir := t.TempDir()
-	commit := gitCommitter(t, dir)
-	when := time.Date(2026, 2, 1, 12, 0, 0, 0, time.UTC)
-	commit("src/app.go", "package app\n", when)
-	commit("README.md", "# r\n", when.Add(time.Hour))
-	_, c := headCommit(t, dir)
-	root := c.ParentHashes[0].String()
-	if err := os.Remove(filepath.Join(dir, ".git", "objects", root[:2], root[2:])); err != nil {
-		t.Fatal(err)
-	}
-	items := []gitItem{{id: "app", files: []string{"src/app.go"}, after: when.Add(30 * time.Minute)}}
-	if got := New(dir).commitsTouching(items); len(got) != 0 {
-		t.Errorf("a commit with an unreadable parent settled %v", got)
 	}
 }
 
@@ -1025,23 +755,4 @@ func TestRejectionIsAStop(t *testing.T) {
 	if strings.Count(text, "and more context.") > 2*(8<<10)/len("and more context. ")+2 {
 		t.Errorf("the 20 KB rejection was not cut to 8 KiB")
 	}
-}
-
-// headCommit opens the git repository at dir and returns it with HEAD's
-// commit.
-func headCommit(tb testing.TB, dir string) (*git.Repository, *object.Commit) {
-	tb.Helper()
-	repo, err := git.PlainOpen(dir)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	head, err := repo.Head()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	c, err := repo.CommitObject(head.Hash())
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return repo, c
 }

@@ -1,20 +1,19 @@
 package engine
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"time"
 
-	"github.com/google/renameio/v2"
+	"github.com/recite-dev/recite/internal/fsutil"
+	"github.com/recite-dev/recite/planning"
 
+	"github.com/recite-dev/recite/engine/agent"
 	"github.com/recite-dev/recite/engine/config"
+	"github.com/recite-dev/recite/engine/internal/textutil"
 	"github.com/recite-dev/recite/engine/prompt"
 	"github.com/recite-dev/recite/planning/conversation"
 )
@@ -24,10 +23,6 @@ import (
 // set to the run's id and writes the markdown prompt to ID.md here (under
 // .recite/, out of git).
 const AdHocPromptDir = ".planning/.recite/conversations"
-
-// promptFilePlaceholder in agent.command is replaced by the prompt file's
-// path; without it the prompt goes to the command's stdin.
-const promptFilePlaceholder = "{prompt_file}"
 
 // RunOptions are the inputs of one conversation turn.
 type RunOptions struct {
@@ -73,6 +68,7 @@ type AgentError struct {
 	Message      string
 }
 
+// Error is the recorded error message.
 func (e *AgentError) Error() string { return e.Message }
 
 // RunConversation is one turn of the conversation coordinator (seeds/000
@@ -112,7 +108,7 @@ func (e *Engine) RunConversation(ctx context.Context, opts RunOptions) (*RunResu
 		return nil, err
 	}
 	if strings.TrimSpace(cfg.Agent.Command) == "" {
-		return nil, &InputError{fmt.Errorf("%s: agent.command is not set: recite conversation run needs the agent command to spawn", config.FileName)}
+		return nil, &InputError{Err: fmt.Errorf("%s: agent.command is not set: recite conversation run needs the agent command to spawn", config.FileName)}
 	}
 	store, err := e.OpenConversations()
 	if err != nil {
@@ -120,18 +116,62 @@ func (e *Engine) RunConversation(ctx context.Context, opts RunOptions) (*RunResu
 	}
 	c, _, err := store.Read(opts.ID)
 	if err != nil {
-		return nil, &InputError{err}
+		return nil, &InputError{Err: err}
 	}
-	iter := nextIteration(c)
+	iter := agent.NextIteration(c)
 	if err := store.Append(ctx, opts.ID, conversation.Record{Role: conversation.RoleUser, Content: opts.Text, Iteration: iter}); err != nil {
 		return nil, err
 	}
 	res := &RunResult{ExitCode: -1, Iteration: iter}
+	tg, body, err := e.runPrompt(ctx, cfg, proj, opts.ID, res)
+	if err != nil {
+		return nil, err
+	}
 
-	var body []byte
+	track := agent.Track(ctx, e.dir)
+	reply, code, runErr := agent.Spawn(ctx, agent.Command{Dir: e.dir, Agent: cfg.Agent, Conversation: opts.ID, Target: res.Target,
+		PromptFile: res.PromptFile, Body: body, Stderr: opts.Stderr})
+	res.ExitCode = code
+	// Record the outcome even when ctx was cancelled mid-run.
+	rctx := context.WithoutCancel(ctx)
+	files := track.Modified(rctx)
+	res.FilesModified = files
+	msg := conversation.Record{Role: conversation.RoleAssistant, Agent: c.Meta.AgentType, Content: reply, Iteration: iter}
+	if runErr != nil {
+		msg.IsError, msg.Content = true, runErr.Error()
+	}
+	// The reply (or the error) and the iteration record go in one append,
+	// so a reader never sees one without the other.
+	if err := store.Append(rctx, opts.ID, msg, agent.IterationRecord(iter, c.Meta.AgentType, reply, code, runErr, files)); err != nil {
+		return res, err
+	}
+	if runErr == nil {
+		res.Reply = reply
+	}
+	if tg != nil {
+		// The next prompt says what failed in this iteration, or the
+		// prompt files stay current with the reply.
+		if _, err := e.Build(rctx); err != nil {
+			return res, err
+		}
+	}
+	if runErr != nil {
+		return res, &AgentError{Conversation: opts.ID, Message: textutil.FirstLine(runErr.Error())}
+	}
+	return res, nil
+}
+
+// runPrompt makes the prompt the agent reads for conversation id and
+// returns the target that names the conversation (nil for an ad-hoc
+// prompt) and the prompt's bytes, filling res's Target, AdHoc, PromptFile
+// and Diagnostics. With a target, it is the target's markdown prompt (else
+// its first provider's file) after a full Build; without one, the first
+// target rendered with its conversation set to id, written to
+// AdHocPromptDir/ID.md.
+func (e *Engine) runPrompt(ctx context.Context, cfg *config.Config, proj *planning.Project, id string, res *RunResult) (*config.Target, []byte, error) {
 	var tg *config.Target
 	for i := range cfg.Targets {
-		if cfg.Targets[i].Conversation == opts.ID {
+		if cfg.Targets[i].Conversation == id {
 			tg = &cfg.Targets[i]
 			break
 		}
@@ -139,7 +179,7 @@ func (e *Engine) RunConversation(ctx context.Context, opts RunOptions) (*RunResu
 	if tg != nil {
 		rep, err := e.Build(ctx)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		res.Diagnostics = rep.Diagnostics
 		res.Target = tg.Name
@@ -151,142 +191,25 @@ func (e *Engine) RunConversation(ctx context.Context, opts RunOptions) (*RunResu
 		}
 		caps, _ := prompt.CapabilitiesOf(provider)
 		res.PromptFile = PromptsDir + "/" + tg.Name + caps.Ext
-		if body, err = os.ReadFile(filepath.Join(e.dir, filepath.FromSlash(res.PromptFile))); err != nil {
-			return nil, err
-		}
-	} else {
-		adhoc := cfg.Targets[0]
-		adhoc.Conversation = opts.ID
-		tr, diags := e.assemble(ctx, cfg, &adhoc, proj)
-		res.Diagnostics = diags
-		res.Target, res.AdHoc = adhoc.Name, true
-		if body, err = prompt.Render(tr.prompt, prompt.Markdown, prompt.RenderOptions{OpenAISystemRole: adhoc.OpenAISystemRole, Model: adhoc.Model, MaxTokens: adhoc.MaxTokens}); err != nil {
-			return nil, err
-		}
-		res.PromptFile = AdHocPromptDir + "/" + opts.ID + ".md"
-		abs := filepath.Join(e.dir, filepath.FromSlash(res.PromptFile))
-		if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
-			return nil, err
-		}
-		if err := renameio.WriteFile(abs, body, 0o644); err != nil {
-			return nil, fmt.Errorf("write %s: %w", res.PromptFile, err)
-		}
+		body, err := os.ReadFile(filepath.Join(e.dir, filepath.FromSlash(res.PromptFile)))
+		return tg, body, err
 	}
-
-	before, inGit := e.snapshotRun(ctx)
-	var head runHead
-	if inGit {
-		head = e.headOf()
-	}
-	reply, code, runErr := e.runAgent(ctx, cfg, res, opts, body)
-	res.ExitCode = code
-	// Record the outcome even when ctx was cancelled mid-run.
-	rctx := context.WithoutCancel(ctx)
-	var files []string
-	if inGit {
-		if after, ok := e.snapshotRun(rctx); ok {
-			files = runChangedFiles(before, after)
-		}
-		// Files the agent committed are gone from git status: take them
-		// from the commits the run made (only when HEAD moved).
-		files = mergeFiles(files, e.committedFiles(rctx, head))
-	}
-	res.FilesModified = files
-	msg := conversation.Record{Role: conversation.RoleAssistant, Agent: c.Meta.AgentType, Content: reply, Iteration: iter}
-	if runErr != nil {
-		msg.IsError, msg.Content = true, runErr.Error()
-	}
-	// The reply (or the error) and the iteration record go in one append,
-	// so a reader never sees one without the other.
-	if err := store.Append(rctx, opts.ID, msg, iterationRecord(iter, c.Meta.AgentType, reply, code, runErr, files)); err != nil {
-		return res, err
-	}
-	if runErr != nil {
-		if tg != nil {
-			// The next prompt says what failed in this iteration.
-			if _, err := e.Build(rctx); err != nil {
-				return res, err
-			}
-		}
-		return res, &AgentError{Conversation: opts.ID, Message: firstLine(runErr.Error())}
-	}
-	res.Reply = reply
-	if tg != nil {
-		// Leave the prompt files current with the reply.
-		if _, err := e.Build(rctx); err != nil {
-			return res, err
-		}
-	}
-	return res, nil
-}
-
-// runAgent runs the agent command once and returns its stdout (trailing
-// newlines trimmed) and exit code, and for a failed run also an error
-// whose text is what gets recorded. The stdout is returned for a failed
-// run too, so the iteration record counts the lines the agent printed
-// before it failed.
-func (e *Engine) runAgent(ctx context.Context, cfg *config.Config, res *RunResult, opts RunOptions, body []byte) (string, int, error) {
-	abs, err := filepath.Abs(filepath.Join(e.dir, filepath.FromSlash(res.PromptFile)))
+	adhoc := cfg.Targets[0]
+	adhoc.Conversation = id
+	tb, diags := e.assemble(ctx, cfg, &adhoc, proj)
+	res.Diagnostics = diags
+	res.Target, res.AdHoc = adhoc.Name, true
+	body, err := prompt.Render(tb.prompt, prompt.Markdown, prompt.RenderOptions{OpenAISystemRole: adhoc.OpenAISystemRole, Model: adhoc.Model, MaxTokens: adhoc.MaxTokens})
 	if err != nil {
-		return "", -1, err
+		return nil, nil, err
 	}
-	command := cfg.Agent.Command
-	usesFile := strings.Contains(command, promptFilePlaceholder)
-	command = strings.ReplaceAll(command, promptFilePlaceholder, shellQuote(abs))
-	timeout := time.Duration(cfg.Agent.Timeout)
-	runCtx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	cmd := exec.CommandContext(runCtx, "sh", "-c", command)
-	cmd.Dir = e.dir
-	cmd.Env = append(os.Environ(), "RECITE_CONVERSATION="+opts.ID, "RECITE_TARGET="+res.Target, "RECITE_PROMPT_FILE="+abs)
-	if !usesFile {
-		cmd.Stdin = bytes.NewReader(body)
+	res.PromptFile = AdHocPromptDir + "/" + id + ".md"
+	abs := filepath.Join(e.dir, filepath.FromSlash(res.PromptFile))
+	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+		return nil, nil, err
 	}
-	var out, errTail bytes.Buffer
-	cmd.Stdout = &out
-	cmd.Stderr = &errTail
-	if opts.Stderr != nil {
-		cmd.Stderr = io.MultiWriter(&errTail, opts.Stderr)
+	if err := fsutil.WriteFile(abs, body, 0o644); err != nil {
+		return nil, nil, fmt.Errorf("write %s: %w", res.PromptFile, err)
 	}
-	setProcessGroup(cmd)
-	cmd.WaitDelay = 2 * time.Second
-	err = cmd.Run()
-	code := -1
-	if cmd.ProcessState != nil {
-		code = cmd.ProcessState.ExitCode()
-	}
-	if err == nil {
-		return strings.TrimRight(out.String(), "\n"), code, nil
-	}
-	var msg string
-	switch {
-	case errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
-		msg = fmt.Sprintf("agent command timed out after %s: %s", timeout, cfg.Agent.Command)
-	case ctx.Err() != nil:
-		msg = fmt.Sprintf("agent command interrupted: %s", cfg.Agent.Command)
-	default:
-		msg = fmt.Sprintf("agent command failed (%v): %s", err, cfg.Agent.Command)
-	}
-	if t := strings.TrimSpace(lastLines(errTail.String(), 20)); t != "" {
-		msg += "\nstderr:\n" + t
-	}
-	if t := strings.TrimSpace(out.String()); t != "" {
-		msg += "\nstdout:\n" + t
-	}
-	return strings.TrimRight(out.String(), "\n"), code, errors.New(msg)
-}
-
-// shellQuote quotes s for sh when it holds anything but safe characters.
-func shellQuote(s string) string {
-	safe := true
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+,:@%", r)) {
-			safe = false
-			break
-		}
-	}
-	if safe && s != "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return nil, body, nil
 }

@@ -14,30 +14,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recite-dev/recite/engine/internal/enginetest"
+	"github.com/recite-dev/recite/engine/layers"
 	"github.com/recite-dev/recite/engine/prompt"
-	"github.com/recite-dev/recite/planning"
 	"github.com/recite-dev/recite/planning/conversation"
 )
 
 // convProject writes a project with recite.yaml and the given extra files
-// into a temp dir and returns it.
+// into a temp dir and returns it (enginetest.Project).
 func convProject(t *testing.T, yaml string, files map[string]string) string {
 	t.Helper()
-	dir := t.TempDir()
-	write := func(rel, text string) {
-		p := filepath.Join(dir, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write(".planning/recite.yaml", yaml)
-	for rel, text := range files {
-		write(rel, text)
-	}
-	return dir
+	return enginetest.Project(t, yaml, files)
 }
 
 // fixedClock returns a store clock starting at a fixed time.
@@ -262,74 +249,6 @@ func TestConversationMissingIsDiagnostic(t *testing.T) {
 	}
 }
 
-func TestParseLearnings(t *testing.T) {
-	src := "# Learnings\n\n## Patterns\n- Use TypeScript #typescript #types\n- Redis prevents races (tags: Redis, concurrency)\n- General advice\n  across workers\n\n```\n- not an entry #x\n```\n\n## Anti-Patterns\n* Don't hardcode paths [tags: paths]\n"
-	got := parseLearnings(src)
-	want := []learning{
-		{text: "Use TypeScript #typescript #types", tags: []string{"types", "typescript"}, line: 4},
-		{text: "Redis prevents races (tags: Redis, concurrency)", tags: []string{"concurrency", "redis"}, line: 5},
-		{text: "General advice across workers", line: 6},
-		{text: "Don't hardcode paths [tags: paths]", tags: []string{"paths"}, anti: true, line: 14},
-	}
-	if len(got) != len(want) {
-		t.Fatalf("got %d entries %+v, want %d", len(got), got, len(want))
-	}
-	for i := range want {
-		g, w := got[i], want[i]
-		if g.text != w.text || g.anti != w.anti || g.line != w.line || (w.tags != nil && !slices.Equal(g.tags, w.tags)) {
-			t.Errorf("entry %d = %+v, want %+v", i, g, w)
-		}
-	}
-}
-
-func TestLearningsSelection(t *testing.T) {
-	learnings := `## Patterns
-- Use JWT refresh rotation #auth
-- Use pagination helpers #api-patterns/pagination
-- Keep functions small
-- Cache templates #frontend
-## Anti-Patterns
-- Don't store tokens in localStorage #auth #security
-- Avoid global state #go
-`
-	tests := []struct {
-		name     string
-		tags     []string
-		want     []string
-		notWant  []string
-		wantNone bool
-	}{
-		{name: "auth tag", tags: []string{"auth"}, want: []string{"JWT refresh", "localStorage", "Keep functions small"}, notWant: []string{"Cache templates", "pagination", "global state"}},
-		{name: "tag part", tags: []string{"pagination"}, want: []string{"pagination helpers"}, notWant: []string{"JWT"}},
-		{name: "no tags", want: []string{"Keep functions small"}, notWant: []string{"JWT", "localStorage"}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			dir := convProject(t, "", map[string]string{LearningsFile: learnings})
-			c := &conversation.Conversation{ID: "c", Meta: conversation.Meta{Tags: tc.tags}}
-			s, d := New(dir).learningsSection(c, projWithTask(""))
-			if d != nil {
-				t.Fatal(d)
-			}
-			for _, w := range tc.want {
-				if !strings.Contains(s.Body, w) {
-					t.Errorf("body lacks %q:\n%s", w, s.Body)
-				}
-			}
-			for _, w := range tc.notWant {
-				if strings.Contains(s.Body, w) {
-					t.Errorf("body has %q:\n%s", w, s.Body)
-				}
-			}
-			// Deterministic: the same input gives the same bytes.
-			s2, _ := New(dir).learningsSection(c, projWithTask(""))
-			if s2.Body != s.Body {
-				t.Error("learnings section is not deterministic")
-			}
-		})
-	}
-}
-
 func TestHistoryStrategies(t *testing.T) {
 	tests := []struct {
 		name     string
@@ -455,23 +374,6 @@ func TestRunConversation(t *testing.T) {
 	}
 }
 
-// projWithTask is a project whose next task has the given text.
-func projWithTask(text string) *planning.Project {
-	p := &planning.Project{}
-	if text != "" {
-		p.NextTask = &planning.Task{Text: text}
-	}
-	return p
-}
-
-func TestShellQuote(t *testing.T) {
-	for in, want := range map[string]string{"/a/b.md": "/a/b.md", "/a b/c.md": "'/a b/c.md'", "it's": `'it'\''s'`, "": "''"} {
-		if got := shellQuote(in); got != want {
-			t.Errorf("shellQuote(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 // gitInit makes dir a git repository with one commit of its files, or
 // skips the test when git is not installed.
 func gitInit(t *testing.T, dir string) {
@@ -571,32 +473,6 @@ esac
 	recs := IterationRecords(c.Iterations)
 	if len(recs) != 3 || recs[0].OutputLines != 3 || recs[1].OutputLines != 1 || recs[1].ErrorHash == "" || recs[0].FilesChanged != 1 {
 		t.Errorf("breaker records = %+v", recs)
-	}
-}
-
-// TestRunChangedFiles: the files a run changed are those git lists after
-// and not before, before and not after, or in both with another stat.
-func TestRunChangedFiles(t *testing.T) {
-	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	sig := func(size int64, at time.Time) *runFileSig { return &runFileSig{size: size, mode: 0o644, mtime: at} }
-	before := runSnapshot{"same.go": sig(1, t0), "edited.go": sig(1, t0), "reverted.go": sig(1, t0), "deleted.go": sig(1, t0), "gone.go": nil}
-	after := runSnapshot{"same.go": sig(1, t0), "edited.go": sig(1, t0.Add(time.Second)), "deleted.go": nil, "gone.go": nil, "new.go": sig(2, t0)}
-	want := []string{"deleted.go", "edited.go", "new.go", "reverted.go"}
-	if got := runChangedFiles(before, after); !slices.Equal(got, want) {
-		t.Errorf("runChangedFiles = %v, want %v", got, want)
-	}
-	for _, tc := range []struct {
-		its  []conversation.Record
-		want int
-	}{
-		{nil, 1},
-		{[]conversation.Record{{Iteration: 1}, {Iteration: 2}}, 3},
-		{[]conversation.Record{{}, {}}, 3},
-		{[]conversation.Record{{Iteration: 7}}, 8},
-	} {
-		if got := nextIteration(&conversation.Conversation{Iterations: tc.its}); got != tc.want {
-			t.Errorf("nextIteration(%d records) = %d, want %d", len(tc.its), got, tc.want)
-		}
 	}
 }
 
@@ -747,7 +623,7 @@ func TestHugeMessageCappedAtAssembly(t *testing.T) {
 
 // TestRecentErrorsDistinct: an error repeated across iterations enters the
 // errors section once, as its newest occurrence, and does not push an older
-// distinct error out of the maxConversationErrors slots.
+// distinct error out of the layers.MaxConversationErrors slots.
 func TestRecentErrorsDistinct(t *testing.T) {
 	dir := convProject(t, "targets:\n  - name: dev\n    conversation: c\n", nil)
 	s, err := New(dir).OpenConversations()
@@ -764,7 +640,7 @@ func TestRecentErrorsDistinct(t *testing.T) {
 	for _, mod := range []string{"lodash", "express"} {
 		recs = append(recs, conversation.Record{ID: "mod-" + mod, Role: "tool", ToolName: "Bash", IsError: true, Content: "Error: Cannot find module '" + mod + "'"})
 	}
-	for i := range maxConversationErrors + 2 {
+	for i := range layers.MaxConversationErrors + 2 {
 		recs = append(recs, conversation.Record{ID: fmt.Sprintf("r%d", i), Role: "tool", ToolName: "Bash", IsError: true,
 			Content: fmt.Sprintf("TypeError: Cannot read properties of undefined (reading 'paid_at')\n    at paidInvoicesSince (src/stripe.ts:14:%d)", 48+i)})
 	}
@@ -780,7 +656,7 @@ func TestRecentErrorsDistinct(t *testing.T) {
 	}
 	sec := string(md)[strings.Index(string(md), "## Recent errors"):]
 	sec = sec[:strings.Index(sec, "\n## Recitation")]
-	newest := fmt.Sprintf("src/stripe.ts:14:%d", 48+maxConversationErrors+1)
+	newest := fmt.Sprintf("src/stripe.ts:14:%d", 48+layers.MaxConversationErrors+1)
 	if n := strings.Count(sec, "TypeError"); n != 1 || !strings.Contains(sec, newest) {
 		t.Errorf("repeated error appears %d times (want once, as %s):\n%s", n, newest, sec)
 	}
@@ -978,7 +854,7 @@ func TestStopsAndErrorsSections(t *testing.T) {
 		// A long tool result: the token across the tail window's start,
 		// the keys after it.
 		tail := MaxMessageBytes / 3
-		big := fill(300<<10) + token + "\n" + pems + fill(tail+secretReach-len(pems)-len(token)-1+20)
+		big := fill(300<<10) + token + "\n" + pems + fill(tail+layers.SecretReach-len(pems)-len(token)-1+20)
 		md := buildConversationMD(t, yaml, []conversation.Record{
 			{Role: "assistant", ToolCalls: []conversation.ToolCall{{ID: "k", Name: "Bash", Arguments: `{"command":"cat keys"}`}}},
 			{Role: "tool", ToolCallID: "k", ToolName: "Bash", IsError: true, Content: errText},
@@ -1030,62 +906,6 @@ func TestCutRedactionsReported(t *testing.T) {
 	}
 	if len(got) != 2 {
 		t.Errorf("redactions = %q, want the kept token once in the stop signals and once in the conversation", got)
-	}
-}
-
-// rsaKey is a PEM private key of n body lines (not a real key).
-func rsaKey(n int) string {
-	return "-----BEGIN RSA PRIVATE KEY-----\n" + strings.Repeat("MIIEpAIBAAKCAQEA0Z3VS5JJcds3xfn/ygWyF8PbnGy0AHB7MhgHcTz6sE2I2yPB\n", n) + "-----END RSA PRIVATE KEY-----\n"
-}
-
-// TestCutterEdges: the seventh review of issue 8's cuts.
-func TestCutterEdges(t *testing.T) {
-	const body = "MIIEpAIBAAKCAQEA0Z3VS5JJ"
-	const token = "ghp_Ab3dE6gH9jK2mN5pQ8rS1tU4vW7xY0zA1bC3"
-	t.Run("a message that fits once redacted is kept whole, once", func(t *testing.T) {
-		e := New(t.TempDir())
-		var b strings.Builder
-		for i := 0; b.Len() < 300<<10; i++ {
-			fmt.Fprintf(&b, "line %06d\n", i)
-			if i%100 == 99 {
-				b.WriteString(rsaKey(25))
-			}
-		}
-		out := e.newCutter().capMessage("m", b.String())
-		if strings.Count(out, "line 000050\n") != 1 || strings.Contains(out, "bytes omitted") || strings.Contains(out, body) {
-			t.Errorf("capMessage kept %d bytes, with duplicates, a marker or a key body", len(out))
-		}
-	})
-	t.Run("a token kept once is reported once", func(t *testing.T) {
-		e := New(t.TempDir())
-		text := "use " + token + " now\n" + strings.Repeat("w w w w\n", 1500) + token + "\n"
-		out := e.newCutter().cutError("errors", "m", text)
-		if len(e.fileRedactions) != 1 || strings.Contains(out, token[:10]) {
-			t.Errorf("reported %q", e.fileRedactions)
-		}
-	})
-	t.Run("a key longer than the reach is withheld at both cuts", func(t *testing.T) {
-		e := New(t.TempDir())
-		c := e.newCutter()
-		big := rsaKey(200) // about 13 KB
-		errOut := c.cutError("errors", "m", strings.Repeat("w ", 2000)+big+"after")
-		msgOut := c.capMessage("m", strings.Repeat("w ", 300<<10)+big+strings.Repeat("w ", (MaxMessageBytes/3)/2-3000))
-		for name, out := range map[string]string{"error": errOut, "message": msgOut} {
-			if strings.Contains(out, body) {
-				t.Errorf("%s: key lines reached the output", name)
-			}
-		}
-	})
-}
-
-// BenchmarkCapMessagePEMs cuts a 10 MB tool result made of PEM keys, which
-// redaction shrinks about 50 times: the redacted window must grow
-// geometrically, not by a fixed step re-redacted from the start.
-func BenchmarkCapMessagePEMs(b *testing.B) {
-	text := strings.Repeat(rsaKey(25), (10<<20)/len(rsaKey(25)))
-	for b.Loop() {
-		e := New(b.TempDir())
-		e.newCutter().capMessage("m", text)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recite-dev/recite/engine/internal/enginetest"
 	"github.com/recite-dev/recite/internal/sharedtest"
 )
 
@@ -20,12 +21,8 @@ var update = flag.Bool("update", false, "rewrite golden files")
 // copyTree copies src into a new temp dir and returns it. Generated prompt
 // files and caches are left out.
 func copyTree(t testing.TB, src string) string {
-	dst := t.TempDir()
-	if err := sharedtest.CopyTree(src, dst); err != nil {
-		t.Fatal(err)
-	}
-	writeTestRedactKey(t, dst) // fixed placeholders (redact_cache_test.go)
-	return dst
+	t.Helper()
+	return enginetest.CopyTree(t, src) // fixed placeholders
 }
 
 type fileState struct {
@@ -134,11 +131,11 @@ func TestBuildRealdata(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			dir := copyTree(t, filepath.Dir(tree))
 			e = reuse(e, dir)
-			rep, err := e.Build(context.Background())
+			rep, tbs, err := e.build(context.Background(), true, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			tr := rep.Targets[0]
+			tr, trB := rep.Targets[0], tbs[0]
 			if tr.Tokens == 0 || tr.Tokens > tr.Budget {
 				t.Errorf("tokens %d of %d", tr.Tokens, tr.Budget)
 			}
@@ -148,7 +145,7 @@ func TestBuildRealdata(t *testing.T) {
 					t.Errorf("%s: %v", f.Path, err)
 				}
 			}
-			if tr.prompt.Section("recitation") == nil {
+			if trB.prompt.Section("recitation") == nil {
 				t.Error("no recitation section")
 			}
 			rep2, err := e.Build(context.Background())

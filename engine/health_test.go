@@ -56,20 +56,6 @@ func TestPromptHealthThresholds(t *testing.T) {
 	}
 }
 
-func TestIterationRecords(t *testing.T) {
-	at := time.Date(2026, 2, 7, 9, 0, 0, 0, time.UTC)
-	recs := []conversation.Record{
-		{Kind: conversation.KindIteration, Time: at, Content: "one\ntwo\n", FilesModified: []string{"a", "b"}},
-		{Kind: conversation.KindIteration, Time: at, IsError: true, Content: "Error: boom"},
-		{Kind: conversation.KindIteration, Time: at},
-	}
-	its := IterationRecords(recs)
-	if len(its) != 3 || its[0].N != 1 || its[0].FilesChanged != 2 || its[0].OutputLines != 2 ||
-		its[1].ErrorText != "Error: boom" || its[1].OutputLines != 1 || its[0].ErrorText != "" || its[2].OutputLines != 0 {
-		t.Errorf("%+v", its)
-	}
-}
-
 // TestLatestPreservedCanonical: the prompt carries the newest block of
 // context-preserved.md, whatever its layout, re-rendered canonically, and
 // the parser's diagnostics surface.
@@ -171,36 +157,6 @@ func TestConversationIterationsHealth(t *testing.T) {
 	}
 	if sr.Signals[0].Kind != "error" || sr.Signals[0].Count != 3 || !strings.HasSuffix(sr.Signals[0].Text, "(src/api.ts:42:13)") {
 		t.Errorf("first signal %+v", sr.Signals[0])
-	}
-}
-
-// TestWorkingStateLastSuccess: the last successful change is the last
-// iteration that changed files without an error, in a conversation and in
-// a loop (examples/fire: iterations 2-4 changed files but failed with
-// a41c9e07, iteration 4 is recorded STALLED; iteration 1 succeeded).
-func TestWorkingStateLastSuccess(t *testing.T) {
-	at := func(m int) time.Time { return time.Date(2026, 2, 7, 9, m, 0, 0, time.UTC) }
-	conv := &conversation.Conversation{ID: "main", Iterations: []conversation.Record{
-		{ID: "i1", Kind: conversation.KindIteration, Time: at(1), Content: "Edit: src/a.go", FilesModified: []string{"src/a.go"}},
-		{ID: "i2", Kind: conversation.KindIteration, Time: at(2), Content: "Edit: src/b.go", FilesModified: []string{"src/b.go"}, IsError: true},
-		{ID: "i3", Kind: conversation.KindIteration, Time: at(3), Content: "Edit: src/c.go", FilesModified: []string{"src/c.go"}, ErrorHash: "a41c9e07"},
-		{ID: "i4", Kind: conversation.KindIteration, Time: at(4), Content: "ran tests"},
-	}}
-	var b signals.Block
-	workingState(&b, nil, &SignalsReport{convs: []*conversation.Conversation{conv}})
-	if b.LastChange != "src/a.go (Edit: src/a.go)" {
-		t.Errorf("conversation: last successful change %q, want src/a.go", b.LastChange)
-	}
-
-	dir := copyTree(t, filepath.Join(sharedtest.ModuleRoot(), "examples", "fire"))
-	_, _, proj, err := New(dir).load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	b = signals.Block{}
-	workingState(&b, proj, &SignalsReport{loop: activeLoop(proj)})
-	if b.LastChange != "Wrote paidInvoicesSince and upsertInvoice (iteration 1)" {
-		t.Errorf("loop: last successful change %q, want iteration 1", b.LastChange)
 	}
 }
 

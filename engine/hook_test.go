@@ -4,68 +4,25 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
+	"errors"
 	"os"
 	"path/filepath"
-	"runtime"
-	"strconv"
 	"strings"
-	"sync"
 	"testing"
-	"time"
-	"unicode/utf8"
 
-	"github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/plumbing/object"
-
+	"github.com/recite-dev/recite/engine/claudecode"
+	"github.com/recite-dev/recite/engine/health"
+	"github.com/recite-dev/recite/engine/internal/enginetest"
 	"github.com/recite-dev/recite/engine/signals"
-	"github.com/recite-dev/recite/internal/sharedtest"
 	"github.com/recite-dev/recite/planning/conversation"
-	"github.com/recite-dev/recite/templates"
 )
 
-// Hook event payloads, written from Claude Code's hooks reference
-// (PROVIDERS.md §3): the common fields session_id, transcript_path, cwd,
-// permission_mode and hook_event_name, then each event's own. {{DIR}} is
-// the project, {{T}} a transcript path.
+// Hook event payloads (as in engine/claudecode's tests) for the engine
+// tests that drive the Claude Code hook.
 const (
-	evStartup  = `{"session_id":"abc123","transcript_path":"{{T}}","cwd":"{{DIR}}","permission_mode":"default","hook_event_name":"SessionStart","source":"startup","model":"claude-sonnet-4-6"}`
-	evCompact  = `{"session_id":"abc123","transcript_path":"{{T}}","cwd":"{{DIR}}","permission_mode":"default","hook_event_name":"SessionStart","source":"compact"}`
-	evPrompt   = `{"session_id":"abc123","transcript_path":"{{T}}","cwd":"{{DIR}}","permission_mode":"default","hook_event_name":"UserPromptSubmit","prompt":"Write a function to calculate the factorial of a number"}`
-	evWrite    = `{"session_id":"abc123","transcript_path":"{{T}}","cwd":"{{DIR}}","permission_mode":"default","hook_event_name":"PostToolUse","tool_name":"Write","tool_input":{"file_path":"{{DIR}}/src/factorial.ts","content":"export const f = 1;"},"tool_response":{"filePath":"{{DIR}}/src/factorial.ts","success":true},"tool_use_id":"toolu_01ABC123","duration_ms":12}`
-	evBash     = `{"session_id":"abc123","transcript_path":"{{T}}","cwd":"{{DIR}}","permission_mode":"default","hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"npm run build","description":"Build"},"tool_response":{"stdout":"built","stderr":"","interrupted":false,"isImage":false},"tool_use_id":"toolu_02","duration_ms":800}`
-	evRead     = `{"session_id":"abc123","transcript_path":"{{T}}","cwd":"{{DIR}}","permission_mode":"default","hook_event_name":"PostToolUse","tool_name":"Read","tool_input":{"file_path":"{{DIR}}/src/db.ts"},"tool_response":{"type":"text","file":{"filePath":"{{DIR}}/src/db.ts","content":"import pg"}},"tool_use_id":"toolu_03"}`
-	evFailure  = `{"session_id":"abc123","transcript_path":"{{T}}","cwd":"{{DIR}}","permission_mode":"default","hook_event_name":"PostToolUseFailure","tool_name":"Bash","tool_input":{"command":"npm test","description":"Run test suite"},"tool_use_id":"toolu_04","error":"Command exited with non-zero status code 1\nError: connect ECONNREFUSED 127.0.0.1:5433\n    at TCPConnectWrap.afterConnect [as oncomplete] (node:net:1555:16)","is_interrupt":false}`
-	evFailure2 = `{"session_id":"abc123","transcript_path":"{{T}}","cwd":"{{DIR}}","permission_mode":"default","hook_event_name":"PostToolUseFailure","tool_name":"Bash","tool_input":{"command":"npm run migrate"},"tool_use_id":"toolu_05","error":"error: relation \"invoices_v2\" does not exist","is_interrupt":false}`
-	evInterr   = `{"session_id":"abc123","transcript_path":"{{T}}","cwd":"{{DIR}}","permission_mode":"default","hook_event_name":"PostToolUseFailure","tool_name":"Bash","tool_input":{"command":"sleep 100"},"tool_use_id":"toolu_06","error":"Error: interrupted by user","is_interrupt":true}`
-	evStop     = `{"session_id":"abc123","transcript_path":"{{T}}","cwd":"{{DIR}}","permission_mode":"default","hook_event_name":"Stop","stop_hook_active":false,"last_assistant_message":"I've completed the refactoring. Here's a summary..."}`
-	evPre      = `{"session_id":"abc123","transcript_path":"{{T}}","cwd":"{{DIR}}","permission_mode":"default","hook_event_name":"PreCompact","trigger":"manual","custom_instructions":""}`
-	evPostSm   = `{"session_id":"abc123","transcript_path":"{{T}}","cwd":"{{DIR}}","permission_mode":"default","hook_event_name":"PostCompact","trigger":"auto","compact_summary":"We worked on the invoice sync. Some issues were encountered with the database and a few approaches were tried."}`
-	evNotify   = `{"session_id":"abc123","transcript_path":"{{T}}","cwd":"{{DIR}}","hook_event_name":"Notification","message":"Claude needs your permission to use Bash"}`
+	evFailure = `{"session_id":"abc123","transcript_path":"{{T}}","cwd":"{{DIR}}","permission_mode":"default","hook_event_name":"PostToolUseFailure","tool_name":"Bash","tool_input":{"command":"npm test","description":"Run test suite"},"tool_use_id":"toolu_04","error":"Command exited with non-zero status code 1\nError: connect ECONNREFUSED 127.0.0.1:5433\n    at TCPConnectWrap.afterConnect [as oncomplete] (node:net:1555:16)","is_interrupt":false}`
+	evPre     = `{"session_id":"abc123","transcript_path":"{{T}}","cwd":"{{DIR}}","permission_mode":"default","hook_event_name":"PreCompact","trigger":"manual","custom_instructions":""}`
 )
-
-// hookProject copies examples/fire into a temp dir and makes it a git
-// repository with everything committed.
-func hookProject(t testing.TB) string {
-	t.Helper()
-	dir := copyTree(t, filepath.Join(sharedtest.ModuleRoot(), "examples", "fire"))
-	repo, err := git.PlainInit(dir, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wt, err := repo.Worktree()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := wt.AddGlob("."); err != nil {
-		t.Fatal(err)
-	}
-	sig := &object.Signature{Name: "test", Email: "test@example.com", When: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
-	if _, err := wt.Commit("fixture", &git.CommitOptions{Author: sig, Committer: sig}); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
 
 // hook runs one event (a template above) in dir and returns stdout and
 // stderr.
@@ -80,601 +37,24 @@ func hook(t testing.TB, dir, transcript, event string, opts HookOptions) (string
 	return out.String(), errOut.String()
 }
 
-// session reads the hook session's conversation.
-func session(t testing.TB, dir string) *conversation.Conversation {
-	t.Helper()
-	s, err := New(dir).OpenConversations()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, _, err := s.Read("cc-abc123")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
-func TestClaudeHookEvents(t *testing.T) {
-	const errVerbatim = "Command exited with non-zero status code 1\nError: connect ECONNREFUSED 127.0.0.1:5433\n    at TCPConnectWrap.afterConnect [as oncomplete] (node:net:1555:16)"
-	tests := []struct {
-		name   string
-		events []string
-		// before runs ahead of event beforeAt, 0 meaning the last (e.g. to
-		// change a file).
-		before   func(t *testing.T, dir string)
-		beforeAt int
-		check    func(t *testing.T, dir, out, errOut string)
-	}{
-		{name: "SessionStart startup prints the recitation", events: []string{evStartup}, check: func(t *testing.T, dir, out, errOut string) {
-			for _, want := range []string{"## Recitation", "### Task", "- Next: Page through paid invoices with the Stripe auto-pager", "Circuit breaker: TRIPPED (stall: 2/5 | spin: 5/5 | decline: 71%)"} {
-				if !strings.Contains(out, want) {
-					t.Errorf("stdout lacks %q:\n%s", want, out)
-				}
-			}
-			if strings.Contains(out, "Context Preservation Block") {
-				t.Error("printed a preservation block that does not exist")
-			}
-		}},
-		{name: "SessionStart startup adds the latest block", events: []string{evPre, evStartup}, check: func(t *testing.T, dir, out, errOut string) {
-			if !strings.Contains(out, "## Context Preservation Block (auto-generated)") || !strings.Contains(out, "Error: connect ECONNREFUSED 127.0.0.1:5432") {
-				t.Errorf("stdout lacks the latest block:\n%s", out)
-			}
-		}},
-		{name: "UserPromptSubmit appends the prompt", events: []string{evPrompt}, check: func(t *testing.T, dir, out, errOut string) {
-			c := session(t, dir)
-			if out != "" || len(c.Messages) != 1 || c.Messages[0].Role != "user" || c.Messages[0].Content != "Write a function to calculate the factorial of a number" {
-				t.Errorf("stdout %q, messages %+v", out, c.Messages)
-			}
-			if c.Meta.AgentType != "claude-code" {
-				t.Errorf("meta %+v", c.Meta)
-			}
-		}},
-		{name: "a turn with a Write records its file at Stop", events: []string{evWrite, evStop}, check: func(t *testing.T, dir, out, errOut string) {
-			c := session(t, dir)
-			if len(c.Messages) != 3 || len(c.Messages[0].ToolCalls) != 1 || c.Messages[0].ToolCalls[0].ID != "toolu_01ABC123" || c.Messages[1].ToolCallID != "toolu_01ABC123" || c.Messages[1].IsError {
-				t.Fatalf("messages %+v", c.Messages)
-			}
-			if len(c.Iterations) != 1 || strings.Join(c.Iterations[0].FilesModified, ",") != "src/factorial.ts" {
-				t.Errorf("iterations %+v", c.Iterations)
-			}
-		}},
-		{name: "PostToolUse alone records no iteration yet", events: []string{evWrite}, check: func(t *testing.T, dir, out, errOut string) {
-			if c := session(t, dir); len(c.Iterations) != 0 {
-				t.Errorf("iterations %+v", c.Iterations)
-			}
-		}},
-		{name: "PostToolUse Bash records the files git sees changed", events: []string{evStartup, evBash, evStop}, beforeAt: 1,
-			before: func(t *testing.T, dir string) {
-				if err := os.WriteFile(filepath.Join(dir, "src", "db.ts"), []byte("changed\n"), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			},
-			check: func(t *testing.T, dir, out, errOut string) {
-				c := session(t, dir)
-				if len(c.Iterations) != 1 || strings.Join(c.Iterations[0].FilesModified, ",") != "src/db.ts" {
-					t.Errorf("iterations %+v (stderr %s)", c.Iterations, errOut)
-				}
-				if c.Messages[1].Content != "built" {
-					t.Errorf("tool result %q, want the stdout", c.Messages[1].Content)
-				}
-			}},
-		{name: "PostToolUse Bash without a change records none", events: []string{evStartup, evBash, evStop}, check: func(t *testing.T, dir, out, errOut string) {
-			if c := session(t, dir); len(c.Iterations) != 1 || len(c.Iterations[0].FilesModified) != 0 {
-				t.Errorf("iterations %+v", c.Iterations)
-			}
-		}},
-		{name: "PostToolUse Read changes no file", events: []string{evRead, evStop}, check: func(t *testing.T, dir, out, errOut string) {
-			c := session(t, dir)
-			if len(c.Iterations) != 1 || len(c.Iterations[0].FilesModified) != 0 || len(c.Messages) != 3 {
-				t.Errorf("iterations %+v messages %d", c.Iterations, len(c.Messages))
-			}
-		}},
-		{name: "PostToolUseFailure records the error verbatim", events: []string{evFailure}, check: func(t *testing.T, dir, out, errOut string) {
-			c := session(t, dir)
-			if len(c.Messages) != 2 || !c.Messages[1].IsError || c.Messages[1].Content != errVerbatim || c.Messages[1].ToolName != "Bash" {
-				t.Errorf("messages %+v", c.Messages)
-			}
-		}},
-		{name: "an interrupt is not an error", events: []string{evInterr}, check: func(t *testing.T, dir, out, errOut string) {
-			c := session(t, dir)
-			if len(c.Messages) != 2 || c.Messages[1].IsError || !c.Messages[1].Internal {
-				t.Errorf("messages %+v", c.Messages)
-			}
-		}},
-		{name: "Stop appends the last assistant message and the turn", events: []string{evStop}, check: func(t *testing.T, dir, out, errOut string) {
-			c := session(t, dir)
-			if len(c.Messages) != 1 || c.Messages[0].Role != "assistant" || !strings.HasPrefix(c.Messages[0].Content, "I've completed the refactoring.") || len(c.Iterations) != 1 {
-				t.Errorf("messages %+v", c.Messages)
-			}
-		}},
-		{name: "PreCompact writes a compaction block with the session's errors", events: []string{evFailure, evPre}, check: func(t *testing.T, dir, out, errOut string) {
-			b, err := os.ReadFile(filepath.Join(dir, ".planning", "context-preserved.md"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if out != "" || !strings.Contains(string(b), "trigger: compaction") || !strings.Contains(string(b), errVerbatim) {
-				t.Errorf("stdout %q, block:\n%s", out, b)
-			}
-		}},
-		{name: "smoothed summary: SessionStart compact re-injects the lost errors", events: []string{evFailure, evFailure2, evPre, evPostSm, evCompact}, check: func(t *testing.T, dir, out, errOut string) {
-			for _, want := range []string{errVerbatim, `error: relation "invoices_v2" does not exist`, "Error: connect ECONNREFUSED 127.0.0.1:5432", "checked by recite at PostCompact"} {
-				if !strings.Contains(out, want) {
-					t.Errorf("stdout lacks %q:\n%s", want, out)
-				}
-			}
-			if strings.Contains(out, "## Recitation") {
-				t.Error("after a compaction only the lost signals are printed")
-			}
-		}},
-		{name: "unknown events are ignored", events: []string{evNotify}, check: func(t *testing.T, dir, out, errOut string) {
-			if out != "" || errOut != "" {
-				t.Errorf("stdout %q stderr %q", out, errOut)
-			}
-			if _, err := os.Stat(filepath.Join(dir, ".planning", "conversations", "cc-abc123.jsonl")); err == nil {
-				t.Error("a conversation was created")
-			}
-		}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			dir := hookProject(t)
-			var out, errOut string
-			for i, ev := range tt.events {
-				at := tt.beforeAt
-				if at == 0 {
-					at = len(tt.events) - 1
-				}
-				if i == at && tt.before != nil {
-					tt.before(t, dir)
-				}
-				out, errOut = hook(t, dir, filepath.Join(dir, "no-transcript.jsonl"), ev, HookOptions{})
-			}
-			tt.check(t, dir, out, errOut)
-		})
-	}
-}
-
-// TestClaudeHookFaithfulSummary: a summary that keeps every signal
-// verbatim re-injects nothing.
-func TestClaudeHookFaithfulSummary(t *testing.T) {
-	dir := hookProject(t)
-	for _, ev := range []string{evFailure, evFailure2, evPre} {
-		hook(t, dir, "", ev, HookOptions{})
-	}
-	blocks, _, err := New(dir).readPreserved()
-	if err != nil || len(blocks) != 1 {
-		t.Fatalf("blocks %d, %v", len(blocks), err)
-	}
-	var sum strings.Builder
-	sum.WriteString("Summary of the session. The circuit breaker is TRIPPED.\n")
-	for _, s := range blocks[0].Signals {
-		sum.WriteString("- " + signals.Key(s) + "\n")
-	}
-	post, _ := json.Marshal(map[string]any{"session_id": "abc123", "transcript_path": "", "cwd": dir, "hook_event_name": "PostCompact", "trigger": "manual", "compact_summary": sum.String()})
-	hook(t, dir, "", string(post), HookOptions{})
-	out, errOut := hook(t, dir, "", evCompact, HookOptions{})
-	if out != "" {
-		t.Errorf("faithful summary re-injected:\n%s\nstderr %s", out, errOut)
-	}
-}
-
-// TestClaudeHookTranscriptFallback: without PostCompact, SessionStart
-// compact reads the compact summary entry of the transcript.
-func TestClaudeHookTranscriptFallback(t *testing.T) {
-	dir := hookProject(t)
-	for _, ev := range []string{evFailure, evPre} {
-		hook(t, dir, "", ev, HookOptions{})
-	}
-	tr := filepath.Join(t.TempDir(), "session.jsonl")
-	lines := []string{
-		`{"type":"system","subtype":"compact_boundary","uuid":"u1","parentUuid":null,"logicalParentUuid":"u0","timestamp":"2026-02-07T10:00:00Z","content":"Conversation compacted","compactMetadata":{"trigger":"auto","preTokens":160000}}`,
-		`{"type":"user","uuid":"u2","parentUuid":"u1","timestamp":"2026-02-07T10:00:01Z","isCompactSummary":true,"message":{"role":"user","content":"This session is being continued from a previous conversation. Tests failed with a connection problem."}}`,
-	}
-	if err := os.WriteFile(tr, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out, _ := hook(t, dir, tr, evCompact, HookOptions{})
-	if !strings.Contains(out, "against the transcript's summary") || !strings.Contains(out, "Error: connect ECONNREFUSED 127.0.0.1:5433") {
-		t.Errorf("stdout:\n%s", out)
-	}
-	// No transcript and no PostCompact: everything preserved is repeated.
-	out, _ = hook(t, dir, filepath.Join(dir, "missing.jsonl"), evCompact, HookOptions{})
-	if !strings.Contains(out, "every preserved signal is repeated") || !strings.Contains(out, "BLOCKER-002") {
-		t.Errorf("stdout:\n%s", out)
-	}
-}
-
-func TestClaudeHookNeverFails(t *testing.T) {
-	dir := hookProject(t)
-	tests := []struct{ name, dir, input, wantErr string }{
-		{"not JSON", dir, "{not json", "parse event"},
-		{"not an object", dir, `[1, 2]`, "parse event"},
-		{"no planning tree", t.TempDir(), `{"session_id":"s","hook_event_name":"UserPromptSubmit","prompt":"hi"}`, "no .planning folder"},
-		{"no session id", dir, `{"hook_event_name":"UserPromptSubmit","prompt":"hi"}`, "no session_id"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			var out, errOut bytes.Buffer
-			RunClaudeHook(context.Background(), HookOptions{Dir: tt.dir}, strings.NewReader(tt.input), &out, &errOut)
-			if out.Len() != 0 || !strings.Contains(errOut.String(), tt.wantErr) {
-				t.Errorf("stdout %q stderr %q, want %q", out.String(), errOut.String(), tt.wantErr)
-			}
-		})
-	}
-}
-
-func TestSessionConversation(t *testing.T) {
-	tests := map[string]string{
-		"abc123":                               "cc-abc123",
-		"00893aaf-19fa-41d2-8238-13269b9b3ca0": "cc-00893aaf-19fa-41d2-8238-13269b9b3ca0",
-		"../../etc/passwd":                     "cc-..-..-etc-passwd",
-		"a b/é":                                "cc-a-b--",
-		strings.Repeat("x", 300):               "cc-" + strings.Repeat("x", 125),
-	}
-	for in, want := range tests {
-		got := SessionConversation(in)
-		if got != want {
-			t.Errorf("SessionConversation(%q) = %q, want %q", in, got, want)
-		}
-		if err := conversation.ValidateID(got); err != nil {
-			t.Errorf("%q: %v", got, err)
-		}
-	}
-}
-
-// TestFitContext: output stays within the limit, the least important parts
-// go first, and every error printed is printed whole.
-func TestFitContext(t *testing.T) {
-	var sigs []signals.Signal
-	for i := range 40 {
-		sigs = append(sigs, signals.Signal{Kind: signals.KindError, Text: strings.Repeat("é", 50) + " error number " + string(rune('A'+i%26)) + strings.Repeat("x", i)})
-		sigs = append(sigs, signals.Signal{Kind: signals.KindFailedApproach, Text: "approach " + strings.Repeat("y", 300), Detail: "why " + strings.Repeat("z", 80)})
-	}
-	b := signals.Block{Signals: sigs, Breaker: "stall: 1/5 | spin: 0/5 | decline: 0%", Task: "Plan 1", FilesModified: []string{"a.go"}}
-	rec := "## Recitation\n\n" + strings.Repeat("- line\n", 30)
-	for _, limit := range []int{100000, 10000, 3000, 600} {
-		out := fitContext("lead", rec, b, limit)
-		if n := utf16Len(out); n > limit {
-			t.Errorf("limit %d: %d UTF-16 units", limit, n)
-		}
-		if limit == 100000 {
-			if !strings.Contains(out, "## Recitation") || strings.Contains(out, "left out") {
-				t.Errorf("nothing should be cut at %d", limit)
-			}
-			continue
-		}
-		kept := 0
-		for _, s := range sigs {
-			if s.Kind == signals.KindError && strings.Contains(out, s.Text+"\n") {
-				kept++
-			}
-		}
-		if kept == 0 || strings.Contains(out, "why zzz") || strings.Contains(out, "Files modified") {
-			t.Errorf("limit %d: %d whole errors kept, or details and working state not dropped first; output:\n%s", limit, kept, out)
-		}
-		if kept < 40 && !strings.Contains(out, "left out") {
-			t.Errorf("limit %d: errors dropped without a note", limit)
-		}
-		// Errors are kept before approaches: an approach (longer than any
-		// error) still there means no error was dropped.
-		if strings.Contains(out, "approach yyy") && kept != 40 {
-			t.Errorf("limit %d: errors dropped before failed approaches", limit)
-		}
-	}
-	// One huge error does not push out the small ones; it comes back
-	// shortened in the room they leave.
-	mixed := signals.Block{Signals: []signals.Signal{
-		{Kind: signals.KindError, Text: "Error: small one"},
-		{Kind: signals.KindError, Text: "Error: huge " + strings.Repeat("h", 9000)},
-		{Kind: signals.KindError, Text: "Error: small two"},
-		{Kind: signals.KindBlocked, Text: "BLOCKED: waiting for credentials"},
-	}}
-	out := fitContext("lead", "", mixed, 2000)
-	if !strings.Contains(out, "Error: small one") || !strings.Contains(out, "Error: small two") || !strings.Contains(out, "BLOCKED: waiting") || !strings.Contains(out, "Error: huge hhhh") || !strings.Contains(out, "characters omitted⟩") || strings.Contains(out, "left out") || utf16Len(out) > 2000 {
-		t.Errorf("mixed:\n%s", out)
-	}
-	// One error (one line) longer than the limit keeps its head and tail.
-	long := signals.Block{Signals: []signals.Signal{{Kind: signals.KindError, Text: "Error: " + strings.Repeat("w", 20000)}}}
-	out = fitContext("lead", "", long, HookMaxOutput)
-	if utf8.RuneCountInString(out) > HookMaxOutput || !strings.Contains(out, "Error: www") || !strings.Contains(out, "characters omitted⟩") {
-		t.Errorf("long error: %d runes", utf8.RuneCountInString(out))
-	}
-}
-
-// TestClaudeHookOutputLimit: SessionStart never prints more than 10,000
-// characters, even with a huge preserved block.
-func TestClaudeHookOutputLimit(t *testing.T) {
-	dir := hookProject(t)
-	for i := range 60 {
-		ev := strings.Replace(evFailure, "5433", "5433 #"+strings.Repeat("n", i)+" "+strings.Repeat("payload ", 40), 1)
-		hook(t, dir, "", ev, HookOptions{})
-	}
-	hook(t, dir, "", evPre, HookOptions{})
-	out, _ := hook(t, dir, "", evStartup, HookOptions{})
-	if n := utf16Len(out); n > HookMaxOutput || n < HookMaxOutput/2 {
-		t.Errorf("SessionStart printed %d UTF-16 units, want ≤ %d and not nearly empty", n, HookMaxOutput)
-	}
-	if !strings.Contains(out, "left out") {
-		t.Errorf("no omission note:\n%s", out)
-	}
-}
-
-func FuzzClaudeHook(f *testing.F) {
-	dir := hookProject(f)
-	for _, ev := range []string{evStartup, evCompact, evPrompt, evWrite, evBash, evRead, evFailure, evInterr, evStop, evPre, evPostSm, evNotify} {
-		f.Add([]byte(strings.NewReplacer("{{DIR}}", dir, "{{T}}", "").Replace(ev)))
-	}
-	f.Add([]byte(`{"hook_event_name":"PostToolUse","session_id":"x","tool_name":"Edit","tool_input":{"file_path":"../../../etc/passwd"}}`))
-	f.Add([]byte(`{"hook_event_name":"PostToolUseFailure","session_id":"..","error":{"nested":[1,2]}}`))
-	f.Add([]byte("\x00\xff"))
-	f.Add([]byte(""))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		var out, errOut bytes.Buffer
-		RunClaudeHook(context.Background(), HookOptions{Dir: dir}, bytes.NewReader(data), &out, &errOut)
-		if strings.Contains(errOut.String(), "internal error") {
-			t.Fatalf("panic recovered: %s", errOut.String())
-		}
-		if n := utf16Len(out.String()); n > HookMaxOutput {
-			t.Fatalf("printed %d UTF-16 units", n)
-		}
-	})
-}
-
-// BenchmarkClaudeHook times one hook invocation on examples/fire (the
-// budget is HookTimeout, 2 s).
-func BenchmarkClaudeHook(b *testing.B) {
-	for _, bc := range []struct{ name, event string }{
-		{"SessionStart", evStartup},
-		{"PostToolUseBash", evBash},
-		{"PostToolUseFailure", evFailure},
-		{"PreCompact", evPre},
-	} {
-		b.Run(bc.name, func(b *testing.B) {
-			dir := hookProject(b)
-			hook(b, dir, "", evFailure, HookOptions{})
-			hook(b, dir, "", evPre, HookOptions{})
-			ev := strings.NewReplacer("{{DIR}}", dir, "{{T}}", "").Replace(bc.event)
-			for b.Loop() {
-				var out, errOut bytes.Buffer
-				RunClaudeHook(context.Background(), HookOptions{}, strings.NewReader(ev), &out, &errOut)
-				if errOut.Len() > 0 {
-					b.Fatal(errOut.String())
-				}
-			}
-		})
-	}
-}
-
-// TestClaudeHookRealTranscripts replays the part of each real Claude Code
-// session in ../shared/transcripts before its compaction through the hook
-// (prompts as UserPromptSubmit, failed tool results as PostToolUseFailure,
-// other tool results as PostToolUse),
-// then PreCompact, then SessionStart with source compact and the real
-// transcript (no PostCompact): the errors the README says the real summary
-// dropped must come back verbatim.
-func TestClaudeHookRealTranscripts(t *testing.T) {
-	dir := filepath.Join(sharedtest.ModuleRoot(), "..", "shared", "transcripts")
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("../shared/transcripts is absent (it ships beside the repository in CI): %v", err)
-	}
-	tests := []struct {
-		file string
-		lost []string
-	}{
-		// The errors are those of signals.TestPrecisionRealCompactions,
-		// checked there by reading the transcripts, as this replay shows
-		// them: no command reaches the signals (tool_input is empty and
-		// every failure is sent as Bash), so the probes and resolutions
-		// that need a command stay errors and a bare exit code is not
-		// checked: 10 errors lost (the 5 stops' words are quoted by the
-		// summary); 7 lost, all re-injected; the one TypeScript error kept.
-		{"entireio__cli__cc_90f6622c5b_1_full.jsonl", []string{"unknown flag: --disable-all", "Error 10 (", "Error: Invalid usage: unknown flag: --verbose"}},
-		{"obsessiondb__chkit__fa_02322a2710_0_full.jsonl", []string{"error: expect(received).toBe(expected)", "Error 7 (", "SyntaxError: JSON Parse error: Unexpected EOF"}},
-		{"theogbrand__napoli-matcha__0c_c3173e5050_0_full.jsonl", nil},
-	}
-	for _, tt := range tests {
-		t.Run(tt.file, func(t *testing.T) {
-			tr := filepath.Join(dir, tt.file)
-			f, err := os.Open(tr)
-			if err != nil {
-				t.Fatal(err)
-			}
-			recs, _, err := conversation.ImportClaudeCode(f)
-			f.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
-			proj := t.TempDir()
-			if err := os.MkdirAll(filepath.Join(proj, ".planning"), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			send := func(m map[string]any) string {
-				m["session_id"], m["transcript_path"], m["cwd"] = "real", tr, proj
-				b, _ := json.Marshal(m)
-				var out, errOut bytes.Buffer
-				RunClaudeHook(context.Background(), HookOptions{}, bytes.NewReader(b), &out, &errOut)
-				if errOut.Len() > 0 {
-					t.Fatalf("%s: %s", m["hook_event_name"], errOut.String())
-				}
-				return out.String()
-			}
-			errs := 0
-			for _, r := range recs {
-				if r.Event == conversation.EventCompactBoundary {
-					break
-				}
-				switch {
-				case r.Kind == conversation.KindMeta || r.Internal || r.Sidechain:
-				case r.Role == "user" && strings.TrimSpace(r.Content) != "":
-					send(map[string]any{"hook_event_name": "UserPromptSubmit", "prompt": r.Content})
-				case r.Role == "tool" && r.IsError:
-					errs++
-					send(map[string]any{"hook_event_name": "PostToolUseFailure", "tool_name": "Bash", "tool_input": map[string]any{}, "tool_use_id": r.ToolCallID, "error": r.Content, "is_interrupt": false})
-				case r.Role == "tool":
-					// A successful call (BashOutput: no git check) whose output
-					// may still carry error lines.
-					send(map[string]any{"hook_event_name": "PostToolUse", "tool_name": "BashOutput", "tool_input": map[string]any{}, "tool_use_id": r.ToolCallID, "tool_response": r.Content})
-				}
-			}
-			send(map[string]any{"hook_event_name": "PreCompact", "trigger": "auto", "custom_instructions": ""})
-			out := send(map[string]any{"hook_event_name": "SessionStart", "source": "compact"})
-			t.Logf("%d failed tool results before the compaction; %d runes re-injected", errs, utf8.RuneCountInString(out))
-			if utf8.RuneCountInString(out) > HookMaxOutput {
-				t.Errorf("output of %d runes", utf8.RuneCountInString(out))
-			}
-			if len(tt.lost) > 0 && !strings.Contains(out, "against the transcript's summary") {
-				t.Errorf("the transcript's summary was not used:\n%s", out)
-			}
-			for _, want := range tt.lost {
-				if !strings.Contains(out, want) {
-					t.Errorf("re-injected context lacks %q:\n%s", want, out)
-				}
-			}
-			if len(tt.lost) == 0 && out != "" {
-				t.Errorf("a summary that kept everything re-injected:\n%s", out)
-			}
-			if strings.Contains(out, "Error 11 (") || strings.Contains(out, "### Stop Requests") {
-				t.Errorf("re-injected more than was lost:\n%s", out)
-			}
-		})
-	}
-}
-
-// writeBigLog appends a generated conversation of n records (prompts, tool
-// calls, tool results of which a third are errors, assistant text and
-// iteration records; about 260 bytes a line) to the hook session's log in
-// dir, as a long Claude Code session leaves it.
-func writeBigLog(t testing.TB, dir string, n int) {
-	t.Helper()
-	p := filepath.Join(dir, ".planning", "conversations", "cc-abc123.jsonl")
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	buf.WriteString(`{"id":"00META","conversation":"cc-abc123","kind":"meta","ts":"2026-01-01T00:00:00Z","meta":{"agent_type":"claude-code","title":"big"}}` + "\n")
-	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	enc := func(r conversation.Record) {
-		b, err := json.Marshal(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		buf.Write(b)
-		buf.WriteByte('\n')
-	}
-	for i := range n {
-		r := conversation.Record{ID: "01BIG" + strconv.Itoa(100000000+i), Conversation: "cc-abc123", Time: t0.Add(time.Duration(i) * time.Second), Agent: "claude-code"}
-		switch i % 5 {
-		case 0:
-			r.Kind, r.Role, r.Content = conversation.KindMessage, conversation.RoleUser, "Please fix the failing test number "+strconv.Itoa(i)+" and run the suite again, carefully, then report back"
-		case 1:
-			r.Kind, r.Role, r.Provider = conversation.KindMessage, conversation.RoleAssistant, "anthropic"
-			r.ToolCalls = []conversation.ToolCall{{ID: "t" + strconv.Itoa(i), Name: "Bash", Arguments: `{"command":"npm test -- --grep case` + strconv.Itoa(i) + `"}`}}
-		case 2:
-			r.Kind, r.Role, r.ToolName, r.ToolCallID = conversation.KindMessage, conversation.RoleTool, "Bash", "t"+strconv.Itoa(i-1)
-			r.Content = "Error: connect ECONNREFUSED 127.0.0.1:" + strconv.Itoa(5000+i%50) + "\n    at TCPConnectWrap.afterConnect (node:net:1555:16)"
-			r.IsError = i%3 == 0
-		case 3:
-			r.Kind, r.Role, r.Provider = conversation.KindMessage, conversation.RoleAssistant, "anthropic"
-			r.Content = "I looked at the output; the database is not reachable on that port. Trying again with setting " + strconv.Itoa(i) + "."
-		default:
-			f := "src/file" + strconv.Itoa(i%40) + ".ts"
-			r.Kind, r.Content, r.FilesModified = conversation.KindIteration, "Edit: "+f, []string{f}
-		}
-		enc(r)
-	}
-	if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// BenchmarkClaudeHookPreCompactBigLog times PreCompact on a session log of
-// 100,000 generated records (about 26 MB) in examples/fire and, when
-// ../shared/realdata is present, in a copy of norish (a 340 KB STATE.md):
-// PreCompact reads only the log's tail, so the log's length does not
-// count. The budget is HookTimeout (2 s).
-func BenchmarkClaudeHookPreCompactBigLog(b *testing.B) {
-	projects := map[string]func(b *testing.B) string{
-		"fire": func(b *testing.B) string { return hookProject(b) },
-		"norish": func(b *testing.B) string {
-			src := filepath.Join(sharedtest.Realdata(b), "23492__norish")
-			if _, err := os.Stat(src); err != nil {
-				b.Skipf("../shared/realdata/23492__norish is absent: %v", err)
-			}
-			return copyTree(b, src)
-		},
-	}
-	for _, name := range []string{"fire", "norish"} {
-		b.Run(name, func(b *testing.B) {
-			dir := projects[name](b)
-			writeBigLog(b, dir, 100000)
-			ev := strings.NewReplacer("{{DIR}}", dir, "{{T}}", "").Replace(evPre)
-			for b.Loop() {
-				var out, errOut bytes.Buffer
-				RunClaudeHook(context.Background(), HookOptions{Timeout: time.Minute}, strings.NewReader(ev), &out, &errOut)
-				if errOut.Len() > 0 {
-					b.Fatal(errOut.String())
-				}
-			}
-		})
-	}
-}
-
-// ev fills a payload for session abc123 in dir with the given event and
-// fields.
-func ev(t testing.TB, dir, name string, fields map[string]any) string {
-	t.Helper()
-	m := map[string]any{"session_id": "abc123", "transcript_path": "", "cwd": dir, "permission_mode": "default", "hook_event_name": name}
-	for k, v := range fields {
-		m[k] = v
-	}
-	b, err := json.Marshal(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
-// TestClaudeHookBadConfig: a recite.yaml that does not load is named
-// (file:line) on stderr and the defaults are used: PreCompact still writes
-// its block, SessionStart still prints the recitation.
-func TestClaudeHookBadConfig(t *testing.T) {
-	dir := hookProject(t)
-	if err := os.WriteFile(filepath.Join(dir, ".planning", "recite.yaml"), []byte("context_window: 100000\nbogus_key: 1\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	hook(t, dir, "", evFailure, HookOptions{})
-	_, errOut := hook(t, dir, "", evPre, HookOptions{})
-	if !strings.Contains(errOut, ".planning/recite.yaml:2:") || !strings.Contains(errOut, "default configuration") {
-		t.Errorf("PreCompact stderr %q, want the config error with file:line", errOut)
-	}
-	b, err := os.ReadFile(filepath.Join(dir, ".planning", "context-preserved.md"))
-	if err != nil || !strings.Contains(string(b), "trigger: compaction") || !strings.Contains(string(b), "Error: connect ECONNREFUSED 127.0.0.1:5433") {
-		t.Fatalf("no block written (%v):\n%s", err, b)
-	}
-	out, errOut := hook(t, dir, "", evStartup, HookOptions{})
-	if !strings.Contains(out, "## Recitation") || !strings.Contains(out, "ECONNREFUSED 127.0.0.1:5433") || !strings.Contains(errOut, ".planning/recite.yaml:2:") {
-		t.Errorf("SessionStart stdout:\n%s\nstderr %q", out, errOut)
-	}
-}
-
 // TestPreserveLenientPastDeadline: the hook's Preserve, out of time, still
 // writes the block with the session's errors, and says it is partial.
 func TestPreserveLenientPastDeadline(t *testing.T) {
-	dir := hookProject(t)
+	dir := enginetest.HookProject(t)
 	hook(t, dir, "", evFailure, HookOptions{})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	res, err := New(dir).Preserve(ctx, PreserveOptions{Trigger: signals.TriggerCompaction, Conversations: []string{"cc-abc123"}, tail: hookTail, lenient: true})
+	diags, err := hookEngine{New(dir)}.PreserveCompaction(ctx, []string{"cc-abc123"}, nil, claudecode.HookTail)
 	if err != nil {
 		t.Fatal(err)
 	}
 	partial := false
-	for _, d := range res.Diagnostics {
+	for _, d := range diags {
 		partial = partial || strings.Contains(d.Message, "deadline reached")
 	}
 	b, _ := os.ReadFile(filepath.Join(dir, ".planning", "context-preserved.md"))
 	if !partial || !strings.Contains(string(b), "Error: connect ECONNREFUSED 127.0.0.1:5433") {
-		t.Errorf("diagnostics %v; file:\n%s", res.Diagnostics, b)
+		t.Errorf("diagnostics %v; file:\n%s", diags, b)
 	}
 }
 
@@ -682,8 +62,8 @@ func TestPreserveLenientPastDeadline(t *testing.T) {
 // and the iteration records among them, in read order; a short log is
 // read whole.
 func TestTailConversation(t *testing.T) {
-	dir := hookProject(t)
-	writeBigLog(t, dir, 20000)
+	dir := enginetest.HookProject(t)
+	enginetest.WriteBigLog(t, dir, 20000)
 	store, err := New(dir).OpenConversations()
 	if err != nil {
 		t.Fatal(err)
@@ -692,7 +72,7 @@ func TestTailConversation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, diags, err := tailConversation(store, "cc-abc123", 100, tailMaxBytes)
+	c, diags, err := health.TailConversation(store, "cc-abc123", 100, health.TailMaxBytes)
 	if err != nil || len(diags) != 0 {
 		t.Fatal(err, diags)
 	}
@@ -702,7 +82,7 @@ func TestTailConversation(t *testing.T) {
 	if len(c.Iterations) != 25 || c.Iterations[24].ID != full.Iterations[len(full.Iterations)-1].ID {
 		t.Errorf("%d iterations", len(c.Iterations))
 	}
-	small, _, err := tailConversation(store, "cc-abc123", 1<<30, 1<<30)
+	small, _, err := health.TailConversation(store, "cc-abc123", 1<<30, 1<<30)
 	if err != nil || len(small.Messages) != len(full.Messages) {
 		t.Errorf("a log within the window is read whole: %d messages, %v", len(small.Messages), err)
 	}
@@ -714,376 +94,12 @@ func TestTailConversation(t *testing.T) {
 	}
 }
 
-// TestClaudeHookTurns: an iteration of a hook session is one agent turn,
-// so the circuit breaker sees stalls (turns without file changes) and
-// spins (turns ending on the same normalised error).
-func TestClaudeHookTurns(t *testing.T) {
-	gsd := func(t *testing.T) string {
-		return copyTree(t, filepath.Join(sharedtest.ModuleRoot(), "examples", "gsd"))
-	}
-	status := func(t *testing.T, dir string) *SignalsReport {
-		rep, err := New(dir).Status(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return rep.Signals
-	}
-	t.Run("stall", func(t *testing.T) {
-		dir := gsd(t)
-		for i := range 6 {
-			hook(t, dir, "", ev(t, dir, "UserPromptSubmit", map[string]any{"prompt": "try again " + strconv.Itoa(i)}), HookOptions{})
-			hook(t, dir, "", ev(t, dir, "PostToolUse", map[string]any{"tool_name": "Read", "tool_input": map[string]any{"file_path": "x"}, "tool_use_id": "r" + strconv.Itoa(i), "tool_response": "x"}), HookOptions{})
-			hook(t, dir, "", ev(t, dir, "Stop", map[string]any{"last_assistant_message": "Still looking.\nNothing changed."}), HookOptions{})
-		}
-		s := status(t, dir)
-		if s.Iterations != 6 || s.Health.Breaker != signals.BreakerTripped || !strings.HasPrefix(s.BreakerLine, "stall: 6/5") {
-			t.Errorf("iterations %d, breaker %s (%s)", s.Iterations, s.Health.Breaker, s.BreakerLine)
-		}
-	})
-	t.Run("spin", func(t *testing.T) {
-		dir := gsd(t)
-		for i := range 5 {
-			hook(t, dir, "", ev(t, dir, "UserPromptSubmit", map[string]any{"prompt": "fix it"}), HookOptions{})
-			hook(t, dir, "", ev(t, dir, "PostToolUse", map[string]any{"tool_name": "Write", "tool_input": map[string]any{"file_path": dir + "/src/a.go"}, "tool_use_id": "w" + strconv.Itoa(i), "tool_response": "ok"}), HookOptions{})
-			hook(t, dir, "", ev(t, dir, "PostToolUseFailure", map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "go test"}, "tool_use_id": "b" + strconv.Itoa(i), "error": "panic: boom at main.go:" + strconv.Itoa(10+i) + ":3", "is_interrupt": false}), HookOptions{})
-			hook(t, dir, "", ev(t, dir, "Stop", map[string]any{"last_assistant_message": "Tried again."}), HookOptions{})
-		}
-		s := status(t, dir)
-		if s.Iterations != 5 || s.Health.Breaker != signals.BreakerTripped || !strings.Contains(s.BreakerLine, "spin: 5/5") || !strings.HasPrefix(s.BreakerLine, "stall: 0/") {
-			t.Errorf("iterations %d, breaker %s (%s)", s.Iterations, s.Health.Breaker, s.BreakerLine)
-		}
-		c := session(t, dir)
-		if got := c.Iterations[4]; strings.Join(got.FilesModified, ",") != "src/a.go" || got.ErrorHash != signals.Hash("panic: boom at main.go:14:3") || got.OutputLines == nil || *got.OutputLines != 1 {
-			t.Errorf("turn record %+v", got)
-		}
-	})
-	t.Run("a turn without Stop is closed by the next prompt", func(t *testing.T) {
-		dir := gsd(t)
-		hook(t, dir, "", ev(t, dir, "UserPromptSubmit", map[string]any{"prompt": "one"}), HookOptions{})
-		hook(t, dir, "", ev(t, dir, "UserPromptSubmit", map[string]any{"prompt": "two"}), HookOptions{})
-		hook(t, dir, "", ev(t, dir, "Stop", map[string]any{"last_assistant_message": "done"}), HookOptions{})
-		if c := session(t, dir); len(c.Iterations) != 2 || *c.Iterations[0].OutputLines != -1 || *c.Iterations[1].OutputLines != 1 {
-			t.Errorf("iterations %+v", c.Iterations)
-		}
-	})
-	t.Run("parallel PostToolUse events count once", func(t *testing.T) {
-		dir := hookProject(t)
-		hook(t, dir, "", evStartup, HookOptions{})
-		if err := os.WriteFile(filepath.Join(dir, "src", "db.ts"), []byte("changed\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		var wg sync.WaitGroup
-		for i := range 8 {
-			wg.Go(func() {
-				hook(t, dir, "", ev(t, dir, "PostToolUse", map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "make"}, "tool_use_id": "p" + strconv.Itoa(i), "tool_response": map[string]any{"stdout": "ok"}}), HookOptions{Timeout: time.Minute})
-			})
-		}
-		wg.Wait()
-		hook(t, dir, "", ev(t, dir, "Stop", map[string]any{}), HookOptions{})
-		c := session(t, dir)
-		if len(c.Iterations) != 1 || strings.Join(c.Iterations[0].FilesModified, ",") != "src/db.ts" || c.Iterations[0].Content != "turn of 8 tool calls" || len(c.Messages) != 16 {
-			t.Errorf("iterations %+v, %d messages", c.Iterations, len(c.Messages))
-		}
-		if _, err := os.Stat(filepath.Join(dir, ".planning", ".recite", "locks", "hook-cc-abc123.lock")); err != nil {
-			t.Error(err)
-		}
-	})
-}
-
-// TestClaudeHookProjectDir: $CLAUDE_PROJECT_DIR (ProjectDir) wins when it
-// holds .planning/, then -C (Dir), then the event's cwd.
-func TestClaudeHookProjectDir(t *testing.T) {
-	a, b, c := hookProject(t), hookProject(t), hookProject(t)
-	sub := filepath.Join(c, "src")
-	tests := []struct {
-		name string
-		opts HookOptions
-		cwd  string
-		want string
-	}{
-		{"CLAUDE_PROJECT_DIR first", HookOptions{ProjectDir: a, Dir: b}, c, a},
-		{"CLAUDE_PROJECT_DIR without .planning", HookOptions{ProjectDir: t.TempDir(), Dir: b}, c, b},
-		{"-C before cwd", HookOptions{Dir: b}, c, b},
-		{"cwd walking up", HookOptions{}, sub, c},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			e := ev(t, tt.cwd, "UserPromptSubmit", map[string]any{"prompt": tt.name})
-			var out, errOut bytes.Buffer
-			RunClaudeHook(context.Background(), tt.opts, strings.NewReader(e), &out, &errOut)
-			for _, d := range []string{a, b, c} {
-				got, _ := os.ReadFile(filepath.Join(d, ".planning", "conversations", "cc-abc123.jsonl"))
-				if has := strings.Contains(string(got), tt.name); has != (d == tt.want) {
-					t.Errorf("%s holds the prompt: %v (stderr %s)", d, has, errOut.String())
-				}
-			}
-		})
-	}
-}
-
-// TestClaudeHookUTF16Limit: the 10,000-character cap counts UTF-16 code
-// units as Claude Code (JavaScript) does: an emoji is 2.
-func TestClaudeHookUTF16Limit(t *testing.T) {
-	if utf16Len("a😀é") != 4 {
-		t.Fatalf("utf16Len = %d", utf16Len("a😀é"))
-	}
-	var sigs []signals.Signal
-	for i := range 30 {
-		sigs = append(sigs, signals.Signal{Kind: signals.KindError, Text: "Error " + strconv.Itoa(i) + ": " + strings.Repeat("😀", 200)})
-	}
-	for _, limit := range []int{HookMaxOutput, 3000, 500} {
-		out := fitContext("lead", "", signals.Block{Signals: sigs}, limit)
-		if n := utf16Len(out); n > limit || n < limit/2 {
-			t.Errorf("limit %d: %d UTF-16 units (%d runes)", limit, n, utf8.RuneCountInString(out))
-		}
-	}
-	long := signals.Block{Signals: []signals.Signal{{Kind: signals.KindError, Text: strings.Repeat("😀", 20000)}}}
-	if out := fitContext("lead", "", long, HookMaxOutput); utf16Len(out) > HookMaxOutput || !strings.Contains(out, "characters omitted⟩") || !utf8.ValidString(out) {
-		t.Errorf("one long error: %d units", utf16Len(out))
-	}
-	if got := cutUTF16("a😀b", 2); got != "a" {
-		t.Errorf("cutUTF16 split a surrogate pair: %q", got)
-	}
-}
-
-// TestClaudeHookLenientDecode: a field of an unexpected type does not drop
-// the event, and an oversized payload is still handled when its JSON is
-// complete within the limit.
-func TestClaudeHookLenientDecode(t *testing.T) {
-	tests := []struct {
-		name, payload string
-		conv          string
-		check         func(t *testing.T, c *conversation.Conversation)
-	}{
-		{"is_interrupt as a string", `{"session_id":"abc123","hook_event_name":"PostToolUseFailure","tool_name":"Bash","tool_use_id":"t1","error":"Error: boom","is_interrupt":"false"}`, "cc-abc123",
-			func(t *testing.T, c *conversation.Conversation) {
-				if len(c.Messages) != 2 || !c.Messages[1].IsError || c.Messages[1].Content != "Error: boom" {
-					t.Errorf("messages %+v", c.Messages)
-				}
-			}},
-		{"is_interrupt true as a string", `{"session_id":"abc123","hook_event_name":"PostToolUseFailure","tool_name":"Bash","tool_use_id":"t1","error":"stop","is_interrupt":"TRUE"}`, "cc-abc123",
-			func(t *testing.T, c *conversation.Conversation) {
-				if c.Messages[1].IsError || !c.Messages[1].Internal {
-					t.Errorf("messages %+v", c.Messages)
-				}
-			}},
-		{"numeric tool_use_id", `{"session_id":"abc123","hook_event_name":"PostToolUseFailure","tool_name":"Bash","tool_use_id":5,"error":"Error: five"}`, "cc-abc123",
-			func(t *testing.T, c *conversation.Conversation) {
-				if c.Messages[1].ToolCallID != "5" || c.Messages[1].Content != "Error: five" {
-					t.Errorf("messages %+v", c.Messages)
-				}
-			}},
-		{"numeric session_id", `{"session_id":7,"hook_event_name":"UserPromptSubmit","prompt":"hi"}`, "cc-7",
-			func(t *testing.T, c *conversation.Conversation) {
-				if len(c.Messages) != 1 || c.Messages[0].Content != "hi" {
-					t.Errorf("messages %+v", c.Messages)
-				}
-			}},
-		{"oversized with complete JSON", `{"session_id":"abc123","hook_event_name":"UserPromptSubmit","prompt":"big"}` + strings.Repeat(" ", hookMaxInput+10), "cc-abc123",
-			func(t *testing.T, c *conversation.Conversation) {
-				if len(c.Messages) != 1 || c.Messages[0].Content != "big" {
-					t.Errorf("messages %+v", c.Messages)
-				}
-			}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			dir := hookProject(t)
-			var out, errOut bytes.Buffer
-			RunClaudeHook(context.Background(), HookOptions{Dir: dir, Timeout: time.Minute}, strings.NewReader(tt.payload), &out, &errOut)
-			if errOut.Len() > 0 {
-				t.Fatalf("stderr %s", errOut.String())
-			}
-			s, _ := New(dir).OpenConversations()
-			c, _, err := s.Read(tt.conv)
-			if err != nil {
-				t.Fatal(err)
-			}
-			tt.check(t, c)
-		})
-	}
-	// Cut off within the limit: a message, exit 0, nothing recorded.
-	dir := hookProject(t)
-	var out, errOut bytes.Buffer
-	big := `{"session_id":"abc123","hook_event_name":"UserPromptSubmit","prompt":"` + strings.Repeat("x", hookMaxInput+10) + `"}`
-	RunClaudeHook(context.Background(), HookOptions{Dir: dir, Timeout: time.Minute}, strings.NewReader(big), &out, &errOut)
-	if !strings.Contains(errOut.String(), "incomplete") {
-		t.Errorf("stderr %q", errOut.String())
-	}
-}
-
-// TestClaudeHookGitignore: the hook's state folder gets the .gitignore
-// that keeps it out of git, as a build's does.
-func TestClaudeHookGitignore(t *testing.T) {
-	dir := hookProject(t)
-	if err := os.RemoveAll(filepath.Join(dir, ".planning", ".recite")); err != nil {
-		t.Fatal(err)
-	}
-	hook(t, dir, "", evStartup, HookOptions{})
-	hook(t, dir, "", evBash, HookOptions{})
-	got, err := os.ReadFile(filepath.Join(dir, ".planning", ".recite", ".gitignore"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := templates.Init("prompts.gitignore", "")
-	if err != nil || string(got) != want {
-		t.Errorf(".gitignore %q, want %q (%v)", got, want, err)
-	}
-}
-
-// TestTranscriptLongLine: a transcript of one endless line costs bounded
-// memory, and a device is not read.
-func TestTranscriptLongLine(t *testing.T) {
-	if _, ok := transcriptCompactSummary(context.Background(), "/dev/zero"); ok {
-		t.Error("/dev/zero has a summary")
-	}
-	p := filepath.Join(t.TempDir(), "t.jsonl")
-	line := append([]byte(`{"type":"user","isCompactSummary":true,"message":{"role":"user","content":"`), bytes.Repeat([]byte("z"), 40<<20)...)
-	if err := os.WriteFile(p, line, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	_, ok := transcriptCompactSummary(context.Background(), p)
-	runtime.ReadMemStats(&after)
-	if ok {
-		t.Error("a 40 MiB line was kept")
-	}
-	if got := after.TotalAlloc - before.TotalAlloc; got > 12<<20 {
-		t.Errorf("scanning a 40 MiB line allocated %d MiB", got>>20)
-	}
-}
-
-// testSecret is a Stripe live key of the documented form (Stripe's own
-// example), planted to check that no secret leaves recite.
-const testSecret = "sk_live_4eC39HqLyjWDarjtT1zdp7dc"
-
-// secretProject is a copy of examples/gsd whose STATE.md blocker names
-// testSecret, as in the review's repro.
-func secretProject(t *testing.T) string {
-	t.Helper()
-	dir := copyTree(t, filepath.Join(sharedtest.ModuleRoot(), "examples", "gsd"))
-	p := filepath.Join(dir, ".planning", "STATE.md")
-	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := strings.Replace(string(b), "Redirect test fails", "Redirect test fails (key "+testSecret+")", 1)
-	if s == string(b) {
-		t.Fatal("examples/gsd STATE.md no longer says \"Redirect test fails\"")
-	}
-	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
-
-// noSecret fails when text holds testSecret.
-func noSecret(t *testing.T, what, text string) {
-	t.Helper()
-	if strings.Contains(text, testSecret) {
-		t.Errorf("%s holds the secret:\n%s", what, text)
-	}
-}
-
-// TestClaudeHookRedactsSecrets (issue 5 review, bug 1): a secret in a
-// planning file or a tool error never reaches context-preserved.md (which
-// is committed), the hook's records (committed too), the hook's output
-// (SessionStart startup and compact) or `recite verify`'s result; each
-// place holds the project's deterministic placeholder instead.
-func TestClaudeHookRedactsSecrets(t *testing.T) {
-	dir := secretProject(t)
-	ctx := context.Background()
-	hook(t, dir, "", ev(t, dir, "PostToolUseFailure", map[string]any{"tool_name": "Bash", "tool_use_id": "toolu_s1",
-		"tool_input": map[string]any{"command": "curl -u " + testSecret + ": https://api.stripe.com/v1/charges"},
-		"error":      "Error: authentication failed for key " + testSecret}), HookOptions{})
-	if _, err := New(dir).Preserve(ctx, PreserveOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	hook(t, dir, "", ev(t, dir, "PreCompact", map[string]any{"trigger": "auto"}), HookOptions{})
-	hook(t, dir, "", ev(t, dir, "PostCompact", map[string]any{"trigger": "auto", "compact_summary": "Some things happened."}), HookOptions{})
-
-	preserved, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(PreservedFile)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	noSecret(t, PreservedFile, string(preserved))
-	if !strings.Contains(string(preserved), "(key ⟨secret:stripe-access-token:") {
-		t.Errorf("%s lacks the placeholder:\n%s", PreservedFile, preserved)
-	}
-	logs, _ := filepath.Glob(filepath.Join(dir, ".planning", "conversations", "*.jsonl"))
-	if len(logs) == 0 {
-		t.Fatal("the hook wrote no conversation")
-	}
-	for _, l := range logs {
-		b, err := os.ReadFile(l)
-		if err != nil {
-			t.Fatal(err)
-		}
-		noSecret(t, l, string(b))
-	}
-	c := session(t, dir)
-	var recorded string
-	for _, r := range c.Messages {
-		if r.IsError {
-			recorded = r.Content
-		}
-	}
-	if !strings.HasPrefix(recorded, "Error: authentication failed for key ⟨secret:stripe-access-token:") {
-		t.Errorf("recorded tool error %q", recorded)
-	}
-
-	outStart, _ := hook(t, dir, "", ev(t, dir, "SessionStart", map[string]any{"source": "startup"}), HookOptions{})
-	outCompact, _ := hook(t, dir, "", ev(t, dir, "SessionStart", map[string]any{"source": "compact"}), HookOptions{})
-	// Without PostCompact's state: the whole latest block.
-	if err := os.Remove(filepath.Join(dir, filepath.FromSlash(hookStateDir), "cc-abc123.compact.json")); err != nil {
-		t.Fatal(err)
-	}
-	outWhole, _ := hook(t, dir, "", ev(t, dir, "SessionStart", map[string]any{"source": "compact"}), HookOptions{})
-	for name, out := range map[string]string{"startup": outStart, "compact": outCompact, "compact without state": outWhole} {
-		noSecret(t, "SessionStart "+name, out)
-		if !strings.Contains(out, "⟨secret:stripe-access-token:") || !strings.Contains(out, "Redirect test fails (key ⟨secret:") {
-			t.Errorf("SessionStart %s: the signals are not there, redacted:\n%s", name, out)
-		}
-	}
-	if !strings.Contains(outCompact, "authentication failed for key ⟨secret:") {
-		t.Errorf("SessionStart compact lost the tool error:\n%s", outCompact)
-	}
-
-	// A block written raw (by a recite before this fix) is redacted on
-	// the way out.
-	raw := signals.Block{Timestamp: time.Now().UTC().Add(time.Hour), Trigger: signals.TriggerManual,
-		Signals: []signals.Signal{{Kind: signals.KindError, Text: "Error: old block with " + testSecret}}, Task: "rotate " + testSecret}
-	if err := signals.AppendBlock(ctx, filepath.Join(dir, filepath.FromSlash(PreservedFile)), raw); err != nil {
-		t.Fatal(err)
-	}
-	for _, src := range []string{"startup", "compact"} {
-		out, _ := hook(t, dir, "", ev(t, dir, "SessionStart", map[string]any{"source": src}), HookOptions{})
-		noSecret(t, "SessionStart "+src+" of a raw block", out)
-		if !strings.Contains(out, "Error: old block with ⟨secret:") {
-			t.Errorf("SessionStart %s of a raw block:\n%s", src, out)
-		}
-	}
-	res, err := New(dir).Verify(ctx, "Some things happened.", VerifyOptions{FromBlock: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	noSecret(t, "verify --from-block", res.Reinject)
-	for _, s := range res.Lost {
-		noSecret(t, "verify --from-block lost signal", s.Text)
-	}
-	if len(res.Lost) != 1 || !strings.Contains(res.Reinject, "old block with ⟨secret:") {
-		t.Errorf("verify --from-block of a raw block: %d lost:\n%s", len(res.Lost), res.Reinject)
-	}
-}
-
 // TestVerifyRedactedSecrets (issue 5 review, bug 1): a lost error holding
 // a secret is reported redacted, and a summary keeps it whether it quotes
 // the raw error (written from the raw conversation) or the redacted one
 // (written from recite's context).
 func TestVerifyRedactedSecrets(t *testing.T) {
-	dir := secretProject(t)
+	dir := enginetest.SecretProject(t)
 	ctx := context.Background()
 	e := New(dir)
 	store, err := e.OpenConversations()
@@ -1094,7 +110,7 @@ func TestVerifyRedactedSecrets(t *testing.T) {
 	if err := store.Create(ctx, "imp", conversation.Meta{}); err != nil {
 		t.Fatal(err)
 	}
-	rawErr := "Error: authentication failed for key " + testSecret
+	rawErr := "Error: authentication failed for key " + enginetest.TestSecret
 	if err := store.Append(ctx, "imp",
 		conversation.Record{Kind: conversation.KindMessage, Role: conversation.RoleAssistant, ToolCalls: []conversation.ToolCall{{ID: "c1", Name: "Bash", Arguments: "{}"}}},
 		conversation.Record{Kind: conversation.KindMessage, Role: conversation.RoleTool, ToolCallID: "c1", ToolName: "Bash", IsError: true, Content: rawErr}); err != nil {
@@ -1107,7 +123,7 @@ func TestVerifyRedactedSecrets(t *testing.T) {
 	}
 	var redErr, redBlocked string
 	for _, s := range lost.Lost {
-		noSecret(t, "lost signal", s.Text+s.Detail+s.ID)
+		enginetest.NoSecret(t, "lost signal", s.Text+s.Detail+s.ID)
 		switch {
 		case s.Kind == signals.KindError && strings.Contains(s.Text, "authentication failed"):
 			redErr = s.Text
@@ -1115,12 +131,12 @@ func TestVerifyRedactedSecrets(t *testing.T) {
 			redBlocked = s.Text
 		}
 	}
-	noSecret(t, "re-inject block", lost.Reinject)
+	enginetest.NoSecret(t, "re-inject block", lost.Reinject)
 	if !strings.Contains(redErr, "⟨secret:stripe-access-token:") || !strings.Contains(redBlocked, "⟨secret:stripe-access-token:") {
 		t.Fatalf("lost signals not reported redacted: error %q, blocked %q", redErr, redBlocked)
 	}
 	for name, summary := range map[string]string{
-		"raw":      "We hit `" + rawErr + "` and the blocker: Redirect test fails (key " + testSecret + ") with 404 for a slug that was just created — debugging in debug/redirect-returns-404.md.",
+		"raw":      "We hit `" + rawErr + "` and the blocker: Redirect test fails (key " + enginetest.TestSecret + ") with 404 for a slug that was just created — debugging in debug/redirect-returns-404.md.",
 		"redacted": "We hit `" + redErr + "` and the blocker: " + redBlocked + ".",
 	} {
 		res, err := e.Verify(ctx, summary, opts)
@@ -1138,87 +154,28 @@ func TestVerifyRedactedSecrets(t *testing.T) {
 	}
 }
 
-// TestClaudeHookLongErrorsShortened (issue 5 review, bug 2): three errors
-// each longer than the 10,000-character cap, lost by a smoothed summary,
-// all come back after the compaction, shortened to head and tail with
-// their last line (the exception and its marker) and a visible omission
-// marker, instead of being left out.
-func TestClaudeHookLongErrorsShortened(t *testing.T) {
-	dir := copyTree(t, filepath.Join(sharedtest.ModuleRoot(), "examples", "gsd"))
-	traceback := func(m int) string {
-		var sb strings.Builder
-		sb.WriteString("Traceback (most recent call last):\n")
-		for i := 0; sb.Len() < 35000; i++ {
-			fmt.Fprintf(&sb, "  File \"/app/src/module_%d.py\", line %d, in function_%d\n    result = compute_value_%d(argument_%d, other=%d)\n", i, i+10, i, i, i, i)
-		}
-		fmt.Fprintf(&sb, "ValueError: invalid value MARKER-%d-END", m)
-		return sb.String()
+// TestInitClaudeInputError: a settings file recite cannot merge into is an
+// *InputError for the CLI (exit 2), with claudecode's message, and the file
+// is left as it was.
+func TestInitClaudeInputError(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, ".claude", "settings.json")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
 	}
-	for m := 1; m <= 3; m++ {
-		hook(t, dir, "", ev(t, dir, "PostToolUseFailure", map[string]any{"tool_name": "Bash", "tool_use_id": "toolu_" + strconv.Itoa(m),
-			"tool_input": map[string]any{"command": "python run.py"}, "error": traceback(m)}), HookOptions{})
+	const src = `{"hooks": []}`
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
 	}
-	hook(t, dir, "", ev(t, dir, "Stop", map[string]any{"last_assistant_message": "done"}), HookOptions{})
-	hook(t, dir, "", ev(t, dir, "PreCompact", map[string]any{"trigger": "auto"}), HookOptions{})
-	hook(t, dir, "", ev(t, dir, "PostCompact", map[string]any{"trigger": "auto", "compact_summary": "Some python errors happened."}), HookOptions{})
-	out, errOut := hook(t, dir, "", ev(t, dir, "SessionStart", map[string]any{"source": "compact"}), HookOptions{})
-	if n := utf16Len(out); n > HookMaxOutput || n < HookMaxOutput*3/4 {
-		t.Errorf("printed %d UTF-16 units, want at most %d and most of it used", n, HookMaxOutput)
+	_, err := InitClaude(dir)
+	var ie *InputError
+	if !errors.As(err, &ie) || err.Error() != `.claude/settings.json: "hooks": not a JSON object (left unchanged)` {
+		t.Errorf("err = %v (%T), want an *InputError naming the file", err, err)
 	}
-	for m := 1; m <= 3; m++ {
-		if !strings.Contains(out, fmt.Sprintf("ValueError: invalid value MARKER-%d-END\n", m)) {
-			t.Errorf("error %d does not come back with its last line", m)
-		}
+	if b, _ := os.ReadFile(path); string(b) != src {
+		t.Errorf("file changed to %q", b)
 	}
-	if c := strings.Count(out, " lines omitted⟩"); c != 3 || !strings.Contains(out, "Traceback (most recent call last):\n  File \"/app/src/module_0.py\"") {
-		t.Errorf("%d omission markers, or the heads are missing", c)
-	}
-	if strings.Contains(out, "left out") {
-		t.Errorf("errors left out:\n%s\nstderr: %s", out, errOut)
-	}
-}
-
-// TestShortenError: an error keeps its head and tail around a visible
-// marker, within the limit in UTF-16 units; the line form first, then by
-// characters; nothing below minShortened.
-func TestShortenError(t *testing.T) {
-	var lines []string
-	for i := range 100 {
-		lines = append(lines, fmt.Sprintf("line %02d", i))
-	}
-	many := strings.Join(lines, "\n")
-	tests := []struct {
-		name, text string
-		limit      int
-		want       []string // substrings, in order
-		exact      string
-	}{
-		{"fits", "Error: short", 100, nil, "Error: short"},
-		{"lines", many, 600, []string{"line 00\n", "line 19\n⟨40 lines omitted⟩\nline 60\n", "line 99"}, ""},
-		{"line-cut by characters", many, 300, []string{"line 00\n", " lines omitted⟩\n", "line 99"}, ""},
-		{"one long line", "Error: " + strings.Repeat("w", 5000) + " END", 400, []string{"Error: www", "characters omitted⟩", "www END"}, ""},
-		{"emoji", strings.Repeat("😀", 3000) + "END", 500, []string{"😀", "characters omitted⟩", "😀END"}, ""},
-		{"too small", many, minShortened - 1, nil, ""},
-	}
-	for _, tt := range tests {
-		got := shortenError(tt.text, tt.limit)
-		if tt.want == nil {
-			if got != tt.exact {
-				t.Errorf("%s: got %q, want %q", tt.name, got, tt.exact)
-			}
-			continue
-		}
-		if utf16Len(got) > tt.limit || !utf8.ValidString(got) {
-			t.Errorf("%s: %d UTF-16 units > %d, or invalid UTF-8", tt.name, utf16Len(got), tt.limit)
-		}
-		rest := got
-		for _, w := range tt.want {
-			i := strings.Index(rest, w)
-			if i < 0 {
-				t.Errorf("%s: %q missing or out of order in %q", tt.name, w, got)
-				break
-			}
-			rest = rest[i+len(w):]
-		}
+	if res, err := InitClaude(dir + "/new"); err != nil || !res.Created || len(res.Added) != len(ClaudeHookEvents) {
+		t.Errorf("InitClaude on a new project: %+v, %v", res, err)
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/google/renameio/v2"
+	"github.com/recite-dev/recite/internal/fsutil"
 
 	"github.com/recite-dev/recite/engine/config"
 	"github.com/recite-dev/recite/planning"
@@ -39,7 +39,7 @@ func Init(dir, flavor string) (*InitResult, error) {
 	}
 	cfgText, err := templates.Init("recite.yaml", flavor)
 	if err != nil {
-		return nil, &InputError{err}
+		return nil, &InputError{Err: err}
 	}
 	res := &InitResult{}
 	if err := os.MkdirAll(filepath.Join(dir, PromptsDir), 0o755); err != nil {
@@ -59,7 +59,7 @@ func Init(dir, flavor string) (*InitResult, error) {
 		} else if !errors.Is(err, fs.ErrNotExist) {
 			return nil, err
 		}
-		if err := renameio.WriteFile(p, []byte(f.text), 0o644); err != nil {
+		if err := fsutil.WriteFile(p, []byte(f.text), 0o644); err != nil {
 			return nil, err
 		}
 		res.Created = append(res.Created, f.rel)
@@ -118,7 +118,7 @@ func appendMissingLines(path, want string) (changed, created bool, err error) {
 	if strings.Contains(string(old), "\r\n") {
 		text = string(old) + strings.ReplaceAll(text[len(old):], "\n", "\r\n")
 	}
-	if err := renameio.WriteFile(path, []byte(text), 0o644); err != nil {
+	if err := fsutil.WriteFile(path, []byte(text), 0o644); err != nil {
 		return false, false, fmt.Errorf("write %s: %w", path, err)
 	}
 	return true, created, nil

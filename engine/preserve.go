@@ -10,14 +10,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/recite-dev/recite/engine/agent"
 	"github.com/recite-dev/recite/engine/config"
-	"github.com/recite-dev/recite/engine/internal/gitstore"
+	"github.com/recite-dev/recite/engine/health"
 	"github.com/recite-dev/recite/engine/signals"
 	"github.com/recite-dev/recite/planning"
 )
-
-// maxFilesModified bounds the files listed in a block's Working State.
-const maxFilesModified = 50
 
 // PreserveOptions configures Preserve.
 type PreserveOptions struct {
@@ -32,7 +30,7 @@ type PreserveOptions struct {
 	Now func() time.Time
 
 	// tail, when > 0, reads only about the last tail messages of each
-	// conversation (tailConversation), as the Claude Code hook does to stay
+	// conversation (health.TailConversation), as the Claude Code hook does to stay
 	// within its deadline on long logs.
 	tail int
 	// lenient is the hook's mode: a recite.yaml that does not load is a
@@ -84,7 +82,7 @@ func (e *Engine) Preserve(ctx context.Context, opts PreserveOptions) (*PreserveR
 		trigger = signals.TriggerManual
 	}
 	if !validTrigger(trigger) {
-		return nil, &InputError{fmt.Errorf("unknown trigger %q (want manual, compaction or sabbath_rest)", trigger)}
+		return nil, &InputError{Err: fmt.Errorf("unknown trigger %q (want manual, compaction or sabbath_rest)", trigger)}
 	}
 	var cfg *config.Config
 	var proj *planning.Project
@@ -110,11 +108,11 @@ func (e *Engine) Preserve(ctx context.Context, opts PreserveOptions) (*PreserveR
 		d.Path = PlanningDir + "/" + d.Path
 		res.Diagnostics = append(res.Diagnostics, d)
 	}
-	rep, diags := e.collectSignals(ctx, cfg, proj, signalSources{conversations: opts.Conversations, tail: opts.tail})
+	col, diags := e.collectSignals(ctx, cfg, proj, health.Sources{Conversations: opts.Conversations, Tail: opts.tail})
 	res.Diagnostics = append(res.Diagnostics, diags...)
-	b := signals.Block{Timestamp: now().UTC(), Trigger: trigger, Signals: rep.Signals, Breaker: rep.BreakerLine}
-	workingState(&b, proj, rep)
-	files, err := e.gitModified(ctx)
+	b := signals.Block{Timestamp: now().UTC(), Trigger: trigger, Signals: col.Report.Signals, Breaker: col.Report.BreakerLine}
+	health.WorkingState(&b, proj, col)
+	files, err := agent.ModifiedFiles(ctx, e.dir)
 	if err != nil {
 		res.Diagnostics = append(res.Diagnostics, Diagnostic{Path: ".", Message: "files modified omitted: " + err.Error()})
 	}
@@ -133,8 +131,8 @@ func (e *Engine) Preserve(ctx context.Context, opts PreserveOptions) (*PreserveR
 	if err := signals.AppendBlock(actx, filepath.Join(e.dir, filepath.FromSlash(PreservedFile)), b); err != nil {
 		return nil, err
 	}
-	res.Block, res.Health = b, rep.Health
-	res.Summary = blockSummary(b, rep.Health)
+	res.Block, res.Health = b, col.Report.Health
+	res.Summary = blockSummary(b, col.Report.Health)
 	return res, nil
 }
 
@@ -220,7 +218,7 @@ func (e *Engine) loadLenient() (*config.Config, *planning.Project, []Diagnostic,
 	}
 	proj, err := planning.LoadCached(os.DirFS(pdir), e.parsed)
 	if err != nil {
-		return nil, nil, nil, &InputError{fmt.Errorf("read %s: %w", pdir, err)}
+		return nil, nil, nil, &InputError{Err: fmt.Errorf("read %s: %w", pdir, err)}
 	}
 	return cfg, proj, diags, nil
 }
@@ -247,100 +245,6 @@ func blockSummary(b signals.Block, h signals.Health) string {
 	}
 	s := strings.Join(parts, ", ") + fmt.Sprintf("; breaker %s (%s)", h.Breaker, b.Breaker)
 	return s + "; " + plural(len(b.FilesModified), "file modified", "files modified")
-}
-
-// ownOutput reports project-relative paths recite itself writes, which are
-// not part of an agent's working state.
-func ownOutput(p string) bool {
-	for _, pre := range []string{PromptsDir + "/", CacheDir + "/", ConversationsDir + "/"} {
-		if strings.HasPrefix(p, pre) {
-			return true
-		}
-	}
-	return p == PreservedFile
-}
-
-// gitModified returns the files of the project that git reports modified,
-// staged or untracked (gitstore.ModifiedFiles), relative to the project
-// root, sorted, without recite's own outputs and files outside the project,
-// cut to maxFilesModified with a last "… and N more" entry. The status runs
-// in a goroutine so ctx bounds the wait (go-git's status takes no context).
-// Errors: gitstore.ErrNoRepository, a status error, or ctx's error.
-func (e *Engine) gitModified(ctx context.Context) ([]string, error) {
-	abs, err := filepath.Abs(e.dir)
-	if err != nil {
-		return nil, err
-	}
-	root := gitRoot(abs)
-	if root == "" {
-		return nil, fmt.Errorf("%w: %s", gitstore.ErrNoRepository, e.dir)
-	}
-	type result struct {
-		files []string
-		err   error
-	}
-	ch := make(chan result, 1)
-	go func() {
-		f, err := gitstore.ModifiedFiles(abs)
-		ch <- result{f, err}
-	}()
-	var r result
-	select {
-	case r = <-ch:
-	case <-ctx.Done():
-		return nil, fmt.Errorf("git status: %w", ctx.Err())
-	}
-	if r.err != nil {
-		return nil, r.err
-	}
-	prefix, err := filepath.Rel(root, abs)
-	if err != nil {
-		return nil, err
-	}
-	out := projectFiles(filepath.ToSlash(prefix), r.files)
-	if len(out) > maxFilesModified {
-		more := len(out) - maxFilesModified
-		out = append(out[:maxFilesModified:maxFilesModified], fmt.Sprintf("… and %d more", more))
-	}
-	return out, nil
-}
-
-// projectFiles turns repository paths (slash-separated, from the
-// repository's root) into project-relative ones, given prefix, the
-// project's folder in the repository ("." for its root): paths outside the
-// project and recite's own outputs (ownOutput) are left out.
-func projectFiles(prefix string, repoPaths []string) []string {
-	var out []string
-	for _, p := range repoPaths {
-		if prefix != "." {
-			rest, ok := strings.CutPrefix(p, prefix+"/")
-			if !ok {
-				continue
-			}
-			p = rest
-		}
-		if !ownOutput(p) {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-// gitRoot is the nearest directory at or above dir holding a .git entry,
-// or "" when there is none.
-func gitRoot(dir string) string {
-	for {
-		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
-			return dir
-		} else if !errors.Is(err, os.ErrNotExist) {
-			return ""
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ""
-		}
-		dir = parent
-	}
 }
 
 // VerifyOptions configures Verify.
@@ -388,19 +292,19 @@ func (e *Engine) Verify(ctx context.Context, summary string, opts VerifyOptions)
 	if opts.FromBlock {
 		blocks, diags, err := e.readPreserved()
 		if err != nil {
-			return nil, &InputError{err}
+			return nil, &InputError{Err: err}
 		}
 		res.Diagnostics = append(res.Diagnostics, diags...)
 		b, ok := signals.Latest(blocks)
 		if !ok {
-			return nil, &InputError{fmt.Errorf("%s holds no preservation block (run `recite preserve` first)", PreservedFile)}
+			return nil, &InputError{Err: fmt.Errorf("%s holds no preservation block (run `recite preserve` first)", PreservedFile)}
 		}
 		sigs = b.Signals
 		res.Against = fmt.Sprintf("%s:%d", PreservedFile, b.Line)
 	} else {
-		rep, diags := e.collectSignals(ctx, cfg, proj, signalSources{conversations: opts.Conversations})
+		col, diags := e.collectSignals(ctx, cfg, proj, health.Sources{Conversations: opts.Conversations})
 		res.Diagnostics = append(res.Diagnostics, diags...)
-		sigs = rep.Signals
+		sigs = col.Report.Signals
 		res.Against = "sources"
 	}
 	res.Checked = len(sigs)

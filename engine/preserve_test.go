@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recite-dev/recite/engine/health"
+	"github.com/recite-dev/recite/engine/internal/enginetest"
 	"github.com/recite-dev/recite/engine/signals"
 	"github.com/recite-dev/recite/internal/sharedtest"
 	"github.com/recite-dev/recite/planning/conversation"
@@ -43,7 +45,7 @@ func withConversation(t testing.TB, dir string) {
 }
 
 func TestPreserveGolden(t *testing.T) {
-	dir := hookProject(t)
+	dir := enginetest.HookProject(t)
 	withConversation(t, dir)
 	if err := os.WriteFile(filepath.Join(dir, "src", "db.ts"), []byte("export {};\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -62,8 +64,8 @@ func TestPreserveGolden(t *testing.T) {
 	goldenFile(t, filepath.Join("testdata", "hook", "preserve-fire.golden.md"), b)
 	// Every stop signal of the sources is in the block verbatim (DESIGN.md
 	// invariant 13), and the block reads back as written.
-	rep, _ := New(dir).signalsFor(t, []string{"main"})
-	for _, s := range rep.Signals {
+	col, _ := New(dir).signalsFor(t, []string{"main"})
+	for _, s := range col.Report.Signals {
 		if !strings.Contains(string(b), s.Text) {
 			t.Errorf("%s signal %q missing from the block", s.Kind, s.Text)
 		}
@@ -83,13 +85,13 @@ func TestPreserveGolden(t *testing.T) {
 }
 
 // signalsFor collects the signals Preserve reads (test helper).
-func (e *Engine) signalsFor(t testing.TB, convs []string) (*SignalsReport, []Diagnostic) {
+func (e *Engine) signalsFor(t testing.TB, convs []string) (*health.Collected, []Diagnostic) {
 	t.Helper()
 	cfg, _, proj, err := e.load()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return e.collectSignals(context.Background(), cfg, proj, signalSources{conversations: convs})
+	return e.collectSignals(context.Background(), cfg, proj, health.Sources{Conversations: convs})
 }
 
 func TestPreserveAppendsAndDiagnoses(t *testing.T) {
@@ -144,7 +146,7 @@ func isInputError(err error) bool {
 }
 
 func TestVerify(t *testing.T) {
-	dir := hookProject(t)
+	dir := enginetest.HookProject(t)
 	withConversation(t, dir)
 	e := New(dir)
 	ctx := context.Background()

@@ -89,15 +89,15 @@ func (c *redactCache) redact(path, text string) (string, []redact.Finding) {
 
 // redactPrompt replaces every secret in the prompt's sections and messages
 // with a deterministic placeholder (issue "What enters context" §5) and
-// returns where each one was, as "section SOURCE line N: KIND". When the
+// returns where each one was, as "section SOURCE line N: KIND", after the
+// redactions found while the prompt's inputs were gathered. When the
 // key file is unusable it still redacts, with a key of this process, and
 // returns the key's error with the list.
-func (e *Engine) redactPrompt(p *prompt.Prompt) ([]string, error) {
+func (e *Engine) redactPrompt(p *prompt.Prompt, found []string) ([]string, error) {
 	if err := e.initRedactor(); err != nil {
 		return nil, err
 	}
-	where := append([]string(nil), e.fileRedactions...)
-	e.fileRedactions = e.fileRedactions[:0]
+	where := append([]string(nil), found...)
 	note := func(id, src string, fs []redact.Finding) {
 		for _, f := range fs {
 			where = append(where, fmt.Sprintf("%s (%s) line %d: %s", id, src, f.Line, f.Kind))
@@ -242,20 +242,22 @@ func parseRedactKey(b []byte) ([]byte, error) {
 	return key, nil
 }
 
-// redactFile redacts one project file's text with its own path (so
-// path-specific rules such as .env values apply) and records the findings
-// for the next redactPrompt, as "files (PATH) line N: KIND" with N the
-// line in the text given.
-func (e *Engine) redactFile(rel, text string) string {
-	if err := e.initRedactor(); err != nil {
-		// Never a file unredacted.
-		return fmt.Sprintf("⟨%s: not shown, redaction unavailable: %v⟩", rel, err)
+// fileRedactor returns the redaction of the files section: one project
+// file's text redacted with its own path (so path-specific rules such as
+// .env values apply), the findings appended to *found for redactPrompt, as
+// "files (PATH) line N: KIND" with N the line in the text given.
+func (e *Engine) fileRedactor(found *[]string) func(rel, text string) string {
+	return func(rel, text string) string {
+		if err := e.initRedactor(); err != nil {
+			// Never a file unredacted.
+			return fmt.Sprintf("⟨%s: not shown, redaction unavailable: %v⟩", rel, err)
+		}
+		out, fs := e.redactor.redact(rel, text)
+		for _, f := range fs {
+			*found = append(*found, fmt.Sprintf("%s (%s) line %d: %s", prompt.IDFiles, rel, f.Line, f.Kind))
+		}
+		return out
 	}
-	out, fs := e.redactor.redact(rel, text)
-	for _, f := range fs {
-		e.fileRedactions = append(e.fileRedactions, fmt.Sprintf("%s (%s) line %d: %s", prompt.IDFiles, rel, f.Line, f.Kind))
-	}
-	return out
 }
 
 // redactText returns text with every secret replaced by its placeholder

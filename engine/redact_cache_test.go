@@ -43,22 +43,6 @@ func TestRedactCacheBounded(t *testing.T) {
 	}
 }
 
-// testRedactKey is the placeholder key copyTree gives every test project,
-// so golden prompt files do not change with a random key.
-const testRedactKey = "7265636974652d676f6c64656e2d6b65792d3031323334353637383961626364\n"
-
-// writeTestRedactKey writes testRedactKey as dir's RedactKeyFile.
-func writeTestRedactKey(t testing.TB, dir string) {
-	t.Helper()
-	p := filepath.Join(dir, filepath.FromSlash(RedactKeyFile))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(testRedactKey), 0o600); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestRedactKey: placeholders are keyed with a per-project key made on
 // first use (mode 0600, ignored by git), stable across Engines of one
 // project, different in another project, and not the unkeyed sha256 of
@@ -70,7 +54,7 @@ func TestRedactKey(t *testing.T) {
 	placeholder := func(dir string) (string, error) {
 		t.Helper()
 		p := &prompt.Prompt{Sections: []prompt.Section{{ID: "state", Sources: []string{"notes.md"}, Body: text}}}
-		where, err := New(dir).redactPrompt(p)
+		where, err := New(dir).redactPrompt(p, nil)
 		body := p.Sections[0].Body
 		if strings.Contains(body, secret) || len(where) != 1 {
 			t.Fatalf("not redacted (%v): %q", where, body)

@@ -180,15 +180,17 @@ func (e *Engine) Watch(ctx context.Context, opts WatchOptions, fn func(WatchEven
 			return fmt.Errorf("--commit: %w", err)
 		}
 	}
+	project, err := filepath.Abs(e.dir)
+	if err != nil {
+		return err
+	}
 	var mu sync.Mutex
-	emit := func(ev WatchEvent) {
+	ws := &watchSession{e: e, opts: opts, project: project, emit: func(ev WatchEvent) {
 		mu.Lock()
 		defer mu.Unlock()
 		fn(ev)
-	}
-
-	var dirty atomic.Bool // history changed since the last commit
-	dirty.Store(true)
+	}}
+	ws.dirty.Store(true)
 	var commits sync.WaitGroup
 	commitCtx, stopCommits := context.WithCancel(ctx)
 	defer func() {
@@ -199,86 +201,22 @@ func (e *Engine) Watch(ctx context.Context, opts WatchOptions, fn func(WatchEven
 	// The files to watch come from a report: compute one without writing
 	// before the watches exist; the "start" render follows them.
 	var first *Report
-	if rep, err := e.Status(ctx); err == nil {
-		first = rep
+	var firstBuilds []*targetBuild
+	if rep, builds, err := e.status(ctx); err == nil {
+		first, firstBuilds = rep, builds
 	}
-	spec := e.watchSpec(ctx, opts, watchSpec{}, first, nil, true)
+	ws.spec = e.watchSpec(ctx, opts, watchSpec{}, firstBuilds, nil, true)
 	if opts.Commit {
 		interval := opts.CommitInterval
 		if interval <= 0 {
 			interval = e.commitInterval()
 		}
-		commits.Go(func() { e.commitLoop(commitCtx, opts, interval, &dirty, emit) })
+		commits.Go(func() { e.commitLoop(commitCtx, opts, interval, &ws.dirty, ws.emit) })
 	}
-
+	ws.outputs = promptPaths(project, first)
 	trigger := "start"
-	project, err := filepath.Abs(e.dir)
-	if err != nil {
-		return err
-	}
-	planning := filepath.Join(project, PlanningDir)
-	outputs := promptPaths(project, first)
 	for {
-		w, err := watch.New(watch.Options{
-			Project:  project,
-			Root:     planning,
-			Extra:    spec.extra,
-			Dirs:     spec.dirs,
-			Ignore:   watch.IgnoreReciteOutputs(planning),
-			Restore:  outputs,
-			Debounce: watch.DebounceOptions{Quiet: spec.quiet, MaxWait: spec.maxWait},
-			Logger:   opts.Logger,
-		})
-		if err != nil {
-			return err
-		}
-		// Render after the watches exist, so no change falls between the
-		// two.
-		ev, ok := e.watchRender(ctx, trigger, nil)
-		if ok {
-			emit(ev)
-		}
-		if ev.Report != nil {
-			// The first build creates prompts/: watch it for removals.
-			outputs = promptPaths(project, ev.Report)
-			w.SetRestore(outputs)
-		}
-		if next := e.watchSpec(ctx, opts, spec, ev.Report, nil, true); ok && !next.equal(spec) {
-			// The project changed what to watch since the spec was
-			// computed: watch that first.
-			spec = next
-			_ = w.Close()
-			trigger = "reconfigure"
-			continue
-		}
-		err = w.Run(ctx, func(b watch.Batch) error {
-			trig, changed := "change", e.relPaths(b.Paths)
-			if b.Rescan {
-				trig = "rescan"
-			}
-			if b.Rescan || touchesHistory(changed) {
-				dirty.Store(true)
-			}
-			ev, ok := e.watchRender(ctx, trig, changed)
-			if !ok {
-				return nil
-			}
-			emit(ev)
-			if ev.Report != nil {
-				if next := promptPaths(project, ev.Report); !slices.Equal(next, outputs) {
-					outputs = next
-					w.SetRestore(outputs)
-				}
-			}
-			next := e.watchSpec(ctx, opts, spec, ev.Report, changed, b.Rescan)
-			same := next.equal(spec)
-			spec = next // the tree key may change while the watched set does not
-			if !same {
-				return errReconfigure
-			}
-			return nil
-		})
-		_ = w.Close()
+		err := ws.run(ctx, trigger)
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -287,6 +225,84 @@ func (e *Engine) Watch(ctx context.Context, opts WatchOptions, fn func(WatchEven
 		}
 		trigger = "reconfigure"
 	}
+}
+
+// watchSession is one Watch: what it watches (spec), the prompt files it
+// restores (outputs), whether the history changed since the last commit
+// (dirty), and where events go.
+type watchSession struct {
+	e       *Engine
+	opts    WatchOptions
+	project string
+	emit    func(WatchEvent)
+	spec    watchSpec
+	outputs []string
+	dirty   atomic.Bool
+}
+
+// run watches with the current spec until ctx ends, the watcher fails, or
+// what to watch changes (errReconfigure): it renders once the watches
+// exist (trigger names why), then after each batch of changes.
+func (ws *watchSession) run(ctx context.Context, trigger string) error {
+	e := ws.e
+	planning := filepath.Join(ws.project, PlanningDir)
+	w, err := watch.New(watch.Options{
+		Project:  ws.project,
+		Root:     planning,
+		Extra:    ws.spec.extra,
+		Dirs:     ws.spec.dirs,
+		Ignore:   watch.IgnoreReciteOutputs(planning),
+		Restore:  ws.outputs,
+		Debounce: watch.DebounceOptions{Quiet: ws.spec.quiet, MaxWait: ws.spec.maxWait},
+		Logger:   ws.opts.Logger,
+	})
+	if err != nil {
+		return err
+	}
+	defer func() { _ = w.Close() }()
+	// Render after the watches exist, so no change falls between the two.
+	ev, builds, ok := e.watchRender(ctx, trigger, nil)
+	if ok {
+		ws.emit(ev)
+	}
+	if ev.Report != nil {
+		// The first build creates prompts/: watch it for removals.
+		ws.outputs = promptPaths(ws.project, ev.Report)
+		w.SetRestore(ws.outputs)
+	}
+	if next := e.watchSpec(ctx, ws.opts, ws.spec, builds, nil, true); ok && !next.equal(ws.spec) {
+		// The project changed what to watch since the spec was computed:
+		// watch that first.
+		ws.spec = next
+		return errReconfigure
+	}
+	return w.Run(ctx, func(b watch.Batch) error {
+		trig, changed := "change", e.relPaths(b.Paths)
+		if b.Rescan {
+			trig = "rescan"
+		}
+		if b.Rescan || touchesHistory(changed) {
+			ws.dirty.Store(true)
+		}
+		ev, builds, ok := e.watchRender(ctx, trig, changed)
+		if !ok {
+			return nil
+		}
+		ws.emit(ev)
+		if ev.Report != nil {
+			if next := promptPaths(ws.project, ev.Report); !slices.Equal(next, ws.outputs) {
+				ws.outputs = next
+				w.SetRestore(ws.outputs)
+			}
+		}
+		next := e.watchSpec(ctx, ws.opts, ws.spec, builds, changed, b.Rescan)
+		same := next.equal(ws.spec)
+		ws.spec = next // the tree key may change while the watched set does not
+		if !same {
+			return errReconfigure
+		}
+		return nil
+	})
 }
 
 // promptPaths lists the absolute paths of the prompt files rep's targets
@@ -305,20 +321,21 @@ func promptPaths(project string, rep *Report) []string {
 	return out
 }
 
-// watchRender runs Build and summarises it; ok is false when ctx ended the
-// build (nothing to report).
-func (e *Engine) watchRender(ctx context.Context, trigger string, changed []string) (WatchEvent, bool) {
+// watchRender runs Build and summarises it, returning the targets' builds
+// too (what the next watch spec is computed from); ok is false when ctx
+// ended the build (nothing to report).
+func (e *Engine) watchRender(ctx context.Context, trigger string, changed []string) (WatchEvent, []*targetBuild, bool) {
 	start := time.Now()
-	rep, err := e.Build(ctx)
+	rep, builds, err := e.build(ctx, true, nil)
 	if ctx.Err() != nil {
-		return WatchEvent{}, false
+		return WatchEvent{}, nil, false
 	}
 	ev := WatchEvent{Kind: EventRender, Trigger: trigger, Changed: changed, Written: []string{}}
 	ev.Time = time.Now()
 	ev.Duration = ev.Time.Sub(start)
 	if err != nil {
 		ev.Error = err.Error()
-		return ev, true
+		return ev, nil, true
 	}
 	ev.Report = rep
 	ev.ContextWindow = rep.ContextWindow
@@ -358,7 +375,7 @@ func (e *Engine) watchRender(ctx context.Context, trigger string, changed []stri
 		l := ev.Targets[lead]
 		ev.Tokens, ev.Percent, ev.StablePercent = l.Tokens, l.Percent, l.StablePercent
 	}
-	return ev, true
+	return ev, builds, true
 }
 
 func statusRank(s budget.Status) int {
@@ -417,10 +434,10 @@ func touchesHistory(changed []string) bool {
 // settings changed. Without a report (the build failed), prev is kept, or
 // at start recite.yaml (or the defaults) gives the timing and the targets'
 // own files.
-func (e *Engine) watchSpec(ctx context.Context, opts WatchOptions, prev watchSpec, rep *Report, changed []string, rescan bool) watchSpec {
+func (e *Engine) watchSpec(ctx context.Context, opts WatchOptions, prev watchSpec, builds []*targetBuild, changed []string, rescan bool) watchSpec {
 	var cfg *config.Config
-	if rep != nil && len(rep.Targets) > 0 {
-		cfg = rep.Targets[0].cfg
+	if len(builds) > 0 {
+		cfg = builds[0].cfg
 	}
 	if cfg == nil {
 		if prev.quiet != 0 {
@@ -430,7 +447,7 @@ func (e *Engine) watchSpec(ctx context.Context, opts WatchOptions, prev watchSpe
 		if cfg, _, err = config.Load(e.dir); err != nil {
 			cfg = config.Default()
 		}
-		rep = nil
+		builds = nil
 	}
 	s := watchSpec{quiet: opts.Quiet, maxWait: opts.MaxWait}
 	if s.quiet <= 0 {
@@ -458,23 +475,21 @@ func (e *Engine) watchSpec(ctx context.Context, opts WatchOptions, prev watchSpe
 		max   int
 	}
 	var trees []treeArgs
-	if rep != nil {
-		for _, tr := range rep.Targets {
-			if tr.target == nil || tr.proj == nil {
-				continue
-			}
-			var convs []string
-			if tr.target.Conversation != "" {
-				convs = []string{tr.target.Conversation}
-			}
-			sc := e.scope(ctx, cfg, tr.proj, convs, []config.Target{*tr.target}, nil)
-			for _, inc := range sc.taskFiles {
-				extra = append(extra, inc.Path)
-			}
-			if cfg.Files.TreeDepth > 0 {
-				trees = append(trees, treeArgs{sc.extra, cfg.Files.TreeDepth, cfg.Files.TreeMaxEntries})
-				s.treeKey += fmt.Sprintf("%d %d %#v;", cfg.Files.TreeDepth, cfg.Files.TreeMaxEntries, sc.extra)
-			}
+	for _, tb := range builds {
+		if tb.target == nil || tb.proj == nil {
+			continue
+		}
+		var convs []string
+		if tb.target.Conversation != "" {
+			convs = []string{tb.target.Conversation}
+		}
+		sc := e.scope.Compute(ctx, cfg, tb.proj, convs, []config.Target{*tb.target}, nil)
+		for _, inc := range sc.TaskFiles {
+			extra = append(extra, inc.Path)
+		}
+		if cfg.Files.TreeDepth > 0 {
+			trees = append(trees, treeArgs{sc.Extra, cfg.Files.TreeDepth, cfg.Files.TreeMaxEntries})
+			s.treeKey += fmt.Sprintf("%d %d %#v;", cfg.Files.TreeDepth, cfg.Files.TreeMaxEntries, sc.Extra)
 		}
 	}
 	for i, p := range extra {
@@ -489,20 +504,15 @@ func (e *Engine) watchSpec(ctx context.Context, opts WatchOptions, prev watchSpe
 			outside = true
 		}
 	}
-	if rep == nil || !(rescan || outside || s.treeKey != prev.treeKey) {
+	if builds == nil || !(rescan || outside || s.treeKey != prev.treeKey) {
 		s.dirs = prev.dirs
 		return s
 	}
 	var dirs []string
 	for _, ta := range trees {
-		m, err := ignore.Load(e.dir)
-		if err != nil {
-			continue // the build reports it
-		}
-		m.SetExtra(ta.extra)
-		_, _ = fileTree(ctx, m, ta.depth, ta.max, func(rel string) {
+		for _, rel := range e.scope.TreeDirs(ctx, ta.extra, ta.depth, ta.max) {
 			dirs = append(dirs, filepath.Clean(filepath.FromSlash(rel)))
-		})
+		}
 	}
 	slices.Sort(dirs)
 	s.dirs = slices.Compact(dirs)

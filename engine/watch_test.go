@@ -14,7 +14,6 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -675,11 +674,11 @@ func inodeOf(t *testing.T, p string) uint64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
+	ino, ok := inodeNumber(fi)
 	if !ok {
 		t.Skip("no inode numbers on this system")
 	}
-	return st.Ino
+	return ino
 }
 
 // gitRepo runs git in dir with a private HOME and a fixed identity.

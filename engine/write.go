@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/google/renameio/v2"
+	"github.com/recite-dev/recite/internal/fsutil"
 
 	"github.com/recite-dev/recite/templates"
 )
@@ -108,11 +108,9 @@ func (e *Engine) restoreLastGood(rel string) error {
 }
 
 // writeAtomic writes data to path through a temp file in the same folder,
-// synced and renamed over path (DESIGN.md invariant 3). Naming the folder
-// spares renameio's probe of whether $TMPDIR shares path's filesystem (two
-// temp files and a rename per write).
+// synced and renamed over path (DESIGN.md invariant 3; fsutil.WriteFile).
 func writeAtomic(path string, data []byte) error {
-	return renameio.WriteFile(path, data, 0o644, renameio.WithTempDir(filepath.Dir(path)))
+	return fsutil.WriteFile(path, data, 0o644)
 }
 
 // hasLastGood reports whether a previous render of rel exists: the prompt

@@ -3,7 +3,6 @@ package markdown
 import (
 	"fmt"
 	"regexp"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -11,19 +10,19 @@ import (
 )
 
 // keyLineRE matches a top-level `key: value` line at column 0, the key-line
-// fallback for invalid front matter (FORMATS.md §4.2).
+// fallback for invalid front matter (docs/formats.md#front-matter).
 var keyLineRE = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_.\-]*|"[^"]+"|'[^']+')[ \t]*:(?:[ \t]+(.*))?$`)
 
-// yamlLineRE finds the 1-based line in a yaml.v3 error ("yaml: line 3: …").
-var yamlLineRE = regexp.MustCompile(`^line (\d+): `)
-
 // splitFrontMatter reads the stacked `---` blocks at the top of d.text
-// (FORMATS.md §2.0.1) into d.FrontMatter and returns the body's offset and
-// line. A first `---` line without a closing `---` line is not front matter.
-// A further block is stacked when it follows the previous one after
-// optional blank lines and its first content line is a `key:` line or a
-// comment, so that a horizontal rule after the front matter stays in the
-// body.
+// (docs/formats.md#front-matter) into d.FrontMatter and returns the body's
+// offset and line. A first `---` line without a closing `---` line is not
+// front matter; when the first line after it that is neither blank nor a
+// comment is a `key:` line, the block was meant as front matter and a
+// diagnostic names the opening line (a markdown heading starts with `#`
+// too, so comments alone do not count). A further block is stacked when it
+// follows the previous one after optional blank lines and its first content
+// line is a `key:` line or a comment, so that a horizontal rule after the
+// front matter stays in the body.
 func (d *Document) splitFrontMatter() (bodyStart, bodyLine int) {
 	pos := 0
 	for {
@@ -59,6 +58,9 @@ func (d *Document) splitFrontMatter() (bodyStart, bodyLine int) {
 			p = e + 1
 		}
 		if closeStart < 0 {
+			if len(d.FrontMatter) == 0 && startsWithKey(d.text[contentStart:]) {
+				d.diag(d.lineOf(open), "unterminated front matter: no `---` line closes the block opened here; read as body")
+			}
 			break
 		}
 		raw := d.text[contentStart:closeStart]
@@ -93,19 +95,41 @@ func looksLikeYAML(raw string) bool {
 	return false
 }
 
+// startsWithKey reports whether the first line of text that is neither
+// blank nor a `#` line is a `key:` line.
+func startsWithKey(text string) bool {
+	for l := range strings.SplitSeq(text, "\n") {
+		l = strings.TrimRight(l, " \t")
+		if l == "" || strings.HasPrefix(l, "#") {
+			continue
+		}
+		return keyLineRE.MatchString(l)
+	}
+	return false
+}
+
 // readFrontMatter parses fm.Raw with yaml.v3 into a yaml.Node and fills
-// Values, Keys, Valid and Node; on failure it reports a Diagnostic at the
-// original-file line yaml.v3 names and falls back to key lines.
+// Values, Keys, Valid and Node. Invalid YAML, a top-level value that is not
+// a mapping and a duplicate key are reported as a Diagnostic at the
+// original-file line of the problem, and the values are read by key lines
+// instead.
 func (d *Document) readFrontMatter(fm *FrontMatter) {
 	fm.Values = map[string]string{}
 	root, err := decodeYAML(fm.Raw)
-	if err == nil && root != nil && root.Kind != yaml.MappingNode {
-		err = fmt.Errorf("front matter is a YAML %s, not a mapping", kindName(root.Kind))
+	line, msg := 0, ""
+	switch {
+	case err != nil:
+		line, msg = LocateYAMLError(err, []byte(fm.Raw))
+	case root != nil && root.Kind != yaml.MappingNode:
+		line, msg = 1, fmt.Sprintf("front matter is a YAML %s, not a mapping", kindName(root.Kind))
+	default:
+		if dup, first := duplicateKey(root, 0); dup != nil {
+			line = dup.Line
+			msg = fmt.Sprintf("mapping key %q already defined at line %d", dup.Value, first.Line+fm.Line)
+		}
 	}
-	if err != nil {
-		line, msg := yamlErrorLine(err.Error())
-		line += fm.Line
-		d.diag(line, "invalid YAML front matter (read by key lines instead): "+msg)
+	if msg != "" {
+		d.diag(line+fm.Line, "invalid YAML front matter (read by key lines instead): "+msg)
 		fm.Valid = false
 		fallbackKeys(fm)
 		return
@@ -131,6 +155,39 @@ func (d *Document) readFrontMatter(fm *FrontMatter) {
 	shiftLines(root, fm.Line, 0)
 }
 
+// duplicateKey returns the scalar key, anywhere in n, that repeats an
+// earlier key of its mapping and comes first in the text, with that earlier
+// key; nil when keys are unique. YAML requires unique keys (YAML 1.2
+// §3.2.1.1); yaml.v3 checks them only when decoding into Go values, not
+// into a yaml.Node, and compares their text ((*decoder).mapping in
+// decode.go), as this does. Aliases are not followed: the node they name is
+// checked where it stands.
+func duplicateKey(n *yaml.Node, depth int) (dup, first *yaml.Node) {
+	if n == nil || depth > 100 {
+		return nil, nil
+	}
+	if n.Kind == yaml.MappingNode {
+		seen := make(map[string]*yaml.Node, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			if k.Kind != yaml.ScalarNode {
+				continue
+			}
+			if f, ok := seen[k.Value]; ok {
+				dup, first = k, f
+				break
+			}
+			seen[k.Value] = k
+		}
+	}
+	for _, c := range n.Content {
+		if d, f := duplicateKey(c, depth+1); d != nil && (dup == nil || d.Line < dup.Line) {
+			dup, first = d, f
+		}
+	}
+	return dup, first
+}
+
 // shiftLines adds off to the Line of n and its descendants, turning lines
 // relative to the front matter block into original-file lines.
 func shiftLines(n *yaml.Node, off, depth int) {
@@ -143,35 +200,6 @@ func shiftLines(n *yaml.Node, off, depth int) {
 	for _, c := range n.Content {
 		shiftLines(c, off, depth+1)
 	}
-}
-
-// yamlErrorLine returns the 1-based line within the YAML text that a yaml.v3
-// error message points to (1 when it names none) and the message without
-// its "yaml: line N: " prefix. yaml.v3 reports a parser (not scanner) error
-// at the 0-based line of its context mark (where the construct began) but a
-// scanner error at the 1-based line of the problem, and omits the line when
-// the mark is on the first line (yaml.v3 decode.go (*parser).fail).
-func yamlErrorLine(msg string) (int, string) {
-	parserErrors := [...]string{
-		"did not find expected <document start>", "did not find expected key",
-		"did not find expected node content", "did not find expected '-' indicator",
-		"did not find expected ',' or ']'", "did not find expected ',' or '}'",
-		"found duplicate %YAML directive", "found incompatible YAML document",
-		"found duplicate %TAG directive", "found undefined tag handle",
-	}
-	msg = strings.TrimPrefix(msg, "yaml: ")
-	n := 0
-	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
-		n, _ = strconv.Atoi(m[1])
-		msg = strings.TrimPrefix(msg, m[0])
-		for _, p := range parserErrors {
-			if strings.HasPrefix(msg, p) {
-				n++ // 0-based context mark
-				break
-			}
-		}
-	}
-	return max(n, 1), msg
 }
 
 // decodeYAML parses raw into its root node (nil for an empty document). A
@@ -205,7 +233,7 @@ func kindName(k yaml.Kind) string {
 }
 
 // nodeText returns a value's text. A scalar gives its literal text
-// (TRAPS.md B2: `010` stays "010", `1.10` stays "1.10", `no` stays "no", a
+// (docs/formats.md#front-matter-values: `010` stays "010", `1.10` stays "1.10", `no` stays "no", a
 // null is ""). A sequence or mapping gives its YAML source from raw: a flow
 // collection as written (`[03-01, 03-02]`), a block collection as its lines
 // with the common indentation removed, trailing blank and comment lines

@@ -27,6 +27,11 @@ func FuzzParse(f *testing.F) {
 		"\xff\xfe\r\r\n\x00",
 		"<task a=\"1\"><name><done></done></name>",
 		"- [ ]\n-\n1.\n>",
+		"---\nphase: 1\nnote: a\x00b\n---\nbody \x00\n",
+		"---\nstatus: a\nm:\n  k: 1\n  k: 2\nstatus: b\n---\n",
+		"---\nx: 1\n---\n\n---\ny: 2\ny: 3\n---\n",
+		"\uFEFF---\r\n# c\r\nstatus: open\r\n# Title\r\n",
+		"---\n\tb: 1\n---\n",
 	}
 	for _, s := range seeds {
 		f.Add([]byte(s))

@@ -59,51 +59,12 @@ func (r *Reader) splice(prev *Document, src []byte) *Document {
 	if bytes.IndexByte(src, '\r') >= 0 || bytes.HasPrefix(src, []byte("\uFEFF")) {
 		return nil
 	}
-	old := prev.text
-	// The differing byte ranges: old[p:oe] became src[p:ne].
-	p := commonPrefix(old, src)
-	if p == len(old) && p == len(src) {
-		return nil // identical: a plain parse is as cheap to reason about
-	}
-	s := commonSuffix(old[p:], src[p:])
-	oe, ne := len(old)-s, len(src)-s
-	// prev's text is valid UTF-8 and line feeds are ASCII, so the new text
-	// is valid when the changed lines are.
-	ls := bytes.LastIndexByte(src[:p], '\n') + 1
-	le := len(src)
-	if i := bytes.IndexByte(src[ne:], '\n'); i >= 0 {
-		le = ne + i
-	}
-	if !utf8.Valid(src[ls:le]) {
+	p, oe, ne, ok := prev.changed(src)
+	if !ok {
 		return nil
 	}
-	oldBody := len(old) - len(prev.Body)
-	if p < oldBody {
-		return nil
-	}
-	// A: the last boundary whose line ends before p; B: the first one
-	// whose line starts at or after oe (see boundary).
-	first := prev.lineOf(p)
-	last := first
-	if oe > p {
-		last = prev.lineOf(oe - 1)
-	}
-	aLine, bOld := 0, 0
-	k := sort.SearchInts(prev.blocks, first) // blocks[:k] start before first
-	for i := k - 1; i >= 0 && aLine == 0; i-- {
-		if prev.boundary(prev.blocks[i]) {
-			aLine = prev.blocks[i]
-		}
-	}
-	for i := sort.SearchInts(prev.blocks, last+1); i < len(prev.blocks) && bOld == 0; i++ {
-		if prev.boundary(prev.blocks[i]) {
-			bOld = prev.blocks[i]
-		}
-	}
-	if aLine == 0 {
-		return nil
-	}
-	if bOld > 0 && prev.lineStarts[bOld-1] < oe {
+	aLine, bOld, ok := prev.spliceBounds(p, oe)
+	if !ok {
 		return nil
 	}
 
@@ -111,21 +72,20 @@ func (r *Reader) splice(prev *Document, src []byte) *Document {
 	d.text = string(src)
 	d.lineStarts = spliceLineStarts(prev.lineStarts, d.text, p, oe, ne)
 	bodyStart, bodyLine := d.splitFrontMatter()
-	if bodyStart != oldBody || bodyLine != prev.BodyLine {
+	if bodyStart != len(prev.text)-len(prev.Body) || bodyLine != prev.BodyLine {
 		return nil
 	}
 	d.Body = d.text[bodyStart:]
 	d.BodyLine = bodyLine
 
-	lineDelta := len(d.lineStarts) - len(prev.lineStarts)
+	sp := splicePlan{aLine: aLine, bOld: bOld, lineDelta: len(d.lineStarts) - len(prev.lineStarts),
+		endOld: prev.LineCount() + 1, bLine: 1 << 62}
 	from := prev.lineStarts[aLine-1] // same offset in both texts (< p)
 	to := len(d.text)
-	endOld := prev.LineCount() + 1 // exclusive bound of prev's lines
-	bLine := 1 << 62               // B's line in the new text
 	if bOld > 0 {
-		endOld = bOld
-		bLine = bOld + lineDelta
-		to = d.lineEnd(d.lineStarts[bLine-1])
+		sp.endOld = bOld
+		sp.bLine = bOld + sp.lineDelta
+		to = d.lineEnd(d.lineStarts[sp.bLine-1])
 	}
 	// Re-read A..B (B's first line included, to see that it still starts a
 	// top-level block) with a scratch walker on the new text.
@@ -137,16 +97,85 @@ func (r *Reader) splice(prev *Document, src []byte) *Document {
 	if len(w.blocks) == 0 || w.blocks[0] != aLine {
 		return nil
 	}
-	if bOld > 0 && !slices.Contains(w.blocks, bLine) {
+	if bOld > 0 && !slices.Contains(w.blocks, sp.bLine) {
 		return nil
 	}
-	before := func(l int) bool { return l < bLine }
+	d.join(prev, scratch, &w, sp)
+	d.parseTasks(bodyStart)
+	d.assignTaskSections()
+	d.spliceable = true
+	d.generation = prev.generation + 1
+	return d
+}
 
-	// Splice: prev's items before A, the re-read ones before B, prev's
-	// items from B on with their lines shifted.
+// changed returns the byte ranges that differ between d's text and src:
+// d.text[p:oe] became src[p:ne]. ok is false when the texts are identical,
+// when the changed lines of src are not valid UTF-8, or when the change
+// reaches into the front matter.
+func (d *Document) changed(src []byte) (p, oe, ne int, ok bool) {
+	old := d.text
+	p = commonPrefix(old, src)
+	if p == len(old) && p == len(src) {
+		return 0, 0, 0, false // identical: a plain parse is as cheap to reason about
+	}
+	s := commonSuffix(old[p:], src[p:])
+	oe, ne = len(old)-s, len(src)-s
+	// d's text is valid UTF-8 and line feeds are ASCII, so the new text is
+	// valid when the changed lines are.
+	ls := bytes.LastIndexByte(src[:p], '\n') + 1
+	le := len(src)
+	if i := bytes.IndexByte(src[ne:], '\n'); i >= 0 {
+		le = ne + i
+	}
+	if !utf8.Valid(src[ls:le]) || p < len(old)-len(d.Body) {
+		return 0, 0, 0, false
+	}
+	return p, oe, ne, true
+}
+
+// spliceBounds returns the lines of d that bound the change d.text[p:oe]:
+// aLine, the last boundary block whose line ends before p, and bOld, the
+// first one whose line starts at or after oe (0 when none does; see
+// boundary). ok is false when no block before the change is a boundary.
+func (d *Document) spliceBounds(p, oe int) (aLine, bOld int, ok bool) {
+	first := d.lineOf(p)
+	last := first
+	if oe > p {
+		last = d.lineOf(oe - 1)
+	}
+	k := sort.SearchInts(d.blocks, first) // blocks[:k] start before first
+	for i := k - 1; i >= 0 && aLine == 0; i-- {
+		if d.boundary(d.blocks[i]) {
+			aLine = d.blocks[i]
+		}
+	}
+	for i := sort.SearchInts(d.blocks, last+1); i < len(d.blocks) && bOld == 0; i++ {
+		if d.boundary(d.blocks[i]) {
+			bOld = d.blocks[i]
+		}
+	}
+	if aLine == 0 || (bOld > 0 && d.lineStarts[bOld-1] < oe) {
+		return 0, 0, false
+	}
+	return aLine, bOld, true
+}
+
+// splicePlan is where a splice cuts: the re-read region runs from line
+// aLine up to line bLine of the new text (bOld of the old one; bOld 0 and
+// bLine huge when it runs to the end), the old lines from endOld on are
+// kept, shifted by lineDelta.
+type splicePlan struct {
+	aLine, bOld, bLine, endOld, lineDelta int
+}
+
+// join fills d's sections, checkboxes, fields, tables and blocks: prev's
+// items before line A, the re-read ones (scratch, w) before B, prev's items
+// from B on with their lines shifted.
+func (d *Document) join(prev, scratch *Document, w *walker, sp splicePlan) {
+	before := func(l int) bool { return l < sp.bLine }
 	headings := make([]Section, 0, len(prev.Sections)+len(w.headings))
 	for _, sec := range prev.Sections {
-		if sec.Line < aLine {
+		if sec.Line < sp.aLine {
 			headings = append(headings, sec)
 		}
 	}
@@ -156,42 +185,41 @@ func (r *Reader) splice(prev *Document, src []byte) *Document {
 		}
 	}
 	for _, sec := range prev.Sections {
-		if bOld > 0 && sec.Line >= bOld {
-			sec.Line += lineDelta
-			sec.EndLine += lineDelta
+		if sp.bOld > 0 && sec.Line >= sp.bOld {
+			sec.Line += sp.lineDelta
+			sec.EndLine += sp.lineDelta
 			if sec.bodyLine != 0 {
-				sec.bodyLine += lineDelta
+				sec.bodyLine += sp.lineDelta
 			}
 			headings = append(headings, sec)
 		}
 	}
 	d.finishSections(headings)
 
-	d.Checkboxes = spliceItems(prev.Checkboxes, keep(scratch.Checkboxes, func(c Checkbox) bool { return before(c.Line) }), aLine, endOld, lineDelta,
+	a, end, delta := sp.aLine, sp.endOld, sp.lineDelta
+	d.Checkboxes = spliceItems(prev.Checkboxes, keep(scratch.Checkboxes, func(c Checkbox) bool { return before(c.Line) }), a, end, delta,
 		func(c Checkbox) int { return c.Line }, func(c *Checkbox, n int) { c.Line += n })
-	d.Fields = spliceItems(prev.Fields, keep(scratch.Fields, func(f Field) bool { return before(f.Line) }), aLine, endOld, lineDelta,
+	d.Fields = spliceItems(prev.Fields, keep(scratch.Fields, func(f Field) bool { return before(f.Line) }), a, end, delta,
 		func(f Field) int { return f.Line }, func(f *Field, n int) { f.Line += n })
-	d.Tables = spliceItems(prev.Tables, keep(scratch.Tables, func(t Table) bool { return before(t.Line) }), aLine, endOld, lineDelta,
-		func(t Table) int { return t.Line }, func(t *Table, n int) {
-			t.Line += n
-			if t.Rows == nil {
-				return
-			}
-			rows := make([]Row, len(t.Rows))
-			for i, row := range t.Rows {
-				row.Line += n
-				rows[i] = row
-			}
-			t.Rows = rows
-		})
-	d.blocks = spliceItems(prev.blocks, keep(w.blocks, before), aLine, endOld, lineDelta,
+	d.Tables = spliceItems(prev.Tables, keep(scratch.Tables, func(t Table) bool { return before(t.Line) }), a, end, delta,
+		func(t Table) int { return t.Line }, shiftTable)
+	d.blocks = spliceItems(prev.blocks, keep(w.blocks, before), a, end, delta,
 		func(l int) int { return l }, func(l *int, n int) { *l += n })
 	d.assignSections()
-	d.parseTasks(bodyStart)
-	d.assignTaskSections()
-	d.spliceable = true
-	d.generation = prev.generation + 1
-	return d
+}
+
+// shiftTable moves a table and its rows n lines down, on a copy of the rows.
+func shiftTable(t *Table, n int) {
+	t.Line += n
+	if t.Rows == nil {
+		return
+	}
+	rows := make([]Row, len(t.Rows))
+	for i, row := range t.Rows {
+		row.Line += n
+		rows[i] = row
+	}
+	t.Rows = rows
 }
 
 // keep returns the items of xs that ok accepts.

@@ -169,14 +169,15 @@ func readChildren(inner string, children map[string]string) {
 }
 
 // fencedRanges returns the byte ranges [start, end) of fenced code blocks in
-// s, fence lines included. A fence is a line whose first non-blank text is
-// three or more backticks or tildes; it closes at a line of the same
-// character at least as long with nothing after it, or at the end of s.
+// s, fence lines included. Task bodies are indented and may sit in block
+// quotes, so leading blanks and `>` are removed from each line before the
+// FenceTracker rules apply: a fence opens at three or more backticks or
+// tildes and closes at a line of the same character at least as long with
+// nothing after it, or at the end of s.
 func fencedRanges(s string) [][2]int {
 	var out [][2]int
+	var f FenceTracker
 	open := -1
-	var fch byte
-	var flen int
 	for p := 0; p < len(s); {
 		e := strings.IndexByte(s[p:], '\n')
 		if e < 0 {
@@ -184,17 +185,12 @@ func fencedRanges(s string) [][2]int {
 		} else {
 			e += p
 		}
-		t := strings.TrimLeft(s[p:e], " \t>")
-		if n := fenceLen(t); n >= 3 {
-			switch {
-			case open < 0:
-				if t[0] != '`' || !strings.Contains(t[n:], "`") {
-					open, fch, flen = p, t[0], n
-				}
-			case t[0] == fch && n >= flen && strings.TrimSpace(t[n:]) == "":
-				out = append(out, [2]int{open, e})
-				open = -1
-			}
+		switch f.Next(strings.TrimLeft(s[p:e], " \t>")) {
+		case FenceOpen:
+			open = p
+		case FenceClose:
+			out = append(out, [2]int{open, e})
+			open = -1
 		}
 		p = e + 1
 	}
@@ -202,17 +198,6 @@ func fencedRanges(s string) [][2]int {
 		out = append(out, [2]int{open, len(s)})
 	}
 	return out
-}
-
-func fenceLen(t string) int {
-	if t == "" || (t[0] != '`' && t[0] != '~') {
-		return 0
-	}
-	n := 0
-	for n < len(t) && t[n] == t[0] {
-		n++
-	}
-	return n
 }
 
 // inRanges reports whether p lies in one of the sorted, disjoint ranges.

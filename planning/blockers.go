@@ -437,20 +437,9 @@ func textLines(doc *markdown.Document, from, to int) []srcLine {
 		return nil
 	}
 	var out []srcLine
-	fence := ""
 	inComment := false
-	for k, l := range strings.Split(doc.Lines(from, to), "\n") {
+	for n, l := range doc.ProseLines(from, to) {
 		t := strings.TrimSpace(l)
-		if fence != "" {
-			if strings.HasPrefix(t, fence) && strings.Trim(t, fence[:1]) == "" {
-				fence = ""
-			}
-			continue
-		}
-		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
-			fence = t[:3]
-			continue
-		}
 		if inComment {
 			if strings.Contains(t, "-->") {
 				inComment = false
@@ -461,7 +450,7 @@ func textLines(doc *markdown.Document, from, to int) []srcLine {
 			inComment = !strings.Contains(t, "-->")
 			continue
 		}
-		out = append(out, srcLine{n: from + k, text: strings.TrimRight(l, " \t\r")})
+		out = append(out, srcLine{n: n, text: strings.TrimRight(l, " \t\r")})
 	}
 	return out
 }

@@ -184,7 +184,7 @@ func TestLoadCachedRealTrees(t *testing.T) {
 			for round := 0; round < 2; round++ {
 				cached, err := LoadCached(src, c)
 				if err != nil {
-					t.Skip(err)
+					t.Fatal(err)
 				}
 				fresh, _ := Load(src)
 				if a, b := summaryJSON(t, cached), summaryJSON(t, fresh); a != b {
@@ -238,7 +238,7 @@ func copyPlanning(t testing.TB, src string) string {
 	t.Helper()
 	dst := t.TempDir()
 	if err := sharedtest.CopyTree(src, dst); err != nil {
-		t.Skipf("cannot copy %s: %v", src, err)
+		t.Fatalf("cannot copy %s: %v", src, err)
 	}
 	return dst
 }

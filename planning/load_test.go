@@ -2,6 +2,7 @@ package planning
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -441,8 +442,12 @@ func TestLoadHugeFile(t *testing.T) {
 	if !hasDiag(p, "STATE.md", "limit") {
 		t.Errorf("no size diagnostic: %v", p.Diagnostics)
 	}
-	if p.State != nil || p.CurrentPhase == nil || p.CurrentPhase.Number != "1" {
-		t.Errorf("state %v current %v", p.State, p.CurrentPhase)
+	want := Diagnostic{Path: "STATE.md", Line: 1, Message: fmt.Sprintf("file is %d bytes, over the %d-byte limit; skipped", MaxFileSize+1, MaxFileSize)}
+	if p.State == nil || p.State.Failure == nil || *p.State.Failure != want || p.State.Markdown != nil {
+		t.Errorf("state %+v, want a failure %v", p.State, want)
+	}
+	if p.CurrentPhase == nil || p.CurrentPhase.Number != "1" {
+		t.Errorf("current %v", p.CurrentPhase)
 	}
 	for _, fl := range p.Files {
 		if fl.Path == "STATE.md" && fl.Role != "skipped" {
@@ -459,10 +464,8 @@ func TestLoadUnreadableRoot(t *testing.T) {
 }
 
 func TestSummaryJSONDeterministic(t *testing.T) {
+	// The examples ship with the repository: a missing one is a failure.
 	dir := filepath.Join(sharedtest.ModuleRoot(), "examples", "gsd", ".planning")
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("examples/gsd not present: %v", err)
-	}
 	a, err := load(t, dir).Summary().JSON()
 	if err != nil {
 		t.Fatal(err)
@@ -532,10 +535,9 @@ func TestRealdataFrontMatter(t *testing.T) {
 func TestSummaryExamplesGolden(t *testing.T) {
 	for _, name := range []string{"gsd", "fire"} {
 		t.Run(name, func(t *testing.T) {
+			// The examples ship with the repository: load fails the test
+			// when one is missing.
 			dir := filepath.Join(sharedtest.ModuleRoot(), "examples", name, ".planning")
-			if _, err := os.Stat(dir); err != nil {
-				t.Skipf("examples/%s/.planning not present yet: %v", name, err)
-			}
 			got, err := load(t, dir).Summary().JSON()
 			if err != nil {
 				t.Fatal(err)

@@ -122,38 +122,30 @@ func verbatimErrorsIn(path string, doc *markdown.Document) []Signal {
 		if from > to {
 			continue
 		}
-		fence, start := "", 0
+		start := 0
 		var body []string
 		flush := func() {
 			text := strings.Trim(strings.Join(body, "\n"), "\n")
 			if strings.TrimSpace(text) != "" {
 				out = append(out, Signal{Label: strings.TrimSpace(sec.Title), Text: text, Source: srcRef(path, start)})
 			}
-			fence, body = "", nil
+			body = nil
 		}
-		for k, l := range strings.Split(doc.Lines(from, to), "\n") {
-			t := strings.TrimSpace(l)
-			if fence == "" {
-				if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
-					fence = t[:len(t)-len(strings.TrimLeft(t, t[:1]))]
-				}
-				continue
-			}
-			if strings.HasPrefix(t, fence) && strings.Trim(t, fence[:1]) == "" {
+		for n, l := range doc.ScanLines(from, to) {
+			switch l.Kind {
+			case markdown.FenceClose:
 				flush()
-				continue
+			case markdown.FenceBody:
+				if len(body) == 0 && strings.TrimSpace(l.Text) == "" {
+					continue // leading blank lines are not part of the error
+				}
+				if len(body) == 0 {
+					start = n
+				}
+				body = append(body, l.Text)
 			}
-			if len(body) == 0 && t == "" {
-				continue // leading blank lines are not part of the error
-			}
-			if len(body) == 0 {
-				start = from + k
-			}
-			body = append(body, strings.TrimRight(l, "\r"))
 		}
-		if fence != "" {
-			flush()
-		}
+		flush() // an unterminated fence runs to the section's end
 	}
 	return out
 }

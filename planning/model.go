@@ -148,8 +148,14 @@ type Plan struct {
 	Type string `json:"type,omitempty"`
 	// Tasks are the plan's tasks in file order.
 	Tasks []Task `json:"tasks"`
-	// Markdown is the parsed file.
+	// Markdown is the parsed file; nil when Failure is set.
 	Markdown *markdown.Document `json:"-"`
+	// Failure is why the file could not be read, with its line: binary
+	// content (the line of the first NUL byte), over MaxFileSize (line 1,
+	// the size and the limit in bytes) or unreadable (line 0). A plan with
+	// a Failure has no title, objective or tasks; nil when it was read. The
+	// same diagnostic is in Project.Diagnostics.
+	Failure *Diagnostic `json:"failure,omitempty"`
 
 	// pairKey pairs the plan with its summary (see classifyPhaseFile).
 	pairKey string
@@ -198,8 +204,11 @@ type State struct {
 	Focus     string `json:"focus,omitempty"`
 	// Line is where the current-position block starts, or 0.
 	Line int `json:"line,omitempty"`
-	// Markdown is the parsed file.
+	// Markdown is the parsed file; nil when Failure is set.
 	Markdown *markdown.Document `json:"-"`
+	// Failure is why the file could not be read, as for Plan.Failure; a
+	// State with a Failure holds only its Path. nil when it was read.
+	Failure *Diagnostic `json:"failure,omitempty"`
 }
 
 // Blocker is one blocker entry from any recogniser.

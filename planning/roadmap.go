@@ -129,41 +129,62 @@ type roadmapPhase struct {
 // appearance; later sources fill in what earlier ones lack. Phases inside a
 // `<details>` block are marked archived.
 func parseRoadmap(path string, doc *markdown.Document) []roadmapPhase {
-	var out []roadmapPhase
-	index := map[string]int{}
-	details := detailsRanges(doc)
-	inDetails := func(line int) bool {
-		for _, r := range details {
-			if line >= r[0] && line <= r[1] {
-				return true
-			}
-		}
-		return false
-	}
-	get := func(num string, line int) *roadmapPhase {
-		if i, ok := index[num]; ok {
-			if line < out[i].line {
-				out[i].line = line
-			}
-			return &out[i]
-		}
-		index[num] = len(out)
-		out = append(out, roadmapPhase{number: num, line: line, archived: inDetails(line)})
-		return &out[len(out)-1]
-	}
+	r := &roadmapReader{doc: doc, index: map[string]int{}, details: detailsRanges(doc)}
+	r.checklist()
+	r.headings()
+	r.tables()
+	sort.SliceStable(r.out, func(i, j int) bool { return r.out[i].line < r.out[j].line })
+	return r.out
+}
 
-	// Summary checklist.
-	for _, cb := range doc.Checkboxes {
+// roadmapReader collects the phases of one roadmap from its three sources.
+type roadmapReader struct {
+	doc *markdown.Document
+	// out are the phases in order of first appearance; index maps a
+	// normalised phase id to its place in out.
+	out   []roadmapPhase
+	index map[string]int
+	// details are the line ranges of `<details>` blocks.
+	details [][2]int
+}
+
+// inDetails reports whether line lies in a `<details>` block.
+func (r *roadmapReader) inDetails(line int) bool {
+	for _, d := range r.details {
+		if line >= d[0] && line <= d[1] {
+			return true
+		}
+	}
+	return false
+}
+
+// get returns the phase with the normalised id num, adding it when it is
+// new and moving its line up to line when line comes first. The pointer is
+// valid until the next call.
+func (r *roadmapReader) get(num string, line int) *roadmapPhase {
+	if i, ok := r.index[num]; ok {
+		if line < r.out[i].line {
+			r.out[i].line = line
+		}
+		return &r.out[i]
+	}
+	r.index[num] = len(r.out)
+	r.out = append(r.out, roadmapPhase{number: num, line: line, archived: r.inDetails(line)})
+	return &r.out[len(r.out)-1]
+}
+
+// checklist reads the summary checklist: `- [x] **Phase 1: Name** - …`.
+func (r *roadmapReader) checklist() {
+	for _, cb := range r.doc.Checkboxes {
 		m := phaseRefRe.FindStringSubmatch(stripInline(cb.Text))
 		if m == nil {
 			continue
 		}
-		num := normalizePhaseID(m[1])
-		p := get(num, cb.Line)
+		p := r.get(normalizePhaseID(m[1]), cb.Line)
 		if p.name == "" {
 			// GSD bolds the "Phase N: Name" part; the bold is the name's
 			// only reliable end (FORMATS.md §2.16).
-			if b := boldPhaseRe.FindStringSubmatch(doc.Lines(cb.Line, cb.Line)); b != nil {
+			if b := boldPhaseRe.FindStringSubmatch(r.doc.Lines(cb.Line, cb.Line)); b != nil {
 				p.name = cleanHeadingName(b[1])
 			} else {
 				p.name = cleanPhaseName(m[2])
@@ -173,8 +194,12 @@ func parseRoadmap(path string, doc *markdown.Document) []roadmapPhase {
 			p.status = checkboxPhaseStatus(cb.State, cb.Text)
 		}
 	}
+}
 
-	// Detail headings.
+// headings reads the detail headings `## … #### Phase N: Name` with their
+// Goal and Status fields and the completion markers in the heading.
+func (r *roadmapReader) headings() {
+	doc := r.doc
 	for i, s := range doc.Sections {
 		if s.Level < 2 || s.Level > 4 {
 			continue
@@ -183,8 +208,7 @@ func parseRoadmap(path string, doc *markdown.Document) []roadmapPhase {
 		if m == nil {
 			continue
 		}
-		num := normalizePhaseID(m[1])
-		p := get(num, s.Line)
+		p := r.get(normalizePhaseID(m[1]), s.Line)
 		if name := cleanHeadingName(m[2]); name != "" {
 			// The heading names the phase without the checklist's one-liner.
 			p.name = name
@@ -201,13 +225,16 @@ func parseRoadmap(path string, doc *markdown.Document) []roadmapPhase {
 				p.status = textStatus(f.Value)
 			}
 		}
-		if !inDetails(s.Line) {
+		if !r.inDetails(s.Line) {
 			p.archived = false
 		}
 	}
+}
 
-	// Progress and overview tables.
-	for _, t := range doc.Tables {
+// tables reads Progress and Overview tables: a Phase column with a Status
+// or a `#` column.
+func (r *roadmapReader) tables() {
+	for _, t := range r.doc.Tables {
 		phaseCol, numCol, statusCol := -1, -1, -1
 		for c, h := range t.Header {
 			switch strings.ToLower(strings.TrimSpace(stripInline(h))) {
@@ -222,37 +249,43 @@ func parseRoadmap(path string, doc *markdown.Document) []roadmapPhase {
 		if phaseCol < 0 || (statusCol < 0 && numCol < 0) {
 			continue
 		}
-		for _, r := range t.Rows {
-			var num, name string
-			if numCol >= 0 && numCol < len(r.Cells) {
-				num = NormalizePhase(r.Cells[numCol])
-				if phaseCol < len(r.Cells) {
-					name = stripInline(r.Cells[phaseCol])
-				}
-			}
-			if num == "" && phaseCol < len(r.Cells) {
-				cell := stripInline(r.Cells[phaseCol])
-				if m := phaseRefRe.FindStringSubmatch(cell); m != nil {
-					num, name = normalizePhaseID(m[1]), m[2]
-				} else if n := NormalizePhase(cell); n != "" {
-					num = n
-					name = strings.TrimLeft(strings.TrimSpace(cell)[len(phaseNumRe.FindStringSubmatch(strings.TrimSpace(cell))[1]):], ". :-—")
-				}
-			}
+		for _, row := range t.Rows {
+			num, name := tablePhase(row.Cells, phaseCol, numCol)
 			if num == "" {
 				continue
 			}
-			p := get(num, r.Line)
+			p := r.get(num, row.Line)
 			if p.name == "" {
 				p.name = cleanPhaseName(name)
 			}
-			if p.status == "" && statusCol >= 0 && statusCol < len(r.Cells) {
-				p.status = textStatus(r.Cells[statusCol])
+			if p.status == "" && statusCol >= 0 && statusCol < len(row.Cells) {
+				p.status = textStatus(row.Cells[statusCol])
 			}
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].line < out[j].line })
-	return out
+}
+
+// tablePhase reads the normalised phase number and the name of one table
+// row: the `#` column's number with the Phase column as the name, else a
+// Phase cell "Phase 3: Name" or "3. Name". num is "" when the row names no
+// phase.
+func tablePhase(cells []string, phaseCol, numCol int) (num, name string) {
+	if numCol >= 0 && numCol < len(cells) {
+		num = NormalizePhase(cells[numCol])
+		if phaseCol < len(cells) {
+			name = stripInline(cells[phaseCol])
+		}
+	}
+	if num == "" && phaseCol < len(cells) {
+		cell := stripInline(cells[phaseCol])
+		if m := phaseRefRe.FindStringSubmatch(cell); m != nil {
+			num, name = normalizePhaseID(m[1]), m[2]
+		} else if n := NormalizePhase(cell); n != "" {
+			num = n
+			name = strings.TrimLeft(strings.TrimSpace(cell)[len(phaseNumRe.FindStringSubmatch(strings.TrimSpace(cell))[1]):], ". :-—")
+		}
+	}
+	return num, name
 }
 
 // directField is the first field with key in section i itself or its
@@ -346,21 +379,9 @@ func stripInline(s string) string {
 // fenced code. An unclosed block runs to the end of the file.
 func detailsRanges(doc *markdown.Document) [][2]int {
 	var out [][2]int
-	n := doc.LineCount()
-	open, fence := 0, ""
-	for ln := 1; ln <= n; ln++ {
-		t := strings.TrimSpace(doc.Lines(ln, ln))
-		if fence != "" {
-			if strings.HasPrefix(t, fence) {
-				fence = ""
-			}
-			continue
-		}
-		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
-			fence = t[:3]
-			continue
-		}
-		lt := strings.ToLower(t)
+	open := 0
+	for ln, l := range doc.ProseLines(1, doc.LineCount()) {
+		lt := strings.ToLower(strings.TrimSpace(l))
 		switch {
 		case open == 0 && strings.HasPrefix(lt, "<details"):
 			open = ln
@@ -370,7 +391,7 @@ func detailsRanges(doc *markdown.Document) [][2]int {
 		}
 	}
 	if open > 0 {
-		out = append(out, [2]int{open, n})
+		out = append(out, [2]int{open, doc.LineCount()})
 	}
 	return out
 }

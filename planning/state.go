@@ -246,20 +246,8 @@ func bulletItems(doc *markdown.Document, sec int) []bullet {
 		}
 	}
 	var out []bullet
-	fence := ""
-	for ln := s.Line + 1; ln <= end; ln++ {
-		raw := doc.Lines(ln, ln)
+	for ln, raw := range doc.ProseLines(s.Line+1, end) {
 		t := strings.TrimSpace(raw)
-		if fence != "" {
-			if strings.HasPrefix(t, fence) {
-				fence = ""
-			}
-			continue
-		}
-		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
-			fence = t[:3]
-			continue
-		}
 		if raw != strings.TrimLeft(raw, " \t") {
 			continue // nested item or continuation
 		}

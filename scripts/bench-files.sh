@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
 # bench-files.sh DIR — time the "what enters context" file walk.
 #
-# Compares, as the median wall time of 5 interleaved runs each:
-#   git ls-files --others --exclude-standard --exclude-from=.powerignore
+# Compares, as the median of RUNS (default 9) interleaved runs each, the wall
+# time and the CPU time (user + system, the child's own rusage at
+# microsecond resolution, measured by scripts/cputime.go) of:
+#   git ls-files --cached --others --exclude-standard --exclude-from=.powerignore
 #   rg --files --no-require-git --hidden --ignore-file .powerignore
 #   recite files -C DIR (the CLI, built here; process start, config and
 #   planning load included)
 # and checks that recite's list equals git's.
 #
-# DIR is created with ../shared/bench/mktree.go (90,716 files) when it does
-# not exist, and made a git repository (nothing tracked) when it is not one.
-# Needs git, go, and optionally ripgrep (apt-get install ripgrep).
+# DIR is created with MKTREE (default ../shared/bench/mktree.go beside the
+# repository; 90,716 files) when it does not exist, and made a git
+# repository (nothing tracked) when it is not one. Needs git, go, and
+# optionally ripgrep (apt-get install ripgrep).
 set -euo pipefail
 
 if [[ $# -ne 1 ]]; then
@@ -19,41 +22,43 @@ if [[ $# -ne 1 ]]; then
 fi
 dir=$1
 here=$(cd "$(dirname "$0")/.." && pwd)
-shared=$(cd "$here/.." && pwd)/shared
+mktree=${MKTREE:-$(cd "$here/.." && pwd)/shared/bench/mktree.go}
+runs=${RUNS:-9}
 export LC_ALL=C GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
 
 if [[ ! -e $dir ]]; then
-	[[ -f $shared/bench/mktree.go ]] || { echo "no $shared/bench/mktree.go to build $dir" >&2; exit 2; }
-	(cd "$here" && go run "$shared/bench/mktree.go" -o "$dir")
+	[[ -f $mktree ]] || { echo "no $mktree to build $dir (set MKTREE)" >&2; exit 2; }
+	(cd "$here" && go run "$mktree" -o "$dir")
 fi
 dir=$(cd "$dir" && pwd)
 [[ -d $dir/.git ]] || git -C "$dir" init -q .
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-(cd "$here" && go build -o "$tmp/recite" ./cmd/recite)
+(cd "$here" && go build -o "$tmp/recite" ./cmd/recite && go build -o "$tmp/cputime" scripts/cputime.go)
 
-ns() { date +%s%N; }
-# time_ms CMD... : run CMD once with stdout to /dev/null, print wall ms.
-time_ms() {
-	local t0 t1
-	t0=$(ns)
-	"$@" >/dev/null
-	t1=$(ns)
-	echo $(( (t1 - t0) / 1000 ))
+# measure NAME CMD... : run CMD once with stdout discarded; append its
+# wall and CPU (user + system) microseconds to $tmp/wall.NAME and
+# $tmp/cpu.NAME.
+measure() {
+	local name=$1 user sys wall
+	shift
+	read -r user sys wall < <("$tmp/cputime" "$@")
+	echo "$wall" >>"$tmp/wall.$name"
+	echo $((user + sys)) >>"$tmp/cpu.$name"
 }
-# median: of the microsecond numbers on stdin, in ms.
-median() { sort -n | sed -n 3p | awk '{printf "%.1f", $1/1000}'; }
+# median FILE: the median of the microsecond numbers in FILE, in ms.
+median() { sort -n "$1" | awk '{v[NR] = $1} END {m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.1f", m / 1000}'; }
 
-git_cmd() { git -C "$dir" ls-files --others --exclude-standard --exclude-from=.powerignore; }
-rg_cmd() { (cd "$dir" && rg --files --no-require-git --hidden --ignore-file .powerignore); }
+git_cmd() { git -C "$dir" ls-files --cached --others --exclude-standard --exclude-from=.powerignore; }
+rg_cmd() { rg --files --no-require-git --hidden --ignore-file "$dir/.powerignore" "$dir"; }
 recite_cmd() { "$tmp/recite" -C "$dir" files; }
 
 # Warm the page cache once.
 git_cmd >/dev/null
 recite_cmd >/dev/null
 
-git -C "$dir" ls-files -z --others --exclude-standard --exclude-from=.powerignore | sort -z >"$tmp/git.list"
+git -C "$dir" ls-files -z --cached --others --exclude-standard --exclude-from=.powerignore | sort -z >"$tmp/git.list"
 recite_cmd | tr '\n' '\0' | sort -z >"$tmp/recite.list"
 ngit=$(tr -cd '\0' <"$tmp/git.list" | wc -c)
 nrec=$(tr -cd '\0' <"$tmp/recite.list" | wc -c)
@@ -69,26 +74,21 @@ fi
 
 # Interleave the tools so that load from other processes hits all alike.
 have_rg=$(command -v rg >/dev/null && echo 1 || echo 0)
-: >"$tmp/t.git"; : >"$tmp/t.rg"; : >"$tmp/t.rec"
-for _ in 1 2 3 4 5; do
-	time_ms git_cmd >>"$tmp/t.git"
-	[[ $have_rg == 1 ]] && time_ms rg_cmd >>"$tmp/t.rg"
-	time_ms recite_cmd >>"$tmp/t.rec"
+for _ in $(seq "$runs"); do
+	measure git git -C "$dir" ls-files --cached --others --exclude-standard --exclude-from=.powerignore
+	[[ $have_rg == 1 ]] && measure rg rg --files --no-require-git --hidden --ignore-file "$dir/.powerignore" "$dir"
+	measure recite "$tmp/recite" -C "$dir" files
 done
-tgit=$(median <"$tmp/t.git")
-trec=$(median <"$tmp/t.rec")
-printf '%-8s %8s ms  (%s)\n' git "$tgit" "git ls-files --others --exclude-standard --exclude-from=.powerignore"
+echo "median of $runs interleaved runs:       wall ms      CPU ms (user+sys)"
+printf '%-8s %12s %12s  (%s)\n' git "$(median "$tmp/wall.git")" "$(median "$tmp/cpu.git")" "git ls-files --cached --others --exclude-standard --exclude-from=.powerignore"
 if [[ $have_rg == 1 ]]; then
 	nrg=$(rg_cmd | wc -l)
-	trg=$(median <"$tmp/t.rg")
-	printf '%-8s %8s ms  (%s; lists %s files)\n' rg "$trg" "rg --files --no-require-git --hidden --ignore-file .powerignore" "$nrg"
+	printf '%-8s %12s %12s  (%s; lists %s files)\n' rg "$(median "$tmp/wall.rg")" "$(median "$tmp/cpu.rg")" "rg --files --no-require-git --hidden --ignore-file .powerignore" "$nrg"
 else
 	echo "rg       not installed (apt-get install ripgrep)"
 fi
-printf '%-8s %8s ms  (%s)\n' recite "$trec" "recite files -C DIR (4×GOMAXPROCS readers, process start included)"
-awk -v g="$tgit" -v r="$trec" -v rg="${trg:-}" 'BEGIN {
-	printf "ratio recite/git = %.2f×", r / g
-	if (rg != "") printf ", recite/rg = %.2f×, rg/git = %.2f×", r / rg, rg / g
-	printf "  (target ≤ 1.00× git)\n"
+printf '%-8s %12s %12s  (%s)\n' recite "$(median "$tmp/wall.recite")" "$(median "$tmp/cpu.recite")" "recite files -C DIR (4×GOMAXPROCS readers, process start included)"
+awk -v gw="$(median "$tmp/wall.git")" -v gc="$(median "$tmp/cpu.git")" -v rw="$(median "$tmp/wall.recite")" -v rc="$(median "$tmp/cpu.recite")" 'BEGIN {
+	printf "ratio recite/git: wall %.2f×, CPU %.2f×  (target: CPU ≤ 1.00×)\n", rw / gw, rc / gc
 }'
 exit "${status:-0}"

@@ -1,8 +1,7 @@
 package main
 
 import (
-	"encoding/json"
-	"errors"
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -12,18 +11,15 @@ import (
 	"github.com/recite-dev/recite/engine"
 )
 
-// engineError classifies engine errors for the exit code: input errors are
-// usage errors (exit 2).
-func engineError(err error) error {
-	var ie *engine.InputError
-	if errors.As(err, &ie) {
-		return usageError{err}
-	}
-	return err
+// buildOptions are the inputs of `recite build`.
+type buildOptions struct {
+	io   IOStreams
+	dir  string
+	json jsonFlag
 }
 
-func newBuildCmd(g *globalOptions, streams IOStreams) *cobra.Command {
-	var asJSON bool
+func newBuildCmd(g *globalOptions, streams IOStreams, runF func(context.Context, *buildOptions) error) *cobra.Command {
+	opts := &buildOptions{io: streams}
 	cmd := &cobra.Command{
 		Use:   "build",
 		Short: "Regenerate every prompt file once",
@@ -32,19 +28,23 @@ TARGET.md and TARGET.PROVIDER.json, ordered for prompt caching and fitted
 to the token budget. Files whose bytes would not change are not written.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			rep, err := engine.New(g.dir).Build(cmd.Context())
-			if err != nil {
-				return engineError(err)
-			}
-			if asJSON {
-				return writeJSON(streams.Out, rep)
-			}
-			printBuild(streams.Out, rep)
-			return nil
+			opts.dir = g.dir
+			return runWith(cmd.Context(), opts, runF, buildRun)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
+	opts.json.addFlag(cmd, "print the report as JSON")
 	return cmd
+}
+
+func buildRun(ctx context.Context, opts *buildOptions) error {
+	rep, err := engine.New(opts.dir).Build(ctx)
+	if err != nil {
+		return err
+	}
+	return opts.json.print(opts.io.Out, rep, func(w io.Writer) error {
+		printBuild(w, rep)
+		return nil
+	})
 }
 
 // writeState says what a build did to a target's files: "wrote PATHS",
@@ -65,6 +65,8 @@ func writeState(t *engine.TargetReport) string {
 	return "wrote " + strings.Join(written, ", ")
 }
 
+// printBuild writes one line per target (tokens, budget, status, stable
+// prefix, files written), its cuts, then the diagnostics.
 func printBuild(w io.Writer, rep *engine.Report) {
 	for _, t := range rep.Targets {
 		state := writeState(t)
@@ -88,94 +90,38 @@ func printFileCuts(w io.Writer, t *engine.TargetReport) {
 	}
 }
 
-func printDiagnostics(w io.Writer, diags []engine.Diagnostic) {
-	for _, d := range diags {
-		fmt.Fprintf(w, "diagnostic: %s\n", d)
-	}
+// renderOptions are the inputs of `recite render`.
+type renderOptions struct {
+	io       IOStreams
+	dir      string
+	target   string
+	provider string
 }
 
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
-}
-
-func newRenderCmd(g *globalOptions, streams IOStreams) *cobra.Command {
-	var target, provider string
+func newRenderCmd(g *globalOptions, streams IOStreams, runF func(context.Context, *renderOptions) error) *cobra.Command {
+	opts := &renderOptions{io: streams}
 	cmd := &cobra.Command{
 		Use:   "render --target T --provider P",
 		Short: "Print one provider request body to stdout",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			body, kept, err := engine.New(g.dir).RenderFile(cmd.Context(), target, provider)
-			if err != nil {
-				return engineError(err)
-			}
-			if kept != "" {
-				fmt.Fprintln(streams.ErrOut, kept)
-			}
-			_, err = streams.Out.Write(body)
-			return err
+			opts.dir = g.dir
+			return runWith(cmd.Context(), opts, runF, renderRun)
 		},
 	}
-	cmd.Flags().StringVar(&target, "target", "agent", "target `name`")
-	cmd.Flags().StringVar(&provider, "provider", "anthropic", "provider: markdown, anthropic, openai, gemini, ollama or text")
+	cmd.Flags().StringVar(&opts.target, "target", "agent", "target `name`")
+	cmd.Flags().StringVar(&opts.provider, "provider", "anthropic", "provider: markdown, anthropic, openai, gemini, ollama or text")
 	return cmd
 }
 
-func newStatusCmd(g *globalOptions, streams IOStreams) *cobra.Command {
-	var asJSON bool
-	cmd := &cobra.Command{
-		Use:   "status",
-		Short: "Show tokens per section, the budget, diagnostics and cache stability",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			rep, err := engine.New(g.dir).Status(cmd.Context())
-			if err != nil {
-				return engineError(err)
-			}
-			if asJSON {
-				return writeJSON(streams.Out, rep)
-			}
-			printStatus(streams.Out, rep)
-			return nil
-		},
+func renderRun(ctx context.Context, opts *renderOptions) error {
+	body, kept, err := engine.New(opts.dir).RenderFile(ctx, opts.target, opts.provider)
+	if err != nil {
+		return err
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
-	return cmd
-}
-
-func printStatus(w io.Writer, rep *engine.Report) {
-	fmt.Fprintf(w, "flavor %s; tokenizer %s; context window %d tokens\n", rep.Flavor, rep.Tokenizer, rep.ContextWindow)
-	for _, t := range rep.Targets {
-		fmt.Fprintf(w, "\ntarget %s (role %s): %d of %d tokens (%.1f%%) %s\n", t.Name, t.Role, t.Tokens, t.Budget, t.Percent, t.Status)
-		if t.Kept != "" {
-			fmt.Fprintf(w, "  %s\n", t.Kept)
-		}
-		fmt.Fprintf(w, "  %-8s %-14s %8s  %s\n", "tier", "section", "tokens", "sources")
-		for _, s := range t.Sections {
-			fmt.Fprintf(w, "  %-8s %-14s %8d  %s\n", s.Tier, s.ID, s.Tokens, strings.Join(s.Sources, ", "))
-		}
-		for _, c := range t.Cuts {
-			fmt.Fprintf(w, "  cut: %s\n", c)
-		}
-		for _, r := range t.Redactions {
-			fmt.Fprintf(w, "  redacted: %s\n", r)
-		}
-		for _, f := range t.Files {
-			pct := 100.0
-			if f.Bytes > 0 {
-				pct = float64(f.PrefixBytes) * 100 / float64(f.Bytes)
-			}
-			fmt.Fprintf(w, "  %-40s %7d bytes, %6d tokens, unchanged prefix %d bytes (%.1f%%)\n", f.Path, f.Bytes, f.Tokens, f.PrefixBytes, pct)
-		}
-		printFileCuts(w, t)
+	if kept != "" {
+		fmt.Fprintln(opts.io.ErrOut, kept)
 	}
-	printCacheStatus(w, rep)
-	printSignals(w, rep)
-	if len(rep.Diagnostics) > 0 {
-		fmt.Fprintln(w)
-	}
-	printDiagnostics(w, rep.Diagnostics)
+	_, err = opts.io.Out.Write(body)
+	return err
 }

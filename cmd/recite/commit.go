@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -11,19 +12,16 @@ import (
 	"github.com/recite-dev/recite/engine"
 )
 
-// exitError is an error with its own exit code.
-type exitError struct {
-	err  error
-	code int
+// commitOptions are the inputs of `recite commit`.
+type commitOptions struct {
+	io       IOStreams
+	dir      string
+	message  string
+	lockWait time.Duration
 }
 
-func (e exitError) Error() string { return e.err.Error() }
-func (e exitError) Unwrap() error { return e.err }
-func (e exitError) ExitCode() int { return e.code }
-
-func newCommitCmd(g *globalOptions, streams IOStreams) *cobra.Command {
-	var msg string
-	var lockWait time.Duration
+func newCommitCmd(g *globalOptions, streams IOStreams, runF func(context.Context, *commitOptions) error) *cobra.Command {
+	opts := &commitOptions{io: streams}
 	cmd := &cobra.Command{
 		Use:   "commit [-m MSG]",
 		Short: "Commit the conversation history (and nothing else) to git",
@@ -49,35 +47,42 @@ a .planning that is a symbolic link (git cannot track files through it),
 or no author.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if lockWait <= 0 {
-				return usageError{fmt.Errorf("--lock-wait %v: want a positive duration", lockWait)}
+			if opts.lockWait <= 0 {
+				return usageError{fmt.Errorf("--lock-wait %v: want a positive duration", opts.lockWait)}
 			}
-			res, err := engine.New(g.dir).Commit(cmd.Context(), engine.CommitOptions{Message: msg, LockWait: lockWait})
-			if err != nil {
-				return commitError(err)
-			}
-			if res.Hash == "" {
-				fmt.Fprintln(streams.Out, "nothing to commit (the conversation history is unchanged)")
-			} else {
-				fmt.Fprintf(streams.Out, "committed %s: %s\n", res.Hash[:min(12, len(res.Hash))], firstLine(msg))
-			}
-			if len(res.Kept) > 0 {
-				fmt.Fprintf(streams.Out, "%s (recite never commits a deletion; git rm removes a file from the history)\n", keptMissing(len(res.Kept)))
-			}
-			if len(res.Blocked) > 0 {
-				fmt.Fprintf(streams.Out, "left out %d %s that would replace a kept file: %s\n", len(res.Blocked), plural(len(res.Blocked), "file", "files"), strings.Join(res.Blocked, ", "))
-			}
-			return nil
+			opts.dir = g.dir
+			return runWith(cmd.Context(), opts, runF, commitRun)
 		},
 	}
-	cmd.Flags().StringVarP(&msg, "message", "m", engine.DefaultCommitMessage, "commit `message`")
-	cmd.Flags().DurationVar(&lockWait, "lock-wait", 5*time.Second, "how long to wait for another git process's .git/index.lock")
+	cmd.Flags().StringVarP(&opts.message, "message", "m", engine.DefaultCommitMessage, "commit `message`")
+	cmd.Flags().DurationVar(&opts.lockWait, "lock-wait", 5*time.Second, "how long to wait for another git process's .git/index.lock")
 	return cmd
 }
 
-// commitError adds what to do to a commit failure and picks its exit code:
-// 1 for a held index lock (transient), 2 for a setup the user must fix.
-func commitError(err error) error {
+func commitRun(ctx context.Context, opts *commitOptions) error {
+	res, err := engine.New(opts.dir).Commit(ctx, engine.CommitOptions{Message: opts.message, LockWait: opts.lockWait})
+	if err != nil {
+		return commitHint(err)
+	}
+	out := opts.io.Out
+	if res.Hash == "" {
+		fmt.Fprintln(out, "nothing to commit (the conversation history is unchanged)")
+	} else {
+		fmt.Fprintf(out, "committed %s: %s\n", res.Hash[:min(12, len(res.Hash))], firstLine(opts.message))
+	}
+	if len(res.Kept) > 0 {
+		fmt.Fprintf(out, "%s (recite never commits a deletion; git rm removes a file from the history)\n", keptMissing(len(res.Kept)))
+	}
+	if len(res.Blocked) > 0 {
+		fmt.Fprintf(out, "left out %d %s that would replace a kept file: %s\n", len(res.Blocked), plural(len(res.Blocked), "file", "files"), strings.Join(res.Blocked, ", "))
+	}
+	return nil
+}
+
+// commitHint adds what to do to a commit failure the user must fix (a
+// setup error: exit 2); a held index lock (exit 1) and other errors are
+// returned as they are.
+func commitHint(err error) error {
 	switch {
 	case errors.Is(err, engine.ErrNoRepository):
 		return usageError{fmt.Errorf("%w; run `git init` and make a first commit to keep the conversation history in git", err)}
@@ -89,26 +94,12 @@ func commitError(err error) error {
 		return usageError{err}
 	case errors.Is(err, engine.ErrBeyondSymlink):
 		return usageError{fmt.Errorf("%w; commit the history in the repository that holds the folder instead", err)}
-	case errors.Is(err, engine.ErrIndexLocked):
-		return exitError{err, 1}
 	}
-	return engineError(err)
+	return err
 }
 
 // keptMissing is the notice for n tracked history files missing from the
 // work tree, which a commit keeps as HEAD has them.
 func keptMissing(n int) string {
 	return fmt.Sprintf("kept %d tracked %s that %s missing from the work tree", n, plural(n, "file", "files"), plural(n, "is", "are"))
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(s, "\n")
-	return s
 }

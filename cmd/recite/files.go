@@ -2,17 +2,26 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/recite-dev/recite/engine"
 )
 
-func newFilesCmd(g *globalOptions, streams IOStreams) *cobra.Command {
-	var asJSON bool
-	var why string
-	var include []string
+// filesOptions are the inputs of `recite files`.
+type filesOptions struct {
+	io      IOStreams
+	dir     string
+	why     string
+	include []string
+	json    jsonFlag
+}
+
+func newFilesCmd(g *globalOptions, streams IOStreams, runF func(context.Context, *filesOptions) error) *cobra.Command {
+	opts := &filesOptions{io: streams}
 	cmd := &cobra.Command{
 		Use:   "files [--why PATH] [--include PATH]...",
 		Short: "List the project files that may enter an agent's context",
@@ -37,36 +46,39 @@ link that leaves the project"; "::" when no pattern matches.
 `,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			e := engine.New(g.dir)
-			if why != "" {
-				ex, err := e.Why(cmd.Context(), why, include)
-				if err != nil {
-					return engineError(err)
-				}
-				if asJSON {
-					return writeJSON(streams.Out, ex)
-				}
-				fmt.Fprintln(streams.Out, ex.String())
-				return nil
-			}
-			files, err := e.Files(cmd.Context(), include)
-			if err != nil {
-				return engineError(err)
-			}
-			if asJSON {
-				return writeJSON(streams.Out, files)
-			}
-			// One write per 64 KiB, not per line: a monorepo lists ~10^5 paths.
-			w := bufio.NewWriterSize(streams.Out, 64<<10)
-			for _, f := range files {
-				w.WriteString(f.Path)
-				w.WriteByte('\n')
-			}
-			return w.Flush()
+			opts.dir = g.dir
+			return runWith(cmd.Context(), opts, runF, filesRun)
 		},
 	}
-	cmd.Flags().StringVar(&why, "why", "", "explain the verdict on `PATH`")
-	cmd.Flags().StringArrayVar(&include, "include", nil, "a `PATH` that always enters context")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().StringVar(&opts.why, "why", "", "explain the verdict on `PATH`")
+	cmd.Flags().StringArrayVar(&opts.include, "include", nil, "a `PATH` that always enters context")
+	opts.json.addFlag(cmd, "print JSON")
 	return cmd
+}
+
+func filesRun(ctx context.Context, opts *filesOptions) error {
+	e := engine.New(opts.dir)
+	if opts.why != "" {
+		ex, err := e.Why(ctx, opts.why, opts.include)
+		if err != nil {
+			return err
+		}
+		return opts.json.print(opts.io.Out, ex, func(w io.Writer) error {
+			fmt.Fprintln(w, ex.String())
+			return nil
+		})
+	}
+	files, err := e.Files(ctx, opts.include)
+	if err != nil {
+		return err
+	}
+	return opts.json.print(opts.io.Out, files, func(out io.Writer) error {
+		// One write per 64 KiB, not per line: a monorepo lists ~10^5 paths.
+		w := bufio.NewWriterSize(out, 64<<10)
+		for _, f := range files {
+			w.WriteString(f.Path)
+			w.WriteByte('\n')
+		}
+		return w.Flush()
+	})
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -11,12 +12,19 @@ import (
 	"github.com/recite-dev/recite/engine"
 )
 
-func newHookCmd(g *globalOptions, streams IOStreams) *cobra.Command {
+// hookOptions are the inputs of `recite hook claude-code`.
+type hookOptions struct {
+	io   IOStreams
+	hook engine.HookOptions
+}
+
+func newHookCmd(g *globalOptions, streams IOStreams, runF func(context.Context, *hookOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "hook",
 		Short: "Handle an agent's hook events",
 		Args:  cobra.NoArgs,
 	}
+	opts := &hookOptions{io: streams}
 	cmd.AddCommand(&cobra.Command{
 		Use:   "claude-code",
 		Short: "Read one Claude Code hook event (JSON) on stdin and act on it",
@@ -38,15 +46,21 @@ and gives up after 2 seconds. Install it with ` + "`recite init --claude`" + `.`
 		RunE: func(cmd *cobra.Command, args []string) error {
 			// Claude Code sets CLAUDE_PROJECT_DIR for hook commands; it
 			// names the project better than the event's cwd.
-			opts := engine.HookOptions{ProjectDir: os.Getenv("CLAUDE_PROJECT_DIR")}
+			opts.hook = engine.HookOptions{ProjectDir: os.Getenv("CLAUDE_PROJECT_DIR")}
 			if f := cmd.Flags().Lookup("dir"); f != nil && f.Changed {
-				opts.Dir = g.dir
+				opts.hook.Dir = g.dir
 			}
-			engine.RunClaudeHook(cmd.Context(), opts, streams.In, streams.Out, streams.ErrOut)
-			return nil
+			return runWith(cmd.Context(), opts, runF, hookRun)
 		},
 	})
 	return cmd
+}
+
+// hookRun handles the event; it never fails (engine.RunClaudeHook reports
+// problems on stderr), so the agent is never blocked.
+func hookRun(ctx context.Context, opts *hookOptions) error {
+	engine.RunClaudeHook(ctx, opts.hook, opts.io.In, opts.io.Out, opts.io.ErrOut)
+	return nil
 }
 
 // printClaude reports what `recite init --claude` did.

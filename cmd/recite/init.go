@@ -1,55 +1,70 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/recite-dev/recite/engine"
 )
 
-func newInitCmd(g *globalOptions, streams IOStreams) *cobra.Command {
-	var flavor string
-	var asJSON, claude bool
+// initOptions are the inputs of `recite init`.
+type initOptions struct {
+	io     IOStreams
+	dir    string
+	flavor string
+	claude bool
+	json   jsonFlag
+}
+
+func newInitCmd(g *globalOptions, streams IOStreams, runF func(context.Context, *initOptions) error) *cobra.Command {
+	opts := &initOptions{io: streams}
 	cmd := &cobra.Command{
 		Use:   "init [--flavor gsd|fire] [--claude]",
 		Short: "Scaffold .planning/recite.yaml, prompts/.gitignore, .gitattributes and .powerignore",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var cres *engine.ClaudeResult
-			if claude {
-				var err error
-				if cres, err = engine.InitClaude(g.dir); err != nil {
-					return engineError(err)
-				}
-			}
-			res, err := engine.Init(g.dir, flavor)
-			if err != nil {
-				return engineError(err)
-			}
-			if asJSON {
-				return writeJSON(streams.Out, struct {
-					*engine.InitResult
-					Claude *engine.ClaudeResult `json:"claude,omitempty"`
-				}{res, cres})
-			}
-			for _, p := range res.Created {
-				fmt.Fprintf(streams.Out, "created %s\n", p)
-			}
-			for _, p := range res.Updated {
-				fmt.Fprintf(streams.Out, "updated %s\n", p)
-			}
-			for _, p := range res.Kept {
-				fmt.Fprintf(streams.Out, "kept    %s\n", p)
-			}
-			if cres != nil {
-				printClaude(streams.Out, cres)
-			}
-			return nil
+			opts.dir = g.dir
+			return runWith(cmd.Context(), opts, runF, initRun)
 		},
 	}
-	cmd.Flags().StringVar(&flavor, "flavor", "", "planning layout: gsd or fire (default: detected from .planning/, else gsd)")
-	cmd.Flags().BoolVar(&claude, "claude", false, "also merge recite's Claude Code hooks into .claude/settings.json")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().StringVar(&opts.flavor, "flavor", "", "planning layout: gsd or fire (default: detected from .planning/, else gsd)")
+	cmd.Flags().BoolVar(&opts.claude, "claude", false, "also merge recite's Claude Code hooks into .claude/settings.json")
+	opts.json.addFlag(cmd, "print JSON")
 	return cmd
+}
+
+func initRun(_ context.Context, opts *initOptions) error {
+	var cres *engine.ClaudeResult
+	if opts.claude {
+		var err error
+		if cres, err = engine.InitClaude(opts.dir); err != nil {
+			return err
+		}
+	}
+	res, err := engine.Init(opts.dir, opts.flavor)
+	if err != nil {
+		return err
+	}
+	v := struct {
+		*engine.InitResult
+		Claude *engine.ClaudeResult `json:"claude,omitempty"`
+	}{res, cres}
+	return opts.json.print(opts.io.Out, v, func(w io.Writer) error {
+		for _, p := range res.Created {
+			fmt.Fprintf(w, "created %s\n", p)
+		}
+		for _, p := range res.Updated {
+			fmt.Fprintf(w, "updated %s\n", p)
+		}
+		for _, p := range res.Kept {
+			fmt.Fprintf(w, "kept    %s\n", p)
+		}
+		if cres != nil {
+			printClaude(w, cres)
+		}
+		return nil
+	})
 }

@@ -1,28 +1,24 @@
 package main
 
 import (
-	"errors"
+	"context"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/recite-dev/recite/planning"
+	"github.com/recite-dev/recite/engine"
 )
 
 // inspectOptions are the inputs of `recite inspect`.
 type inspectOptions struct {
-	dir    string
-	asJSON bool
-	out    io.Writer
+	io   IOStreams
+	dir  string
+	json jsonFlag
 }
 
-func newInspectCmd(g *globalOptions, streams IOStreams) *cobra.Command {
-	opts := &inspectOptions{out: streams.Out}
+func newInspectCmd(g *globalOptions, streams IOStreams, runF func(context.Context, *inspectOptions) error) *cobra.Command {
+	opts := &inspectOptions{io: streams}
 	cmd := &cobra.Command{
 		Use:   "inspect",
 		Short: "Show the parsed planning tree: flavor, phases, current plan, next task, blockers, diagnostics",
@@ -35,62 +31,26 @@ A missing or unreadable tree is an input error (exit 2).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.dir = g.dir
-			return inspectRun(opts)
+			return runWith(cmd.Context(), opts, runF, inspectRun)
 		},
 	}
-	cmd.Flags().BoolVar(&opts.asJSON, "json", false, "print JSON")
+	opts.json.addFlag(cmd, "print JSON")
 	return cmd
 }
 
-// planningDir finds the planning tree for dir: dir itself when it is named
-// .planning, else dir/.planning. A missing or non-directory tree is a usage
-// error.
-func planningDir(dir string) (string, error) {
-	if filepath.Base(filepath.Clean(dir)) == ".planning" {
-		if st, err := os.Stat(dir); err == nil && st.IsDir() {
-			return dir, nil
-		}
-	}
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return "", usageError{fmt.Errorf("project directory %s does not exist or is not a directory", dir)}
-	}
-	p := filepath.Join(dir, ".planning")
-	st, err := os.Stat(p)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return "", usageError{fmt.Errorf("no .planning folder in %s (run 'recite init' to create one, or pass -C DIR)", dir)}
-	case err != nil:
-		return "", usageError{fmt.Errorf("cannot read %s: %w", p, err)}
-	case !st.IsDir():
-		return "", usageError{fmt.Errorf("%s is not a directory", p)}
-	}
-	return p, nil
-}
-
-func inspectRun(opts *inspectOptions) error {
-	dir, err := planningDir(opts.dir)
+func inspectRun(_ context.Context, opts *inspectOptions) error {
+	sum, err := engine.New(opts.dir).Inspect()
 	if err != nil {
 		return err
 	}
-	proj, err := planning.Load(os.DirFS(dir))
-	if err != nil {
-		return usageError{fmt.Errorf("%s: %w", dir, err)}
-	}
-	sum := proj.Summary()
-	if opts.asJSON {
-		b, err := sum.JSON()
-		if err != nil {
-			return err
-		}
-		_, err = opts.out.Write(b)
-		return err
-	}
-	printSummary(opts.out, sum)
-	return nil
+	return opts.json.print(opts.io.Out, sum, func(w io.Writer) error {
+		printSummary(w, sum)
+		return nil
+	})
 }
 
 // printSummary writes the readable form of a summary.
-func printSummary(w io.Writer, s planning.Summary) {
+func printSummary(w io.Writer, s engine.PlanningSummary) {
 	fmt.Fprintf(w, "flavor: %s\n", s.Flavor)
 	if s.CurrentPhase != nil {
 		fmt.Fprintf(w, "current phase: %s %s\n", s.CurrentPhase.Number, s.CurrentPhase.Name)
@@ -126,7 +86,17 @@ func printSummary(w io.Writer, s planning.Summary) {
 		}
 		fmt.Fprintf(w, "%s %-6s %-11s %d/%d  %s%s\n", mark, ph.Number, ph.Status, ph.PlansDone, ph.Plans, oneLine(ph.Name, 80), arch)
 	}
+	printBlockersAndLoops(w, s)
 
+	fmt.Fprintf(w, "\ndiagnostics (%d):\n", len(s.Diagnostics))
+	for _, d := range s.Diagnostics {
+		fmt.Fprintf(w, "  %s\n", d.String())
+	}
+}
+
+// printBlockersAndLoops writes the open blockers, the last decisions and
+// the loops of a summary.
+func printBlockersAndLoops(w io.Writer, s engine.PlanningSummary) {
 	open := 0
 	for _, b := range s.Blockers {
 		if b.Status != "resolved" {
@@ -162,18 +132,4 @@ func printSummary(w io.Writer, s planning.Summary) {
 		}
 		fmt.Fprintf(w, "  %s  %s  %d iterations%s  (%s)\n", l.ID, l.Status, l.Iterations, active, l.Path)
 	}
-
-	fmt.Fprintf(w, "\ndiagnostics (%d):\n", len(s.Diagnostics))
-	for _, d := range s.Diagnostics {
-		fmt.Fprintf(w, "  %s\n", d.String())
-	}
-}
-
-// oneLine flattens s to one line of at most max runes.
-func oneLine(s string, max int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > max {
-		return string(r[:max-1]) + "…"
-	}
-	return s
 }

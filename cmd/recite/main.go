@@ -1,8 +1,10 @@
 // Command recite keeps AI coding agents' context in plain files inside the
 // project: it reads the planning tree and writes cache-ordered prompt files.
 //
-// main only maps errors to exit codes (DESIGN.md §3): 0 ok, 1 a check failed,
-// 2 a usage or input error. Everything else lives behind run.
+// main only exits. run builds the command tree, executes it and turns the
+// error into the exit code (exitCode): 0 ok, 1 a check failed, 2 a usage or
+// input error. Each command is an options struct filled by its cobra
+// closure and a run function that talks to package engine only.
 package main
 
 import (

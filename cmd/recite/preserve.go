@@ -1,22 +1,28 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/recite-dev/recite/engine"
 )
 
-// preserveOptions are the flags of `recite preserve`.
+// preserveOptions are the inputs of `recite preserve`.
 type preserveOptions struct {
-	trigger       string
-	conversations []string
-	asJSON        bool
+	io  IOStreams
+	dir string
+	// preserve's Conversations is nil unless --conversation was given (the
+	// engine then picks them).
+	preserve engine.PreserveOptions
+	json     jsonFlag
 }
 
-func newPreserveCmd(g *globalOptions, streams IOStreams) *cobra.Command {
-	o := &preserveOptions{}
+func newPreserveCmd(g *globalOptions, streams IOStreams, runF func(context.Context, *preserveOptions) error) *cobra.Command {
+	opts := &preserveOptions{io: streams}
+	var conversations []string
 	cmd := &cobra.Command{
 		Use:   "preserve [--trigger manual|compaction|sabbath_rest]",
 		Short: "Append a preservation block of the stop signals to .planning/context-preserved.md",
@@ -30,25 +36,29 @@ conversations given with --conversation, by default those the targets carry
 and the most recently active one.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var convs []string
+			opts.dir = g.dir
+			opts.preserve.Conversations = nil
 			if cmd.Flags().Changed("conversation") {
-				convs = o.conversations
+				opts.preserve.Conversations = conversations
 			}
-			res, err := engine.New(g.dir).Preserve(cmd.Context(), engine.PreserveOptions{Trigger: o.trigger, Conversations: convs})
-			if err != nil {
-				return engineError(err)
-			}
-			if o.asJSON {
-				return writeJSON(streams.Out, res)
-			}
-			fmt.Fprintf(streams.Out, "wrote a preservation block (trigger %s) to %s\n", res.Block.Trigger, res.Path)
-			fmt.Fprintln(streams.Out, res.Summary)
-			printDiagnostics(streams.Out, res.Diagnostics)
-			return nil
+			return runWith(cmd.Context(), opts, runF, preserveRun)
 		},
 	}
-	cmd.Flags().StringVar(&o.trigger, "trigger", "manual", "why the block is written: manual, compaction or sabbath_rest")
-	cmd.Flags().StringArrayVar(&o.conversations, "conversation", nil, "conversation `id` to read signals from (repeatable)")
-	cmd.Flags().BoolVar(&o.asJSON, "json", false, "print the block written as JSON")
+	cmd.Flags().StringVar(&opts.preserve.Trigger, "trigger", "manual", "why the block is written: manual, compaction or sabbath_rest")
+	cmd.Flags().StringArrayVar(&conversations, "conversation", nil, "conversation `id` to read signals from (repeatable)")
+	opts.json.addFlag(cmd, "print the block written as JSON")
 	return cmd
+}
+
+func preserveRun(ctx context.Context, opts *preserveOptions) error {
+	res, err := engine.New(opts.dir).Preserve(ctx, opts.preserve)
+	if err != nil {
+		return err
+	}
+	return opts.json.print(opts.io.Out, res, func(w io.Writer) error {
+		fmt.Fprintf(w, "wrote a preservation block (trigger %s) to %s\n", res.Block.Trigger, res.Path)
+		fmt.Fprintln(w, res.Summary)
+		printDiagnostics(w, res.Diagnostics)
+		return nil
+	})
 }

@@ -9,6 +9,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/recite-dev/recite/engine"
 )
 
 // IOStreams are the standard streams a command reads and writes; tests pass
@@ -19,22 +21,18 @@ type IOStreams struct {
 	ErrOut io.Writer
 }
 
-// exitCoder is an error that carries its own exit code.
-type exitCoder interface{ ExitCode() int }
-
-// usageError is a bad flag, argument or input: exit 2.
+// usageError is a bad flag, argument or input the command line itself
+// finds: exit 2.
 type usageError struct{ err error }
 
 func (e usageError) Error() string { return e.err.Error() }
 func (e usageError) Unwrap() error { return e.err }
-func (e usageError) ExitCode() int { return 2 }
 
-// checkFailed is a check that ran and failed (e.g. verify found lost
-// signals): exit 1.
+// checkFailed is a check that ran and failed (verify found lost signals,
+// the agent of a conversation run failed): exit 1.
 type checkFailed struct{ msg string }
 
 func (e checkFailed) Error() string { return e.msg }
-func (e checkFailed) ExitCode() int { return 1 }
 
 // run executes the command line and returns the process exit code.
 func run(ctx context.Context, args []string, streams IOStreams) int {
@@ -46,16 +44,31 @@ func run(ctx context.Context, args []string, streams IOStreams) int {
 	if err == nil {
 		return 0
 	}
-	var ce exitCoder
-	if errors.As(err, &ce) {
-		if ce.ExitCode() != 1 || err.Error() != "" {
-			fmt.Fprintln(streams.ErrOut, "recite:", err)
-		}
-		return ce.ExitCode()
-	}
-	// cobra's own flag and argument errors are usage errors.
 	fmt.Fprintln(streams.ErrOut, "recite:", err)
-	return 2
+	return exitCode(err)
+}
+
+// exitCode maps the error a command returned to the process exit code; it
+// is the only place errors are classified. 1: a check that ran and failed,
+// or a condition worth retrying (the git index stayed locked). 2: a usage
+// error (usageError, cobra's flag and argument errors), an input error
+// (*engine.InputError), and any other failure.
+func exitCode(err error) int {
+	var failed checkFailed
+	var usage usageError
+	var input *engine.InputError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &failed), errors.Is(err, engine.ErrIndexLocked):
+		return 1
+	case errors.As(err, &usage), errors.As(err, &input):
+		return 2
+	default:
+		// Failures of the system (an unwritable file, a broken git
+		// repository) have always exited 2 too.
+		return 2
+	}
 }
 
 // globalOptions are the flags every command shares.
@@ -63,8 +76,42 @@ type globalOptions struct {
 	dir string
 }
 
+// addFlags registers the global flags as persistent flags of root.
+func (g *globalOptions) addFlags(root *cobra.Command) {
+	root.PersistentFlags().StringVarP(&g.dir, "dir", "C", ".", "project `directory`")
+}
+
+// runWith calls runF when a test gave one, else run: each command's cobra
+// closure fills its options and hands them to one of the two.
+func runWith[O any](ctx context.Context, opts *O, runF, run func(context.Context, *O) error) error {
+	if runF != nil {
+		return runF(ctx, opts)
+	}
+	return run(ctx, opts)
+}
+
+// newRootCmd builds the command tree.
 func newRootCmd(streams IOStreams) *cobra.Command {
 	g := &globalOptions{}
+	root := newRoot(g, streams)
+	root.AddCommand(
+		newInitCmd(g, streams, nil),
+		newInspectCmd(g, streams, nil),
+		newBuildCmd(g, streams, nil),
+		newRenderCmd(g, streams, nil),
+		newStatusCmd(g, streams, nil),
+		newConversationCmd(g, streams), newImportCmd(g, streams, nil),
+		newFilesCmd(g, streams, nil),
+		newWatchCmd(g, streams, nil), newCommitCmd(g, streams, nil),
+		newPreserveCmd(g, streams, nil), newVerifyCmd(g, streams, nil), newHookCmd(g, streams, nil),
+	)
+	rejectUnknownSubcommands(root)
+	return root
+}
+
+// newRoot is the root command without its subcommands: the streams, the
+// global flags filling g, and flag errors as usage errors with a hint.
+func newRoot(g *globalOptions, streams IOStreams) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "recite",
 		Short:         "Keep AI coding agents' context in plain files inside the project",
@@ -74,22 +121,10 @@ func newRootCmd(streams IOStreams) *cobra.Command {
 	root.SetIn(streams.In)
 	root.SetOut(streams.Out)
 	root.SetErr(streams.ErrOut)
-	root.PersistentFlags().StringVarP(&g.dir, "dir", "C", ".", "project `directory`")
+	g.addFlags(root)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError{fmt.Errorf("%w\nsee '%s --help'", err, c.CommandPath())}
 	})
-	root.AddCommand(
-		newInitCmd(g, streams),
-		newInspectCmd(g, streams),
-		newBuildCmd(g, streams),
-		newRenderCmd(g, streams),
-		newStatusCmd(g, streams),
-		newConversationCmd(g, streams), newImportCmd(g, streams),
-		newFilesCmd(g, streams),
-		newWatchCmd(g, streams), newCommitCmd(g, streams),
-		newPreserveCmd(g, streams), newVerifyCmd(g, streams), newHookCmd(g, streams),
-	)
-	rejectUnknownSubcommands(root)
 	return root
 }
 

@@ -1,28 +1,32 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
 	"github.com/recite-dev/recite/engine"
 )
 
-// verifyOptions are the flags of `recite verify`.
+// verifyOptions are the inputs of `recite verify`.
 type verifyOptions struct {
-	fromBlock     bool
-	conversations []string
-	asJSON        bool
+	io IOStreams
+	// dir is the project, summary the summary file ("-": stdin).
+	dir, summary string
+	// verify's Conversations is nil unless --conversation was given (the
+	// engine then picks them).
+	verify engine.VerifyOptions
+	json   jsonFlag
 }
 
-func newVerifyCmd(g *globalOptions, streams IOStreams) *cobra.Command {
-	o := &verifyOptions{}
+func newVerifyCmd(g *globalOptions, streams IOStreams, runF func(context.Context, *verifyOptions) error) *cobra.Command {
+	opts := &verifyOptions{io: streams}
+	var conversations []string
 	cmd := &cobra.Command{
 		Use:   "verify SUMMARY_FILE|-",
 		Short: "List the stop signals a compaction summary lost and print the block to re-inject",
@@ -38,35 +42,40 @@ Exit status: 0 when nothing was lost, 1 when any signal was lost, 2 when the
 summary cannot be read or the project is unusable.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			summary, err := readSummary(args[0], streams.In)
-			if err != nil {
-				return usageError{err}
-			}
-			var convs []string
+			opts.dir, opts.summary = g.dir, args[0]
+			opts.verify.Conversations = nil
 			if cmd.Flags().Changed("conversation") {
-				convs = o.conversations
+				opts.verify.Conversations = conversations
 			}
-			res, err := engine.New(g.dir).Verify(cmd.Context(), summary, engine.VerifyOptions{FromBlock: o.fromBlock, Conversations: convs})
-			if err != nil {
-				return engineError(err)
-			}
-			if o.asJSON {
-				if err := writeJSON(streams.Out, res); err != nil {
-					return err
-				}
-			} else {
-				printVerify(streams.Out, res)
-			}
-			if len(res.Lost) > 0 {
-				return checkFailed{fmt.Sprintf("the summary lost %d of %d stop signals", len(res.Lost), res.Checked)}
-			}
-			return nil
+			return runWith(cmd.Context(), opts, runF, verifyRun)
 		},
 	}
-	cmd.Flags().BoolVar(&o.fromBlock, "from-block", false, "check against the latest block of .planning/context-preserved.md instead of the sources")
-	cmd.Flags().StringArrayVar(&o.conversations, "conversation", nil, "conversation `id` to read signals from (repeatable)")
-	cmd.Flags().BoolVar(&o.asJSON, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&opts.verify.FromBlock, "from-block", false, "check against the latest block of .planning/context-preserved.md instead of the sources")
+	cmd.Flags().StringArrayVar(&conversations, "conversation", nil, "conversation `id` to read signals from (repeatable)")
+	opts.json.addFlag(cmd, "print JSON")
 	return cmd
+}
+
+func verifyRun(ctx context.Context, opts *verifyOptions) error {
+	summary, err := readSummary(opts.summary, opts.io.In)
+	if err != nil {
+		return usageError{err}
+	}
+	res, err := engine.New(opts.dir).Verify(ctx, summary, opts.verify)
+	if err != nil {
+		return err
+	}
+	err = opts.json.print(opts.io.Out, res, func(w io.Writer) error {
+		printVerify(w, res)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if len(res.Lost) > 0 {
+		return checkFailed{fmt.Sprintf("the summary lost %d of %d stop signals", len(res.Lost), res.Checked)}
+	}
+	return nil
 }
 
 // readSummary reads the summary file, or stdin for "-".
@@ -88,6 +97,8 @@ func readSummary(name string, in io.Reader) (string, error) {
 	return string(b), nil
 }
 
+// printVerify writes what the summary kept or lost and, when it lost
+// anything, the block to re-inject.
 func printVerify(w io.Writer, res *engine.VerifyResult) {
 	if len(res.Lost) == 0 {
 		fmt.Fprintf(w, "the summary keeps all %d stop signals (checked against %s)\n", res.Checked, res.Against)
@@ -100,22 +111,4 @@ func printVerify(w io.Writer, res *engine.VerifyResult) {
 	}
 	printDiagnostics(w, res.Diagnostics)
 	fmt.Fprintf(w, "\nre-inject after the summary:\n\n%s", res.Reinject)
-}
-
-// firstTextLine is the first non-blank line of s, trimmed.
-func firstTextLine(s string) string {
-	for _, l := range strings.Split(s, "\n") {
-		if t := strings.TrimSpace(l); t != "" {
-			return t
-		}
-	}
-	return ""
-}
-
-// clip cuts s to n runes, ending in "…" when cut.
-func clip(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	return string([]rune(s)[:n-1]) + "…"
 }

@@ -1,18 +1,16 @@
 package main
 
 import (
-	"encoding/json"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
-	"os/signal"
 	"path"
 	"runtime/debug"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -24,11 +22,24 @@ import (
 // 100): the heap may grow to 1.5× the live data between collections.
 const watchGCPercent = 50
 
-func newWatchCmd(g *globalOptions, streams IOStreams) *cobra.Command {
-	var (
-		asJSON, commit           bool
-		interval, quiet, maxWait time.Duration
-	)
+// watchOptions are the inputs of `recite watch`: the engine's options from
+// the flags (a duration is zero unless its flag was given, so recite.yaml's
+// watch block applies).
+type watchOptions struct {
+	io    IOStreams
+	dir   string
+	watch engine.WatchOptions
+	json  bool
+}
+
+// watchFlags are the raw flag values of `recite watch`.
+type watchFlags struct {
+	interval, quiet, maxWait time.Duration
+}
+
+func newWatchCmd(g *globalOptions, streams IOStreams, runF func(context.Context, *watchOptions) error) *cobra.Command {
+	opts := &watchOptions{io: streams}
+	var fl watchFlags
 	cmd := &cobra.Command{
 		Use:   "watch [--json] [--commit] [--commit-interval 1m] [--quiet D] [--max-wait D]",
 		Short: "Keep the prompt files current while you edit",
@@ -51,12 +62,12 @@ every --commit-interval when it changed, and once more on exit, as
 SIGINT or SIGTERM ends the watch (exit 0).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts := engine.WatchOptions{Commit: commit}
+			w := engine.WatchOptions{Commit: opts.watch.Commit}
 			for _, f := range []struct {
 				name string
 				v    time.Duration
 				dst  *time.Duration
-			}{{"quiet", quiet, &opts.Quiet}, {"max-wait", maxWait, &opts.MaxWait}, {"commit-interval", interval, &opts.CommitInterval}} {
+			}{{"quiet", fl.quiet, &w.Quiet}, {"max-wait", fl.maxWait, &w.MaxWait}, {"commit-interval", fl.interval, &w.CommitInterval}} {
 				if !cmd.Flags().Changed(f.name) {
 					continue
 				}
@@ -65,36 +76,41 @@ SIGINT or SIGTERM ends the watch (exit 0).`,
 				}
 				*f.dst = f.v
 			}
-			if opts.Quiet > 0 && opts.MaxWait > 0 && opts.MaxWait < opts.Quiet {
-				return usageError{fmt.Errorf("--max-wait %v must be at least --quiet %v", opts.MaxWait, opts.Quiet)}
+			if w.Quiet > 0 && w.MaxWait > 0 && w.MaxWait < w.Quiet {
+				return usageError{fmt.Errorf("--max-wait %v must be at least --quiet %v", w.MaxWait, w.Quiet)}
 			}
-			// watch runs all day beside the editor: trade a little GC CPU
-			// for memory (issue 7 "Measures": peak RSS ≤ 60 MB). On the
-			// norish tree GOGC=50 keeps RSS after 100 renders at ~49 MB
-			// against ~57 MB at the default 100. $GOGC still wins.
-			if os.Getenv("GOGC") == "" {
-				debug.SetGCPercent(watchGCPercent)
-			}
-			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
-			defer stop()
-			opts.Logger = slog.New(slog.NewTextHandler(streams.ErrOut, &slog.HandlerOptions{Level: slog.LevelWarn}))
-			p := &watchPrinter{w: streams.Out, json: asJSON}
-			err := engine.New(g.dir).Watch(ctx, opts, p.print)
-			if errors.Is(err, engine.ErrNoRepository) || errors.Is(err, engine.ErrBeyondSymlink) {
-				return usageError{err}
-			}
-			if err != nil {
-				return engineError(err)
-			}
-			return p.err
+			opts.dir, opts.watch = g.dir, w
+			return runWith(cmd.Context(), opts, runF, watchRun)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object per event")
-	cmd.Flags().BoolVar(&commit, "commit", false, "commit the conversation history as it changes")
-	cmd.Flags().DurationVar(&interval, "commit-interval", time.Minute, "how often --commit commits")
-	cmd.Flags().DurationVar(&quiet, "quiet", 50*time.Millisecond, "render once no file event came for this long")
-	cmd.Flags().DurationVar(&maxWait, "max-wait", 250*time.Millisecond, "render at most this long after the first event")
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print one JSON object per event")
+	cmd.Flags().BoolVar(&opts.watch.Commit, "commit", false, "commit the conversation history as it changes")
+	cmd.Flags().DurationVar(&fl.interval, "commit-interval", time.Minute, "how often --commit commits")
+	cmd.Flags().DurationVar(&fl.quiet, "quiet", 50*time.Millisecond, "render once no file event came for this long")
+	cmd.Flags().DurationVar(&fl.maxWait, "max-wait", 250*time.Millisecond, "render at most this long after the first event")
 	return cmd
+}
+
+// watchRun watches until ctx is done (run cancels it on SIGINT or SIGTERM).
+func watchRun(ctx context.Context, opts *watchOptions) error {
+	// watch runs all day beside the editor: trade a little GC CPU for
+	// memory (peak RSS ≤ 60 MB). On the norish tree GOGC=50 keeps RSS
+	// after 100 renders at ~49 MB against ~57 MB at the default 100.
+	// $GOGC still wins.
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(watchGCPercent)
+	}
+	wo := opts.watch
+	wo.Logger = slog.New(slog.NewTextHandler(opts.io.ErrOut, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	p := &watchPrinter{w: opts.io.Out, json: opts.json}
+	err := engine.New(opts.dir).Watch(ctx, wo, p.print)
+	if errors.Is(err, engine.ErrNoRepository) || errors.Is(err, engine.ErrBeyondSymlink) {
+		return usageError{err}
+	}
+	if err != nil {
+		return err
+	}
+	return p.err
 }
 
 // watchPrinter writes watch events as status lines or JSON lines.
@@ -105,14 +121,11 @@ type watchPrinter struct {
 	err   error    // the first write error
 }
 
+// print writes one event: a JSON line, or a commit line, an error line, or
+// a render line with the targets, kept renders and changed diagnostics.
 func (p *watchPrinter) print(ev engine.WatchEvent) {
 	if p.json {
-		b, err := json.Marshal(ev)
-		if err == nil {
-			b = append(b, '\n')
-			_, err = p.w.Write(b)
-		}
-		p.keep(err)
+		p.keep(printJSONLine(p.w, ev))
 		return
 	}
 	var b strings.Builder
@@ -133,46 +146,52 @@ func (p *watchPrinter) print(ev engine.WatchEvent) {
 	case ev.Error != "":
 		fmt.Fprintf(&b, "%s error: %s (prompt files left as they were)\n", ts, ev.Error)
 	default:
-		written := "unchanged"
-		if len(ev.Written) > 0 {
-			names := make([]string, len(ev.Written))
-			for i, w := range ev.Written {
-				names[i] = path.Base(w)
-			}
-			written = fmt.Sprintf("wrote %d (%s)", len(names), strings.Join(names, " "))
-		}
-		fmt.Fprintf(&b, "%s %s; %d tokens, %.1f%% of %d; %s; stable prefix %.1f%%; %s",
-			ts, written, ev.Tokens, ev.Percent, ev.ContextWindow, ev.Status, ev.StablePercent, ev.Duration.Round(time.Millisecond))
-		if len(ev.Targets) > 1 {
-			for _, t := range ev.Targets {
-				fmt.Fprintf(&b, "\n  %s: %d tokens, %.1f%%, %s, stable prefix %.1f%%", t.Name, t.Tokens, t.Percent, t.Status, t.StablePercent)
-			}
-		}
-		b.WriteString("\n")
-		for _, k := range ev.Kept {
-			fmt.Fprintf(&b, "  %s\n", k)
-		}
-		// Diagnostics are printed when they differ from the previous
-		// render's, so an unchanged broken file does not repeat on every
-		// save.
-		var diags []string
-		for _, d := range ev.Diagnostics {
-			diags = append(diags, d.String())
-		}
-		if !slices.Equal(diags, p.diags) {
-			for _, d := range diags {
-				fmt.Fprintf(&b, "  diagnostic: %s\n", d)
-			}
-			if len(diags) == 0 && len(p.diags) > 0 {
-				b.WriteString("  diagnostics cleared\n")
-			}
-			p.diags = diags
-		}
+		p.render(&b, ts, ev)
 	}
 	_, err := io.WriteString(p.w, b.String())
 	p.keep(err)
 }
 
+// render writes a render event's line, its targets when there are several,
+// its kept renders and its diagnostics when they changed.
+func (p *watchPrinter) render(b *strings.Builder, ts string, ev engine.WatchEvent) {
+	written := "unchanged"
+	if len(ev.Written) > 0 {
+		names := make([]string, len(ev.Written))
+		for i, w := range ev.Written {
+			names[i] = path.Base(w)
+		}
+		written = fmt.Sprintf("wrote %d (%s)", len(names), strings.Join(names, " "))
+	}
+	fmt.Fprintf(b, "%s %s; %d tokens, %.1f%% of %d; %s; stable prefix %.1f%%; %s",
+		ts, written, ev.Tokens, ev.Percent, ev.ContextWindow, ev.Status, ev.StablePercent, ev.Duration.Round(time.Millisecond))
+	if len(ev.Targets) > 1 {
+		for _, t := range ev.Targets {
+			fmt.Fprintf(b, "\n  %s: %d tokens, %.1f%%, %s, stable prefix %.1f%%", t.Name, t.Tokens, t.Percent, t.Status, t.StablePercent)
+		}
+	}
+	b.WriteString("\n")
+	for _, k := range ev.Kept {
+		fmt.Fprintf(b, "  %s\n", k)
+	}
+	// Diagnostics are printed when they differ from the previous render's,
+	// so an unchanged broken file does not repeat on every save.
+	var diags []string
+	for _, d := range ev.Diagnostics {
+		diags = append(diags, d.String())
+	}
+	if !slices.Equal(diags, p.diags) {
+		for _, d := range diags {
+			fmt.Fprintf(b, "  diagnostic: %s\n", d)
+		}
+		if len(diags) == 0 && len(p.diags) > 0 {
+			b.WriteString("  diagnostics cleared\n")
+		}
+		p.diags = diags
+	}
+}
+
+// keep records the first write error.
 func (p *watchPrinter) keep(err error) {
 	if err != nil && p.err == nil {
 		p.err = err

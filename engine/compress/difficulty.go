@@ -2,10 +2,17 @@
 // the plan needs next, gives simple tasks lean prompts and keeps the stable
 // prefix stable (seeds/002 §5 and §6, FORMATS.md §2.9).
 //
-// Everything here is deterministic and pure: no clock, no map iteration in
-// output order, no model. The engine (engine/compress.go) turns a prompt
-// into Segments, calls Compress and ApplyLevel, and writes the results
-// back. The optional summarizer command is a callback the engine supplies.
+// Everything here is deterministic: no clock, no map iteration in output
+// order, no model. Segments turns an assembled prompt into scorable
+// segments (with what is known of the conversation: Iterations,
+// IterationFactsOf, the commits the engine found), Compress and ApplyLevel
+// score and shrink them, and Segmented.Apply writes the results back. The
+// optional summarizer command (CommandSummarizer) is a callback the engine
+// passes in Options.
+//
+// It may import engine/prompt, engine/signals, internal/fsutil, planning,
+// planning/conversation and goldmark; never engine or its other
+// subpackages.
 package compress
 
 import (

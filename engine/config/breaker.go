@@ -39,26 +39,24 @@ func (x *CircuitBreaker) validate(fail failFunc) error {
 		return fail("circuit_breaker", "circuit_breaker.preset %q: want default, aggressive or debug", x.Preset)
 	}
 	th := x.Thresholds
-	for _, f := range []struct {
+	fields := []struct {
 		key string
 		v   int
+		pct bool
 	}{
-		{"stall_warning", th.StallWarning}, {"stall_break", th.StallBreak},
-		{"spin_warning", th.SpinWarning}, {"spin_break", th.SpinBreak},
-		{"decline_warning_pct", th.DeclineWarningPct}, {"decline_break_pct", th.DeclineBreakPct},
-		{"baseline_iterations", th.BaselineIterations},
-	} {
+		{"stall_warning", th.StallWarning, false}, {"stall_break", th.StallBreak, false},
+		{"spin_warning", th.SpinWarning, false}, {"spin_break", th.SpinBreak, false},
+		{"decline_warning_pct", th.DeclineWarningPct, true}, {"decline_break_pct", th.DeclineBreakPct, true},
+		{"baseline_iterations", th.BaselineIterations, false},
+	}
+	for _, f := range fields {
 		if f.v < 0 {
 			return fail("circuit_breaker", "circuit_breaker.%s must not be negative (got %d)", f.key, f.v)
 		}
 	}
-	for _, p := range []string{"decline_warning_pct", "decline_break_pct"} {
-		v := th.DeclineWarningPct
-		if p == "decline_break_pct" {
-			v = th.DeclineBreakPct
-		}
-		if v > 100 {
-			return fail("circuit_breaker", "circuit_breaker.%s is a percentage (got %d)", p, v)
+	for _, f := range fields {
+		if f.pct && f.v > 100 {
+			return fail("circuit_breaker", "circuit_breaker.%s is a percentage (got %d)", f.key, f.v)
 		}
 	}
 	eff := x.Effective()
@@ -82,18 +80,5 @@ func (x *CircuitBreaker) validate(fail failFunc) error {
 // Parse) falls back to the defaults.
 func (x CircuitBreaker) Effective() signals.Thresholds {
 	th, _ := signals.Preset(x.Preset)
-	set := func(dst *int, v int) {
-		if v > 0 {
-			*dst = v
-		}
-	}
-	o := x.Thresholds
-	set(&th.StallWarning, o.StallWarning)
-	set(&th.StallBreak, o.StallBreak)
-	set(&th.SpinWarning, o.SpinWarning)
-	set(&th.SpinBreak, o.SpinBreak)
-	set(&th.DeclineWarningPct, o.DeclineWarningPct)
-	set(&th.DeclineBreakPct, o.DeclineBreakPct)
-	set(&th.BaselineIterations, o.BaselineIterations)
-	return th
+	return th.Overlay(x.Thresholds)
 }

@@ -48,7 +48,7 @@ func TestCircuitBreakerErrors(t *testing.T) {
 	}{
 		{"unknown preset", "context_window: 1000\ncircuit_breaker:\n  preset: turbo\n", `preset "turbo"`, 2},
 		{"unknown key", "circuit_breaker:\n  stall_warn: 3\n", `unknown key "stall_warn"`, 2},
-		{"negative", "tokenizer: o200k_base\n\ncircuit_breaker:\n  spin_break: -1\n", "spin_break must not be negative", 3},
+		{"negative", "tokenizer: o200k_base\n\ncircuit_breaker:\n  spin_break: -1\n", "spin_break must not be negative", 4},
 		{"warning above break", "circuit_breaker:\n  stall_warning: 6\n", "stall warning threshold 6 is above its break threshold 5", 1},
 		{"percent", "circuit_breaker:\n  decline_break_pct: 170\n", "decline_break_pct is a percentage", 1},
 	}

@@ -32,7 +32,7 @@ func TestCompressionParse(t *testing.T) {
 					t.Errorf("policies %+v", c.Difficulty)
 				}
 			}},
-		{name: "negative every", yaml: "context_window: 1000\ncompression:\n  every: -1\n", err: `.planning/recite.yaml:2: compression.every must be a positive number of iterations, got -1`},
+		{name: "negative every", yaml: "context_window: 1000\ncompression:\n  every: -1\n", err: `.planning/recite.yaml:3: compression.every must be a positive number of iterations, got -1`},
 		{name: "omit the recitation", yaml: "compression:\n  difficulty:\n    simple:\n      omit: [recitation]\n", err: `.planning/recite.yaml:1: compression.difficulty.simple.omit: "recitation" cannot be omitted`},
 		{name: "unknown key", yaml: "compression:\n  evry: 3\n", err: `.planning/recite.yaml:2: unknown key "evry"`},
 	}

@@ -15,7 +15,6 @@ import (
 	"io/fs"
 	"os"
 	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
@@ -23,6 +22,7 @@ import (
 
 	"github.com/recite-dev/recite/engine/budget"
 	"github.com/recite-dev/recite/engine/prompt"
+	"github.com/recite-dev/recite/markdown"
 )
 
 // FileName is the configuration file's path relative to the project root.
@@ -231,10 +231,7 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%s: %s", e.Path, e.Msg)
 }
 
-var (
-	yamlLineRE     = regexp.MustCompile(`line (\d+): (.*)`)
-	unknownFieldRE = regexp.MustCompile(`field (\S+) not found in type (\S+)`)
-)
+var unknownFieldRE = regexp.MustCompile(`field (\S+) not found in type (\S+)`)
 
 // Parse reads a configuration from src; path is used in errors. Unknown
 // keys, bad values and invalid YAML are *Error values with the line.
@@ -244,7 +241,10 @@ func Parse(path string, src []byte) (*Config, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(src))
 	dec.KnownFields(true)
 	if err := dec.Decode(c); err != nil && !errors.Is(err, io.EOF) {
-		return nil, yamlError(path, err)
+		return nil, yamlError(path, src, err)
+	}
+	if err := checkValues(path, src); err != nil {
+		return nil, err
 	}
 	lines := keyLines(src)
 	c.fill()
@@ -257,21 +257,15 @@ func Parse(path string, src []byte) (*Config, error) {
 	return c, nil
 }
 
-func yamlError(path string, err error) error {
-	var te *yaml.TypeError
-	if errors.As(err, &te) && len(te.Errors) > 0 {
-		err = errors.New(te.Errors[0])
+// yamlError is err at the line of src it points to
+// (markdown.LocateYAMLError: yaml.v3's parser lines are 0-based, reader
+// errors such as control characters carry none).
+func yamlError(path string, src []byte, err error) error {
+	line, text := markdown.LocateYAMLError(err, src)
+	if fm := unknownFieldRE.FindStringSubmatch(text); fm != nil {
+		text = fmt.Sprintf("unknown key %q", fm[1])
 	}
-	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
-		line, _ := strconv.Atoi(m[1])
-		text := m[2]
-		if fm := unknownFieldRE.FindStringSubmatch(text); fm != nil {
-			text = fmt.Sprintf("unknown key %q", fm[1])
-		}
-		return &Error{Path: path, Line: line, Msg: text}
-	}
-	return &Error{Path: path, Msg: msg}
+	return &Error{Path: path, Line: line, Msg: text}
 }
 
 // keyLines maps "targets[i].name" style positions: for validation errors we

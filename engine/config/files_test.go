@@ -57,8 +57,8 @@ func TestFilesBlockErrors(t *testing.T) {
 		{"bad type", "files:\n  task_types:\n    Front End: [x]\n", 3, "must match"},
 		{"not a list", "files:\n  task_types:\n    frontend: src/**\n", 3, "must be a list"},
 		{"not a number", "files:\n  tree_depth: deep\n", 2, "whole number"},
-		{"depth", "files:\n  tree_depth: -3\n", 1, "tree_depth"},
-		{"entries", "files:\n  tree_max_entries: -1\n", 1, "tree_max_entries"},
+		{"depth", "files:\n  tree_depth: -3\n", 2, "tree_depth"},
+		{"entries", "files:\n  tree_max_entries: -1\n", 2, "tree_max_entries"},
 		{"lines", "files:\n  file_max_lines: 3\n", 1, "file_max_lines"},
 		{"keyword type", "files:\n  task_types: {frontend: [x]}\n  task_keywords: {backend: [api]}\n", 1, `"backend" is not a task type`},
 	}

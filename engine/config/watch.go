@@ -16,8 +16,9 @@ const (
 )
 
 // Watch is the `watch` block of recite.yaml: the timing of `recite watch`.
-// Durations are Go duration strings ("50ms", "1m"); a zero or missing value
-// takes the default. Command-line flags override these values.
+// Durations are Go duration strings ("50ms", "1m"); a missing value takes
+// the default, and a zero or negative one is an error at its line
+// (values.go). Command-line flags override these values.
 //
 //	watch:
 //	  quiet: 50ms          # render once no event came for this long

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gofrs/flock"
+	"github.com/recite-dev/recite/internal/fsutil"
 
 	"github.com/recite-dev/recite/planning"
 )
@@ -318,15 +318,14 @@ func AppendBlock(ctx context.Context, path string, b Block) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("append block to %s: %w", path, err)
 	}
-	lk := flock.New(path, flock.SetFlag(os.O_CREATE|os.O_RDONLY), flock.SetPermissions(0o644))
-	ok, err := lk.TryLockContext(ctx, 10*time.Millisecond)
+	unlock, ok, err := fsutil.TryLock(ctx, path, 10*time.Millisecond)
 	if err != nil {
 		return fmt.Errorf("append block to %s: lock: %w", path, err)
 	}
 	if !ok {
 		return fmt.Errorf("append block to %s: lock not acquired", path)
 	}
-	defer func() { _ = lk.Unlock() }()
+	defer func() { _ = unlock() }()
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return fmt.Errorf("append block to %s: %w", path, err)

@@ -65,23 +65,30 @@ func Preset(name string) (Thresholds, bool) {
 // Normalized returns th with zero or negative fields replaced by the
 // defaults and each WARNING threshold capped at its BREAK threshold.
 func (th Thresholds) Normalized() Thresholds {
-	d := DefaultThresholds()
-	fill := func(v *int, def int) {
-		if *v <= 0 {
-			*v = def
-		}
-	}
-	fill(&th.StallWarning, d.StallWarning)
-	fill(&th.StallBreak, d.StallBreak)
-	fill(&th.SpinWarning, d.SpinWarning)
-	fill(&th.SpinBreak, d.SpinBreak)
-	fill(&th.DeclineWarningPct, d.DeclineWarningPct)
-	fill(&th.DeclineBreakPct, d.DeclineBreakPct)
-	fill(&th.BaselineIterations, d.BaselineIterations)
+	th = DefaultThresholds().Overlay(th)
 	th.StallWarning = min(th.StallWarning, th.StallBreak)
 	th.SpinWarning = min(th.SpinWarning, th.SpinBreak)
 	th.DeclineWarningPct = min(th.DeclineWarningPct, th.DeclineBreakPct)
 	return th
+}
+
+// Overlay returns th with every positive field of o in its place: the
+// thresholds a recite.yaml block sets over a preset or the defaults. Zero
+// and negative fields of o keep th's value.
+func (th Thresholds) Overlay(o Thresholds) Thresholds {
+	dst, src := th.fields(), o.fields()
+	for i, v := range src {
+		if *v > 0 {
+			*dst[i] = *v
+		}
+	}
+	return th
+}
+
+// fields points at every threshold of th, in declaration order.
+func (th *Thresholds) fields() [7]*int {
+	return [7]*int{&th.StallWarning, &th.StallBreak, &th.SpinWarning, &th.SpinBreak,
+		&th.DeclineWarningPct, &th.DeclineBreakPct, &th.BaselineIterations}
 }
 
 // Breaker states (FORMATS.md §2.13).
@@ -221,30 +228,27 @@ func iterHash(it IterationRecord, norm *normalizer) string {
 // `>= 3 → WARNING` before `>= 5 → BREAK`, which makes BREAK unreachable
 // (FORMATS.md §2.13, §4.9).
 func breakerState(c counters, th Thresholds) (string, []string) {
-	var br []string
-	if c.stall >= th.StallBreak {
-		br = append(br, fmt.Sprintf("no file changes for %d iterations (break at %d)", c.stall, th.StallBreak))
+	measures := []struct {
+		v, warn, brk int
+		format       string // the reason, from the value, the level and the threshold
+	}{
+		{c.stall, th.StallWarning, th.StallBreak, "no file changes for %d iterations (%s at %d)"},
+		{c.spin, th.SpinWarning, th.SpinBreak, "same error %d times (%s at %d)"},
+		{c.decline, th.DeclineWarningPct, th.DeclineBreakPct, "output down %d%% from baseline (%s at %d%%)"},
 	}
-	if c.spin >= th.SpinBreak {
-		br = append(br, fmt.Sprintf("same error %d times (break at %d)", c.spin, th.SpinBreak))
+	var br, w []string
+	for _, m := range measures {
+		if m.v >= m.brk {
+			br = append(br, fmt.Sprintf(m.format, m.v, "break", m.brk))
+		}
+		if m.v >= m.warn {
+			w = append(w, fmt.Sprintf(m.format, m.v, "warning", m.warn))
+		}
 	}
-	if c.decline >= th.DeclineBreakPct {
-		br = append(br, fmt.Sprintf("output down %d%% from baseline (break at %d%%)", c.decline, th.DeclineBreakPct))
-	}
-	if len(br) > 0 {
+	switch {
+	case len(br) > 0:
 		return BreakerTripped, br
-	}
-	var w []string
-	if c.stall >= th.StallWarning {
-		w = append(w, fmt.Sprintf("no file changes for %d iterations (warning at %d)", c.stall, th.StallWarning))
-	}
-	if c.spin >= th.SpinWarning {
-		w = append(w, fmt.Sprintf("same error %d times (warning at %d)", c.spin, th.SpinWarning))
-	}
-	if c.decline >= th.DeclineWarningPct {
-		w = append(w, fmt.Sprintf("output down %d%% from baseline (warning at %d%%)", c.decline, th.DeclineWarningPct))
-	}
-	if len(w) > 0 {
+	case len(w) > 0:
 		return BreakerWarning, w
 	}
 	return BreakerHealthy, nil

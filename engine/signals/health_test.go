@@ -96,6 +96,33 @@ func TestPresets(t *testing.T) {
 	}
 }
 
+func TestOverlayAndNormalized(t *testing.T) {
+	tests := []struct {
+		name                 string
+		base, o              Thresholds
+		overlay, normalizedO Thresholds
+	}{
+		{"zero overlay keeps the base", Thresholds{2, 2, 3, 3, 40, 40, 3}, Thresholds{},
+			Thresholds{2, 2, 3, 3, 40, 40, 3}, Thresholds{3, 5, 3, 5, 50, 70, 3}},
+		{"every positive field wins", Thresholds{3, 5, 3, 5, 50, 70, 3}, Thresholds{1, 9, 2, 8, 10, 90, 4},
+			Thresholds{1, 9, 2, 8, 10, 90, 4}, Thresholds{1, 9, 2, 8, 10, 90, 4}},
+		{"negative fields keep the base", Thresholds{5, 8, 3, 5, 50, 70, 3}, Thresholds{-1, 0, 0, -4, 0, 0, -2},
+			Thresholds{5, 8, 3, 5, 50, 70, 3}, Thresholds{3, 5, 3, 5, 50, 70, 3}},
+		{"a warning above its break is capped by Normalized only", Thresholds{3, 5, 3, 5, 50, 70, 3}, Thresholds{StallWarning: 9, DeclineWarningPct: 80},
+			Thresholds{9, 5, 3, 5, 80, 70, 3}, Thresholds{5, 5, 3, 5, 70, 70, 3}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.base.Overlay(tt.o); got != tt.overlay {
+				t.Errorf("Overlay = %+v, want %+v", got, tt.overlay)
+			}
+			if got := tt.o.Normalized(); got != tt.normalizedO {
+				t.Errorf("Normalized = %+v, want %+v", got, tt.normalizedO)
+			}
+		})
+	}
+}
+
 // TestBreakBeforeWarning checks every measure at exactly its BREAK
 // threshold: the literal pseudo-code would return WARNING.
 func TestBreakBeforeWarning(t *testing.T) {

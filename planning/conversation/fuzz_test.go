@@ -3,7 +3,11 @@ package conversation
 import (
 	"bytes"
 	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -90,5 +94,113 @@ func FuzzImportAider(f *testing.F) {
 			}
 			seen[r.ID] = true
 		}
+	})
+}
+
+// FuzzIndexHeader: the index header reader never panics on any bytes,
+// accepts only what passes its checks, and reads back what it writes.
+func FuzzIndexHeader(f *testing.F) {
+	at := 3
+	good, _ := encodeIndexHeader(&indexHeader{Version: indexVersion, Gen: 9, Size: 100, Lines: 2, Head: strings.Repeat("a", 64), Tail: strings.Repeat("b", 64),
+		Entries: 2, Messages: 1, Iterations: 1, Meta: Meta{Title: "t", Parent: "p", ForkAt: &at}, Torn: []tornLine{{Line: 1, Message: "x"}}, TornCount: 3})
+	f.Add(good)
+	f.Add(good[:len(good)-5])
+	f.Add([]byte("recite-conversation-index 1 crc32c=00000000\n{}\n"))
+	f.Add([]byte("recite-conversation-index 2 crc32c=zz\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		h, err := decodeIndexHeader(data)
+		if err != nil {
+			if !errors.Is(err, errBadIndex) {
+				t.Fatalf("error %v does not wrap errBadIndex", err)
+			}
+			return
+		}
+		if h.Size < 0 || h.Entries < 0 || h.Messages+h.Iterations > h.Entries || len(h.Torn) > maxTorn {
+			t.Fatalf("accepted a header out of range: %+v", h)
+		}
+		b, err := encodeIndexHeader(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h2, err := decodeIndexHeader(b)
+		if err != nil {
+			t.Fatalf("re-encoded header rejected: %v", err)
+		}
+		b2, _ := encodeIndexHeader(h2)
+		if !bytes.Equal(b, b2) {
+			t.Fatalf("round trip differs:\n%s\n%s", b, b2)
+		}
+	})
+}
+
+// FuzzOrdEntries: the read-order reader never panics and accepts only
+// entries that lie in the log.
+func FuzzOrdEntries(f *testing.F) {
+	b := make([]byte, 2*ordEntrySize)
+	putOrdEntry(b, ordEntry{Off: 0, Len: 10, Rank: 0, Kind: KindMeta, Check: idCheck("m")})
+	putOrdEntry(b[ordEntrySize:], ordEntry{Off: 11, Len: 40, Rank: 0, Kind: KindMessage, Check: idCheck("a")})
+	f.Add(b, int64(60))
+	f.Add(b[:20], int64(60))
+	f.Add(bytes.Repeat([]byte{0xff}, 32), int64(1<<40))
+	f.Fuzz(func(t *testing.T, data []byte, size int64) {
+		es, err := decodeOrdEntries(data, size, nil)
+		if err != nil {
+			if !errors.Is(err, errBadIndex) {
+				t.Fatalf("error %v does not wrap errBadIndex", err)
+			}
+			return
+		}
+		for _, e := range es {
+			if e.Off < 0 || e.Len <= 0 || e.Off+e.Len > size || kindCodes[e.Kind] == 0 {
+				t.Fatalf("accepted entry %+v of a %d-byte log", e, size)
+			}
+			out := make([]byte, ordEntrySize)
+			putOrdEntry(out, e)
+			back, err := decodeOrdEntries(out, size, nil)
+			if err != nil || back[0] != e {
+				t.Fatalf("round trip of %+v: %+v, %v", e, back, err)
+			}
+		}
+	})
+}
+
+// FuzzIndexedLog: for any log bytes, indexed and then extended by any
+// appended bytes, every indexed reader (the line scanner, the index
+// builder, the sorting pass, the catch-up over appended lines, the line
+// reader, windows, streaming) answers what Read does.
+func FuzzIndexedLog(f *testing.F) {
+	rec := func(id, ts, kind string) string {
+		return `{"id":"` + id + `","conversation":"c","kind":"` + kind + `","ts":"` + ts + `","role":"user","content":"` + id + `"}` + "\n"
+	}
+	f.Add([]byte(rec("a", "2026-01-01T00:00:01Z", "message")+rec("b", "2026-01-01T00:00:02Z", "iteration")), []byte(rec("c", "2026-01-01T00:00:03Z", "message")))
+	f.Add([]byte(rec("b", "2026-01-01T00:00:02Z", "message")+rec("a", "2026-01-01T00:00:01Z", "message")), []byte(rec("a", "2026-01-01T00:00:01Z", "message")))
+	f.Add([]byte(rec("a", "2026-01-01T00:00:01Z", "message")+`{"id":"x","kind":"mes`), []byte("\n"+rec("z", "2027-01-01T00:00:00Z", "meta")))
+	f.Add([]byte(rec("a", "2026-01-01T00:00:01Z", "message")+"\r\n  \n"+rec("a", "2026-01-01T00:00:05Z", "message")), []byte("garbage"))
+	f.Add([]byte(`{"id":"m","conversation":"c","kind":"meta","ts":"2026-01-01T00:00:00Z","meta":{"title":"t"}}`), []byte(rec("q", "2026-01-01T00:00:00Z", "message")))
+	// One store for all inputs, a new conversation for each: creating and
+	// removing a folder per input would slow the fuzzer tenfold.
+	s, err := Open(filepath.Join(f.TempDir(), "conversations"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	var n atomic.Int64
+	f.Fuzz(func(t *testing.T, log, appended []byte) {
+		if len(log)+len(appended) > 1<<16 {
+			return
+		}
+		id := "c" + strconv.FormatInt(n.Add(1), 10)
+		p := filepath.Join(s.Dir, id+".jsonl")
+		if err := os.WriteFile(p, log, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = os.Remove(p) }()
+		checkIndexed(t, s, id)
+		fh, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = fh.Write(appended)
+		_ = fh.Close()
+		checkIndexed(t, s, id)
 	})
 }

@@ -5,6 +5,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -102,4 +104,93 @@ func stepClock(start time.Time, step time.Duration) func() time.Time {
 		n++
 		return start.Add(time.Duration(n) * step)
 	}
+}
+
+// TestGitUnionMergeIndex: both clones index their log (a build or a say
+// reads it), append with interleaved clocks, and merge with merge=union;
+// the merged log is not sorted by time, which the next reader detects
+// from the new lines alone: it rebuilds the index once, answers as Read
+// does, and later appends extend the rebuilt index again.
+func TestGitUnionMergeIndex(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	ctx := context.Background()
+	root := t.TempDir()
+	a := filepath.Join(root, "a")
+	git(t, root, "init", "-q", "-b", "main", a)
+	files := map[string]string{
+		".gitattributes": ".planning/conversations/*.jsonl merge=union\n",
+		".gitignore":     ".planning/.recite/\n",
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(a, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sa, err := Open(filepath.Join(a, ".planning", "conversations"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sa.Now = stepClock(t0, time.Second)
+	if err := sa.Create(ctx, "c", Meta{AgentType: "dev"}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 20 {
+		if err := sa.Append(ctx, "c", msg(RoleUser, "base"+strconv.Itoa(i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git(t, a, "add", ".")
+	git(t, a, "commit", "-q", "-m", "base")
+	b := filepath.Join(root, "b")
+	git(t, root, "clone", "-q", a, b)
+	sb, err := Open(filepath.Join(b, ".planning", "conversations"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sb.Tail("c", 3); err != nil { // b indexes its clone's log
+		t.Fatal(err)
+	}
+	// Interleaved clocks: a at +100s, +104s, …; b at +101s, +103s, +105s, ….
+	sa.Now = stepClock(t0.Add(100*time.Second), 4*time.Second)
+	sb.Now = stepClock(t0.Add(101*time.Second), 2*time.Second)
+	for i := range 10 {
+		if err := sa.Append(ctx, "c", msg(RoleUser, "a"+strconv.Itoa(i))); err != nil {
+			t.Fatal(err)
+		}
+		if err := sb.Append(ctx, "c", msg(RoleAssistant, "b"+strconv.Itoa(i)), Record{Kind: KindIteration, Iteration: i}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := loadHeader(t, sb, "c")
+	git(t, a, "commit", "-q", "-am", "a")
+	git(t, b, "commit", "-q", "-am", "b")
+	git(t, b, "pull", "-q", "--no-rebase", "--no-edit", "origin", "main")
+	data, _ := os.ReadFile(filepath.Join(b, ".planning", "conversations", "c.jsonl"))
+	recs, _ := ParseLog("c.jsonl", data)
+	if slices.IsSortedFunc(recs, compareRecords) {
+		t.Fatal("the merged log is sorted: the test proves nothing")
+	}
+	checkIndexed(t, sb, "c")
+	w, _, err := sb.Window(ctx, "c", WindowOptions{Messages: 4})
+	if err != nil || contents(w.Records) != "a8,b8,,a9,b9," || w.FirstMessage != 37 {
+		t.Errorf("window after merge = %q (first %d), %v", contents(w.Records), w.FirstMessage, err)
+	}
+	after := loadHeader(t, sb, "c")
+	if after.Gen == before.Gen {
+		t.Error("the merged log was not reindexed")
+	}
+	sb.Now = stepClock(t0.Add(time.Hour), time.Second)
+	if err := sb.Append(ctx, "c", msg(RoleUser, "after")); err != nil {
+		t.Fatal(err)
+	}
+	if h := loadHeader(t, sb, "c"); h.Gen != after.Gen || h.Messages != after.Messages+1 {
+		t.Errorf("append after the merge rebuilt the index (gen %d→%d) or lost count (%d)", after.Gen, h.Gen, h.Messages)
+	}
+	checkIndexed(t, sb, "c")
+	// a pulls too: its own index is rebuilt the same way.
+	git(t, b, "commit", "-q", "-am", "after")
+	git(t, a, "pull", "-q", "--no-rebase", "--no-edit", b, "main")
+	checkIndexed(t, sa, "c")
 }

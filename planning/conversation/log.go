@@ -160,6 +160,14 @@ func build(id string, recs []Record, inherited []Record) *Conversation {
 	if c.LastActivity.IsZero() {
 		c.LastActivity = newest
 	}
+	c.finish()
+	return c
+}
+
+// finish sets Deliverables and TestsPassing from Meta, Messages and
+// Iterations.
+func (c *Conversation) finish() {
+	c.Deliverables, c.TestsPassing = nil, nil
 	seen := map[string]bool{}
 	add := func(files []string) {
 		for _, f := range files {
@@ -179,7 +187,6 @@ func build(id string, recs []Record, inherited []Record) *Conversation {
 			}
 		}
 	}
-	return c
 }
 
 func mergeMeta(dst *Meta, src Meta) {

@@ -16,7 +16,7 @@
 //
 // [Store.Append] formats every record in memory and appends it with one
 // Write on an O_APPEND descriptor while holding an advisory lock on a
-// sidecar lock file (github.com/gofrs/flock), then fsyncs (TRAPS.md B4). If
+// sidecar lock file (internal/fsutil.TryLock), then fsyncs (TRAPS.md B4). If
 // the file does not end with a newline (a torn tail after a crash), the same
 // Write starts with one, so the new record is never glued to the torn one.
 // Logs are never rewritten.
@@ -27,6 +27,24 @@
 // diagnostic naming file and line, and hides nothing else (DESIGN.md §5
 // invariant 6). Because git merges the logs with merge=union (invariant 7),
 // readers drop duplicate ids and order records by (timestamp, id).
+//
+// # The sidecar index
+//
+// [Store.Read] parses a whole log. The readers that need part of one
+// ([Store.Window], [Store.Tail], [Store.Info], [Store.MessageNumber], and
+// [Snapshot.Records] streaming all of it) go through a sidecar index per
+// log under .planning/.recite/index (not in git; see
+// docs/formats.md#conversation-index): the log's records in read order as
+// fixed-size entries (byte offset, length, kind, message rank), and a
+// header with the counts, the merged Meta, the torn lines and the length
+// and end hashes of the prefix it covers. Append extends the index over
+// the records it wrote without reading the log; a reader extends it over
+// lines another writer added (a union merge, an older recite) by reading
+// those lines alone. When they sort before the newest indexed record (a
+// union merge interleaves two clones' appends, an import brings older
+// records) or the log was rewritten, the index is rebuilt from the whole
+// log once, sorting it. The index is a cache: damaged or stale, it is
+// detected and rebuilt, never trusted.
 package conversation
 
 import (

@@ -1,24 +1,21 @@
 package conversation
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/rand"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/gofrs/flock"
 	"github.com/oklog/ulid/v2"
 
+	"github.com/recite-dev/recite/internal/fsutil"
 	"github.com/recite-dev/recite/markdown"
 )
 
@@ -28,10 +25,17 @@ const ArchiveDir = "archive"
 
 // DefaultLockDir returns where the sidecar lock files of the conversations
 // folder dir live: .recite/locks beside it, i.e. .planning/.recite/locks,
-// which is not in git (DESIGN.md §2). Every process appending to dir must
-// use the same folder.
+// which is not in git (docs/formats.md#conversation-logs). Every process
+// appending to dir must use the same folder.
 func DefaultLockDir(dir string) string {
 	return filepath.Join(filepath.Dir(filepath.Clean(dir)), ".recite", "locks")
+}
+
+// DefaultIndexDir returns where the sidecar indexes of the conversations
+// folder dir live: .recite/index beside it, i.e. .planning/.recite/index,
+// which is not in git (docs/formats.md#conversation-index).
+func DefaultIndexDir(dir string) string {
+	return filepath.Join(filepath.Dir(filepath.Clean(dir)), ".recite", "index")
 }
 
 // maxForkDepth bounds how many parents a fork chain may have.
@@ -55,6 +59,13 @@ type Store struct {
 	// LockPoll is how often a blocked append retries the lock; Open sets it
 	// to 2 ms.
 	LockPoll time.Duration
+	// IndexDir holds the sidecar index of each log (two files per
+	// conversation, see Snapshot); Open sets it to DefaultIndexDir(Dir).
+	IndexDir string
+	// NoIndex makes readers index each log in memory from the whole file
+	// instead of using and updating IndexDir (slow on long logs; for
+	// read-only checkouts and for tests).
+	NoIndex bool
 
 	mu      sync.Mutex
 	last    time.Time
@@ -70,6 +81,7 @@ func Open(dir string) (*Store, error) {
 	return &Store{
 		Dir:      dir,
 		LockDir:  DefaultLockDir(dir),
+		IndexDir: DefaultIndexDir(dir),
 		Now:      time.Now,
 		LockPoll: 2 * time.Millisecond,
 		entropy:  ulid.Monotonic(rand.Reader, 0),
@@ -106,29 +118,38 @@ func (s *Store) existingPath(id string) (string, error) {
 	return "", fmt.Errorf("%w: %q", ErrNotFound, id)
 }
 
-// lock takes the cross-process lock of conversation id, waiting until ctx is
-// done.
-func (s *Store) lock(ctx context.Context, id string) (*flock.Flock, error) {
+// errLockDir is wrapped when the lock folder cannot be created (a
+// read-only checkout); readers then go without the lock and the index.
+var errLockDir = errors.New("cannot create the lock folder")
+
+// withLock runs fn holding the cross-process lock of conversation id (an
+// advisory lock on LockDir/ID.lock, internal/fsutil.TryLock), waiting for
+// it until ctx is done. Every writer of a log, and every reader that
+// updates its index, takes it.
+func (s *Store) withLock(ctx context.Context, id string, fn func() error) error {
+	if err := ValidateID(id); err != nil {
+		return err
+	}
 	dir := s.LockDir
 	if dir == "" {
 		dir = DefaultLockDir(s.Dir)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("lock %s: %w", id, err)
+		return fmt.Errorf("lock %s: %w: %w", id, errLockDir, err)
 	}
-	fl := flock.New(filepath.Join(dir, id+".lock"))
 	poll := s.LockPoll
 	if poll <= 0 {
 		poll = 2 * time.Millisecond
 	}
-	ok, err := fl.TryLockContext(ctx, poll)
+	unlock, ok, err := fsutil.TryLock(ctx, filepath.Join(dir, id+".lock"), poll)
 	if err != nil {
-		return nil, fmt.Errorf("lock %s: %w", id, err)
+		return fmt.Errorf("lock %s: %w", id, err)
 	}
 	if !ok {
-		return nil, fmt.Errorf("lock %s: not acquired", id)
+		return fmt.Errorf("lock %s: not acquired", id)
 	}
-	return fl, nil
+	defer func() { _ = unlock() }()
+	return fn()
 }
 
 // stamp fills the id, conversation and time of r. Times from the clock are
@@ -171,49 +192,51 @@ func (s *Store) Create(ctx context.Context, id string, meta Meta) error {
 	if err != nil {
 		return err
 	}
-	fl, err := s.lock(ctx, id)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = fl.Unlock() }()
-	if _, err := s.existingPath(id); err == nil {
-		return fmt.Errorf("create %q: %w", id, ErrExists)
-	}
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o644)
-	if err != nil {
-		if errors.Is(err, fs.ErrExist) {
+	return s.withLock(ctx, id, func() error {
+		if _, err := s.existingPath(id); err == nil {
 			return fmt.Errorf("create %q: %w", id, ErrExists)
 		}
-		return fmt.Errorf("create %q: %w", id, err)
-	}
-	m := meta
-	r := Record{Kind: KindMeta, Meta: &m}
-	if err := s.stamp(id, &r); err != nil {
-		_ = f.Close()
-		return err
-	}
-	b, err := encodeRecord(r)
-	if err == nil {
-		_, err = f.Write(b)
-	}
-	if err == nil && !s.NoSync {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("create %q: %w", id, err)
-	}
-	return nil
+		f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o644)
+		if err != nil {
+			if errors.Is(err, fs.ErrExist) {
+				return fmt.Errorf("create %q: %w", id, ErrExists)
+			}
+			return fmt.Errorf("create %q: %w", id, err)
+		}
+		m := meta
+		r := Record{Kind: KindMeta, Meta: &m}
+		if err := s.stamp(id, &r); err != nil {
+			_ = f.Close()
+			return err
+		}
+		b, err := encodeRecord(r)
+		if err == nil {
+			_, err = f.Write(b)
+		}
+		if err == nil && !s.NoSync {
+			err = f.Sync()
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("create %q: %w", id, err)
+		}
+		// A log of this id that existed before (deleted by hand) may have
+		// left an index behind; it no longer matches.
+		s.dropIndex(id)
+		return nil
+	})
 }
 
 // Append adds recs to conversation id, which must exist (else an error
 // wrapping [ErrNotFound]). Missing ids become ULIDs, missing times come from
 // the clock, and Conversation is set to id. All records go out in one Write
 // on an O_APPEND descriptor under the conversation's lock, then the file is
-// fsynced (TRAPS.md B4); when Append returns nil, the records are durable.
-// recs are not modified.
+// fsynced; when Append returns nil, the records are durable. The log is not
+// read: the sidecar index is extended over the new records (its files are
+// not fsynced; a lost update is redone by the next reader). recs are not
+// modified.
 func (s *Store) Append(ctx context.Context, id string, recs ...Record) error {
 	_, err := s.appendRecords(ctx, id, recs, false, nil)
 	return err
@@ -221,7 +244,7 @@ func (s *Store) Append(ctx context.Context, id string, recs ...Record) error {
 
 // AppendStamped is Append returning the records as written, in order: with
 // their id, time, kind and conversation set (`conversation say` reports the
-// new message's position from its id). On error it returns nil.
+// new message's position with MessageNumber). On error it returns nil.
 func (s *Store) AppendStamped(ctx context.Context, id string, recs ...Record) ([]Record, error) {
 	var out []Record
 	if _, err := s.appendRecords(ctx, id, recs, false, &out); err != nil {
@@ -232,7 +255,9 @@ func (s *Store) AppendStamped(ctx context.Context, id string, recs ...Record) ([
 
 // AppendNew is Append for records that may already be in the log (imports):
 // records whose id is present in the conversation's own log, or repeated
-// within recs, are skipped. It returns how many records were appended.
+// within recs, are skipped. It reads the whole log (streaming, holding only
+// the ids) to know which are present. It returns how many records were
+// appended.
 func (s *Store) AppendNew(ctx context.Context, id string, recs ...Record) (int, error) {
 	return s.appendRecords(ctx, id, recs, true, nil)
 }
@@ -247,251 +272,123 @@ func (s *Store) appendRecords(ctx context.Context, id string, recs []Record, onl
 	if len(recs) == 0 {
 		return 0, nil
 	}
-	fl, err := s.lock(ctx, id)
-	if err != nil {
-		return 0, err
-	}
-	defer func() { _ = fl.Unlock() }()
-
-	f, err := os.OpenFile(p, os.O_RDWR|os.O_APPEND, 0)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return 0, fmt.Errorf("append to %q: %w", id, ErrNotFound)
+	n := 0
+	err = s.withLock(ctx, id, func() error {
+		f, err := os.OpenFile(p, os.O_RDWR|os.O_APPEND, 0)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("append to %q: %w", id, ErrNotFound)
+			}
+			return fmt.Errorf("append to %q: %w", id, err)
 		}
-		return 0, fmt.Errorf("append to %q: %w", id, err)
-	}
-	defer func() { _ = f.Close() }()
+		defer func() { _ = f.Close() }()
+		buf, given, err := s.encodeAppend(f, id, recs, onlyNew, written)
+		if err != nil || len(buf) == 0 {
+			return err
+		}
+		if _, err := f.Write(buf); err != nil {
+			return fmt.Errorf("append to %q: %w", id, err)
+		}
+		if !s.NoSync {
+			if err := f.Sync(); err != nil {
+				return fmt.Errorf("append to %q: sync: %w", id, err)
+			}
+		}
+		n = given.records
+		if given.ids && !onlyNew {
+			// An id the caller chose may repeat one already in the log,
+			// which only a full read can tell: the next reader rebuilds.
+			s.dropIndex(id)
+		} else if !s.NoIndex {
+			if v, err := s.refreshIndex(id, p, f); err == nil {
+				v.done() // f stays open for the deferred Close
+			}
+		}
+		return nil
+	})
+	return n, err
+}
 
+// appendInfo says what encodeAppend encoded: how many records, and whether
+// any came with an id of the caller's.
+type appendInfo struct {
+	records int
+	ids     bool
+}
+
+// encodeAppend stamps and encodes recs for one Write to the log f: a
+// leading newline when f ends in a torn line, then one line per record,
+// skipping (when onlyNew) records whose id f already holds.
+func (s *Store) encodeAppend(f *os.File, id string, recs []Record, onlyNew bool, written *[]Record) ([]byte, appendInfo, error) {
+	var info appendInfo
 	var present map[string]bool
 	if onlyNew {
-		data, err := io.ReadAll(f)
-		if err != nil {
-			return 0, fmt.Errorf("append to %q: %w", id, err)
-		}
-		old, _ := ParseLog(p, data)
-		present = make(map[string]bool, len(old)+len(recs))
-		for _, r := range old {
-			present[r.ID] = true
+		var err error
+		if present, err = logIDs(f); err != nil {
+			return nil, info, fmt.Errorf("append to %q: %w", id, err)
 		}
 	}
-
 	st, err := f.Stat()
 	if err != nil {
-		return 0, fmt.Errorf("append to %q: %w", id, err)
+		return nil, info, fmt.Errorf("append to %q: %w", id, err)
 	}
 	var buf bytes.Buffer
 	if size := st.Size(); size > 0 {
 		last := make([]byte, 1)
 		if _, err := f.ReadAt(last, size-1); err != nil {
-			return 0, fmt.Errorf("append to %q: %w", id, err)
+			return nil, info, fmt.Errorf("append to %q: %w", id, err)
 		}
 		if last[0] != '\n' {
 			buf.WriteByte('\n') // torn tail: start on a new line
 		}
 	}
-	n := 0
 	for _, r := range recs {
-		if onlyNew && r.ID != "" {
-			if present[r.ID] {
+		if r.ID != "" {
+			if onlyNew && present[r.ID] {
 				continue
 			}
-			present[r.ID] = true
+			if onlyNew {
+				present[r.ID] = true
+			}
+			info.ids = true
 		}
 		if r.Kind == "" {
 			r.Kind = KindMessage
 		}
 		if err := s.stamp(id, &r); err != nil {
-			return 0, err
+			return nil, info, err
 		}
 		b, err := encodeRecord(r)
 		if err != nil {
-			return 0, err
+			return nil, info, err
 		}
 		buf.Write(b)
-		n++
+		info.records++
 		if written != nil {
 			*written = append(*written, r)
 		}
 	}
-	if n == 0 {
-		return 0, nil
+	if info.records == 0 {
+		return nil, info, nil
 	}
-	if _, err := f.Write(buf.Bytes()); err != nil {
-		return 0, fmt.Errorf("append to %q: %w", id, err)
-	}
-	if !s.NoSync {
-		if err := f.Sync(); err != nil {
-			return 0, fmt.Errorf("append to %q: sync: %w", id, err)
-		}
-	}
-	return n, nil
+	return buf.Bytes(), info, nil
 }
 
-// Read reads conversation id (from Dir, or from the archive) in read order:
-// duplicates dropped, sorted by (timestamp, id). For a fork the parent's
-// first ForkAt messages come first, following parents recursively. Torn or
-// malformed lines come back as diagnostics naming file and line; the error
-// is for a missing log ([ErrNotFound]), an invalid id, an unreadable file,
-// or a fork cycle.
-func (s *Store) Read(id string) (*Conversation, []markdown.Diagnostic, error) {
-	return s.read(id, nil)
-}
-
-func (s *Store) read(id string, chain []string) (*Conversation, []markdown.Diagnostic, error) {
-	if slices.Contains(chain, id) || len(chain) > maxForkDepth {
-		return nil, nil, fmt.Errorf("read %q: fork chain %s loops or is too deep", id, strings.Join(append(chain, id), " → "))
-	}
-	p, err := s.existingPath(id)
-	if err != nil {
-		return nil, nil, err
-	}
-	data, err := os.ReadFile(p)
-	if err != nil {
-		return nil, nil, fmt.Errorf("read %q: %w", id, err)
-	}
-	recs, diags := ParseLog(p, data)
-	recs = Normalize(recs)
-	c := build(id, recs, nil)
-	if c.Meta.Parent == "" {
-		return c, diags, nil
-	}
-	parent, pdiags, err := s.read(c.Meta.Parent, append(chain, id))
-	if err != nil {
-		return nil, nil, fmt.Errorf("read fork %q: %w", id, err)
-	}
-	return build(id, recs, inherit(parent.Messages, c.Meta.ForkAt)), append(pdiags, diags...), nil
-}
-
-func inherit(msgs []Record, at *int) []Record {
-	n := len(msgs)
-	if at != nil && *at >= 0 && *at < n {
-		n = *at
-	}
-	return slices.Clone(msgs[:n])
-}
-
-// tailBlock is the size of the blocks Tail reads backwards.
-const tailBlock = 64 << 10
-
-// Tail returns the last n messages of conversation id in read order,
-// reading the log backwards in 64 KiB blocks from its end, so its cost
-// depends on n and the message sizes, not on the length of the log. A fork
-// with fewer than n own messages takes the rest from its parent. Malformed
-// lines are skipped silently (Read reports them). Tail assumes the log's
-// tail is roughly in time order, as appends and union merges leave it: a
-// record further back than the last n messages with a later timestamp is not
-// seen.
-func (s *Store) Tail(id string, n int) ([]Record, error) {
-	if n <= 0 {
-		return nil, nil
-	}
-	p, err := s.existingPath(id)
+// logIDs returns the ids of the valid records in the log f, reading it
+// line by line.
+func logIDs(f *os.File) (map[string]bool, error) {
+	st, err := f.Stat()
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, fmt.Errorf("tail %q: %w", id, err)
-	}
-	defer func() { _ = f.Close() }()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("tail %q: %w", id, err)
-	}
-	seen := map[string]bool{}
-	var msgs []Record
-	take := func(line []byte) {
-		if len(bytes.TrimSpace(line)) == 0 {
-			return
+	ids := map[string]bool{}
+	_, err = scanLog(f, 0, st.Size(), 1, func(_, _ int64, _ int, r *Record, bad string) error {
+		if bad == "" {
+			ids[r.ID] = true
 		}
-		r, bad := parseLine(bytes.TrimSuffix(line, []byte{'\r'}))
-		if bad != "" || r.Kind != KindMessage || seen[r.ID] {
-			return
-		}
-		seen[r.ID] = true
-		msgs = append(msgs, r)
-	}
-	pos := st.Size()
-	var carry []byte
-	for pos > 0 && len(msgs) < n {
-		size := int64(tailBlock)
-		if pos < size {
-			size = pos
-		}
-		pos -= size
-		data := make([]byte, size, int(size)+len(carry))
-		if _, err := f.ReadAt(data, pos); err != nil {
-			return nil, fmt.Errorf("tail %q: %w", id, err)
-		}
-		data = append(data, carry...)
-		carry = nil
-		if pos > 0 {
-			i := bytes.IndexByte(data, '\n')
-			if i < 0 {
-				carry = data
-				continue
-			}
-			carry, data = data[:i], data[i+1:]
-		}
-		for len(data) > 0 && len(msgs) < n {
-			i := bytes.LastIndexByte(data, '\n')
-			take(data[i+1:])
-			if i < 0 {
-				break
-			}
-			data = data[:i]
-		}
-	}
-	slices.SortFunc(msgs, compareRecords)
-	if len(msgs) > n {
-		msgs = msgs[len(msgs)-n:]
-	}
-	if len(msgs) < n {
-		head, err := readHeadMeta(f)
-		if err != nil {
-			return nil, fmt.Errorf("tail %q: %w", id, err)
-		}
-		if head.Parent != "" {
-			parent, _, err := s.read(head.Parent, []string{id})
-			if err != nil {
-				return nil, fmt.Errorf("tail fork %q: %w", id, err)
-			}
-			inh := inherit(parent.Messages, head.ForkAt)
-			if k := n - len(msgs); len(inh) > k {
-				inh = inh[len(inh)-k:]
-			}
-			msgs = append(inh, msgs...)
-		}
-	}
-	return msgs, nil
-}
-
-// readHeadMeta merges the meta records at the start of a log (the ones
-// Create and Fork write), stopping at the first other record.
-func readHeadMeta(f *os.File) (Meta, error) {
-	var m Meta
-	br := bufio.NewReader(io.NewSectionReader(f, 0, 1<<62))
-	for i := 0; i < 16; i++ {
-		line, err := br.ReadBytes('\n')
-		if len(line) > 0 {
-			r, bad := parseLine(bytes.TrimSpace(line))
-			if bad == "" {
-				if r.Kind != KindMeta {
-					break
-				}
-				if r.Meta != nil {
-					mergeMeta(&m, *r.Meta)
-				}
-			}
-		}
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return m, err
-		}
-	}
-	return m, nil
+		return nil
+	})
+	return ids, err
 }
 
 // Summary describes one conversation for listing.
@@ -515,8 +412,9 @@ func (s *Store) List() ([]Summary, error) {
 
 // ListDiagnosed is List with a diagnostic for each conversation it left out
 // because it cannot be read (its log's path and the reason), so one broken
-// fork does not hide the others. The error is for a Dir that cannot be
-// listed.
+// fork does not hide the others. Each summary comes from the log's index
+// (see Info), so listing costs what the indexes do, not what the logs
+// hold. The error is for a Dir that cannot be listed.
 func (s *Store) ListDiagnosed() ([]Summary, []markdown.Diagnostic, error) {
 	ents, err := os.ReadDir(s.Dir)
 	if err != nil {
@@ -529,15 +427,12 @@ func (s *Store) ListDiagnosed() ([]Summary, []markdown.Diagnostic, error) {
 		if !ok || e.IsDir() || ValidateID(id) != nil {
 			continue
 		}
-		c, _, err := s.Read(id)
+		info, _, err := s.Info(context.Background(), id)
 		if err != nil {
 			diags = append(diags, markdown.Diagnostic{Path: filepath.Join(s.Dir, e.Name()), Message: fmt.Sprintf("conversation %q left out: %v", id, err)})
 			continue
 		}
-		out = append(out, Summary{
-			ID: id, AgentType: c.Meta.AgentType, Title: c.Meta.Title, Parent: c.Meta.Parent,
-			Messages: len(c.Messages), LastActivity: c.LastActivity,
-		})
+		out = append(out, info.Summary)
 	}
 	return out, diags, nil
 }
@@ -547,12 +442,12 @@ func (s *Store) ListDiagnosed() ([]Summary, []markdown.Diagnostic, error) {
 // of the fork yields the parent's first at messages, then the fork's own.
 // at must be within 0..len(parent messages).
 func (s *Store) Fork(ctx context.Context, id string, at int, newID string) error {
-	parent, _, err := s.Read(id)
+	parent, _, err := s.Info(ctx, id)
 	if err != nil {
 		return fmt.Errorf("fork %q: %w", id, err)
 	}
-	if at < 0 || at > len(parent.Messages) {
-		return fmt.Errorf("fork %q at %d: out of range 0..%d", id, at, len(parent.Messages))
+	if at < 0 || at > parent.Messages {
+		return fmt.Errorf("fork %q at %d: out of range 0..%d", id, at, parent.Messages)
 	}
 	return s.Create(ctx, newID, Meta{
 		AgentType: parent.Meta.AgentType, Epic: parent.Meta.Epic, Phase: parent.Meta.Phase,
@@ -561,32 +456,29 @@ func (s *Store) Fork(ctx context.Context, id string, at int, newID string) error
 }
 
 // Archive moves conversation id's log to Dir/archive/. Read and Tail still
-// find it there; List does not.
+// find it there (its index stays valid); List does not.
 func (s *Store) Archive(ctx context.Context, id string) error {
 	p, err := s.Path(id)
 	if err != nil {
 		return err
 	}
-	fl, err := s.lock(ctx, id)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = fl.Unlock() }()
-	if _, err := os.Stat(p); err != nil {
-		return fmt.Errorf("archive %q: %w", id, ErrNotFound)
-	}
-	dir := filepath.Join(s.Dir, ArchiveDir)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("archive %q: %w", id, err)
-	}
-	dst := filepath.Join(dir, filepath.Base(p))
-	if _, err := os.Stat(dst); err == nil {
-		return fmt.Errorf("archive %q: %w in the archive", id, ErrExists)
-	}
-	if err := os.Rename(p, dst); err != nil {
-		return fmt.Errorf("archive %q: %w", id, err)
-	}
-	return nil
+	return s.withLock(ctx, id, func() error {
+		if _, err := os.Stat(p); err != nil {
+			return fmt.Errorf("archive %q: %w", id, ErrNotFound)
+		}
+		dir := filepath.Join(s.Dir, ArchiveDir)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("archive %q: %w", id, err)
+		}
+		dst := filepath.Join(dir, filepath.Base(p))
+		if _, err := os.Stat(dst); err == nil {
+			return fmt.Errorf("archive %q: %w in the archive", id, ErrExists)
+		}
+		if err := os.Rename(p, dst); err != nil {
+			return fmt.Errorf("archive %q: %w", id, err)
+		}
+		return nil
+	})
 }
 
 // ArchiveOlderThan archives every listed conversation whose last activity

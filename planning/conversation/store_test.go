@@ -477,17 +477,21 @@ func TestLockHonoursContext(t *testing.T) {
 	if err := s.Create(context.Background(), "c", Meta{}); err != nil {
 		t.Fatal(err)
 	}
-	held, err := s.lock(context.Background(), "c")
+	err := s.withLock(context.Background(), "c", func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+		defer cancel()
+		// flock locks are per open file description, so a second Flock in
+		// the same process blocks like another process would.
+		if err := s.Append(ctx, "c", msg(RoleUser, "x")); !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("Append under a held lock = %v, want deadline exceeded", err)
+		}
+		if _, _, err := s.Window(ctx, "c", WindowOptions{Messages: 1}); !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("Window under a held lock = %v, want deadline exceeded", err)
+		}
+		return nil
+	})
 	if err != nil {
 		t.Fatal(err)
-	}
-	defer func() { _ = held.Unlock() }()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
-	defer cancel()
-	// flock locks are per open file description, so a second Flock in the
-	// same process blocks like another process would.
-	if err := s.Append(ctx, "c", msg(RoleUser, "x")); !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("Append under a held lock = %v, want deadline exceeded", err)
 	}
 }
 

@@ -1,6 +1,11 @@
-// Package gitstore commits recite's own files — conversation logs and
-// preservation blocks — with github.com/go-git/go-git/v5, and nothing else
-// (DESIGN.md invariant 14).
+// Package gitstore is recite's one door to git, through
+// github.com/go-git/go-git/v5: it commits recite's own files — conversation
+// logs and preservation blocks — and nothing else (DESIGN.md invariant 14),
+// lists the work tree's modified files (ModifiedFiles), and answers the
+// read-only history questions the engine asks: the files the commits of a
+// run changed (HeadOf, ChangedSince) and the commits that settled an error
+// or landed an approach (History.CommitsTouching). It is the only package
+// of recite that imports go-git; it imports no package of this module.
 //
 // # How a commit is made
 //
@@ -38,12 +43,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-git/go-billy/v5/osfs"
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/filesystem"
@@ -175,34 +177,11 @@ func (c Committer) Commit(ctx context.Context, repoDir string, prefixes []string
 }
 
 func (c Committer) commit(ctx context.Context, repoDir string, prefixes []string, msg string, author Signature) (string, *state, error) {
-	repo, top, gitDir, err := open(repoDir)
+	t, err := c.target(repoDir, prefixes, author)
 	if err != nil {
 		return "", nil, err
 	}
-	pfx, err := normPrefixes(repoDir, top, prefixes)
-	if err != nil {
-		return "", nil, err
-	}
-	head, err := repo.Storer.Reference(plumbing.HEAD)
-	if err != nil {
-		return "", nil, fmt.Errorf("read HEAD: %w", err)
-	}
-	if head.Type() != plumbing.SymbolicReference {
-		return "", nil, fmt.Errorf("%w (at %s)", ErrDetachedHead, head.Hash())
-	}
-	branch := head.Target()
-	sig, err := signature(repo, author)
-	if err != nil {
-		return "", nil, err
-	}
-
-	if c.NoRootCommit {
-		if _, err := repo.Storer.Reference(branch); errors.Is(err, plumbing.ErrReferenceNotFound) {
-			return "", nil, fmt.Errorf("%w (branch %s is unborn)", ErrNoCommits, branch.Short())
-		}
-	}
-
-	lock, err := c.lockIndex(ctx, gitDir)
+	lock, err := c.lockIndex(ctx, t.gitDir)
 	if err != nil {
 		return "", nil, err
 	}
@@ -215,85 +194,155 @@ func (c Committer) commit(ctx context.Context, repoDir string, prefixes []string
 		}
 	}()
 
-	idx, err := readIndex(gitDir)
+	idx, err := readIndex(t.gitDir)
 	if err != nil {
 		return "", nil, err
 	}
-	var parent *plumbing.Reference
-	var baseTree *object.Tree
-	switch ref, err := repo.Storer.Reference(branch); {
-	case errors.Is(err, plumbing.ErrReferenceNotFound):
-		// Unborn branch: the root commit.
-	case err != nil:
-		return "", nil, fmt.Errorf("read %s: %w", branch, err)
-	default:
-		parent = ref
-		commit, err := repo.CommitObject(ref.Hash())
-		if err != nil {
-			return "", nil, fmt.Errorf("read commit %s: %w", ref.Hash(), err)
-		}
-		if baseTree, err = commit.Tree(); err != nil {
-			return "", nil, fmt.Errorf("read tree of %s: %w", ref.Hash(), err)
-		}
+	parent, baseTree, err := branchTip(t.repo, t.branch)
+	if err != nil {
+		return "", nil, err
 	}
-
-	st := &state{repo: repo, top: top, gitDir: gitDir, prefixes: pfx}
+	st := &state{repo: t.repo, top: t.top, gitDir: t.gitDir, prefixes: t.prefixes}
 	if err := st.collect(baseTree, idx); err != nil {
 		return "", st, err
 	}
-
-	hash := ""
-	if len(st.treeChanges) > 0 {
-		var baseHash plumbing.Hash
-		if baseTree != nil {
-			baseHash = baseTree.Hash
-		}
-		newTree, err := st.rebuild(baseHash, buildChangeTree(st.treeChanges))
-		if err != nil {
-			return "", st, err
-		}
-		if newTree != baseHash {
-			commit := &object.Commit{
-				Author:    sig,
-				Committer: sig,
-				Message:   ensureNewline(msg),
-				TreeHash:  newTree,
-			}
-			if parent != nil {
-				commit.ParentHashes = []plumbing.Hash{parent.Hash()}
-			}
-			obj := repo.Storer.NewEncodedObject()
-			if err := commit.Encode(obj); err != nil {
-				return "", st, fmt.Errorf("encode commit: %w", err)
-			}
-			h, err := repo.Storer.SetEncodedObject(obj)
-			if err != nil {
-				return "", st, fmt.Errorf("write commit: %w", err)
-			}
-			if err := repo.Storer.CheckAndSetReference(plumbing.NewHashReference(branch, h), parent); err != nil {
-				return "", st, fmt.Errorf("update %s: %w", branch, err)
-			}
-			hash = h.String()
-		}
+	hash, err := st.commitChanges(t, parent, baseTree, msg)
+	if err != nil {
+		return "", st, err
 	}
-
 	if !st.updateIndex(idx) {
 		return hash, st, nil // the deferred cleanup removes our lock
 	}
-	if err := index.NewEncoder(lock).Encode(idx); err != nil {
-		return hash, st, fmt.Errorf("write index: %w", err)
-	}
-	if err := lock.Sync(); err != nil {
-		return hash, st, fmt.Errorf("write index: %w", err)
-	}
-	if err := lock.Close(); err != nil {
-		return hash, st, fmt.Errorf("write index: %w", err)
-	}
-	if err := os.Rename(lockPath, filepath.Join(gitDir, "index")); err != nil {
-		return hash, st, fmt.Errorf("write index: %w", err)
+	if err := writeIndex(lock, idx, t.gitDir); err != nil {
+		return hash, st, err
 	}
 	committed = true
 	return hash, st, nil
+}
+
+// commitTarget is what a commit needs before it takes the index lock: the
+// repository, its work-tree root and git directory, the normalized
+// prefixes, the branch HEAD points to and the signature.
+type commitTarget struct {
+	repo     *git.Repository
+	top      string
+	gitDir   string
+	prefixes []string
+	branch   plumbing.ReferenceName
+	sig      object.Signature
+}
+
+// target opens the repository containing repoDir and checks what a commit
+// needs: prefixes inside the work tree, HEAD on a branch, an author, and
+// (with NoRootCommit) a born branch.
+func (c Committer) target(repoDir string, prefixes []string, author Signature) (*commitTarget, error) {
+	repo, top, gitDir, err := open(repoDir)
+	if err != nil {
+		return nil, err
+	}
+	pfx, err := normPrefixes(repoDir, top, prefixes)
+	if err != nil {
+		return nil, err
+	}
+	head, err := repo.Storer.Reference(plumbing.HEAD)
+	if err != nil {
+		return nil, fmt.Errorf("read HEAD: %w", err)
+	}
+	if head.Type() != plumbing.SymbolicReference {
+		return nil, fmt.Errorf("%w (at %s)", ErrDetachedHead, head.Hash())
+	}
+	branch := head.Target()
+	sig, err := signature(repo, author)
+	if err != nil {
+		return nil, err
+	}
+	if c.NoRootCommit {
+		if _, err := repo.Storer.Reference(branch); errors.Is(err, plumbing.ErrReferenceNotFound) {
+			return nil, fmt.Errorf("%w (branch %s is unborn)", ErrNoCommits, branch.Short())
+		}
+	}
+	return &commitTarget{repo: repo, top: top, gitDir: gitDir, prefixes: pfx, branch: branch, sig: sig}, nil
+}
+
+// branchTip returns the reference branch points to and its commit's tree;
+// both are nil on an unborn branch (the next commit is a root commit).
+func branchTip(repo *git.Repository, branch plumbing.ReferenceName) (*plumbing.Reference, *object.Tree, error) {
+	ref, err := repo.Storer.Reference(branch)
+	switch {
+	case errors.Is(err, plumbing.ErrReferenceNotFound):
+		return nil, nil, nil
+	case err != nil:
+		return nil, nil, fmt.Errorf("read %s: %w", branch, err)
+	}
+	commit, err := repo.CommitObject(ref.Hash())
+	if err != nil {
+		return nil, nil, fmt.Errorf("read commit %s: %w", ref.Hash(), err)
+	}
+	tree, err := commit.Tree()
+	if err != nil {
+		return nil, nil, fmt.Errorf("read tree of %s: %w", ref.Hash(), err)
+	}
+	return ref, tree, nil
+}
+
+// commitChanges writes the tree with the collected changes applied to
+// baseTree and, when it differs, a commit of it on top of parent (none: a
+// root commit), moving the branch only if it still points to parent. It
+// returns the new commit's hash, "" when nothing changed.
+func (s *state) commitChanges(t *commitTarget, parent *plumbing.Reference, baseTree *object.Tree, msg string) (string, error) {
+	if len(s.treeChanges) == 0 {
+		return "", nil
+	}
+	var baseHash plumbing.Hash
+	if baseTree != nil {
+		baseHash = baseTree.Hash
+	}
+	newTree, err := s.rebuild(baseHash, buildChangeTree(s.treeChanges))
+	if err != nil {
+		return "", err
+	}
+	if newTree == baseHash {
+		return "", nil
+	}
+	commit := &object.Commit{
+		Author:    t.sig,
+		Committer: t.sig,
+		Message:   ensureNewline(msg),
+		TreeHash:  newTree,
+	}
+	if parent != nil {
+		commit.ParentHashes = []plumbing.Hash{parent.Hash()}
+	}
+	obj := s.repo.Storer.NewEncodedObject()
+	if err := commit.Encode(obj); err != nil {
+		return "", fmt.Errorf("encode commit: %w", err)
+	}
+	h, err := s.repo.Storer.SetEncodedObject(obj)
+	if err != nil {
+		return "", fmt.Errorf("write commit: %w", err)
+	}
+	if err := s.repo.Storer.CheckAndSetReference(plumbing.NewHashReference(t.branch, h), parent); err != nil {
+		return "", fmt.Errorf("update %s: %w", t.branch, err)
+	}
+	return h.String(), nil
+}
+
+// writeIndex encodes idx into the held index lock file, syncs it and
+// renames it over .git/index, as git does.
+func writeIndex(lock *os.File, idx *index.Index, gitDir string) error {
+	if err := index.NewEncoder(lock).Encode(idx); err != nil {
+		return fmt.Errorf("write index: %w", err)
+	}
+	if err := lock.Sync(); err != nil {
+		return fmt.Errorf("write index: %w", err)
+	}
+	if err := lock.Close(); err != nil {
+		return fmt.Errorf("write index: %w", err)
+	}
+	if err := os.Rename(lock.Name(), filepath.Join(gitDir, "index")); err != nil {
+		return fmt.Errorf("write index: %w", err)
+	}
+	return nil
 }
 
 // Check reports, without writing anything, whether CommitPaths could commit
@@ -469,484 +518,4 @@ func ensureNewline(msg string) string {
 		msg += "\n"
 	}
 	return msg
-}
-
-// wantFile is the desired state of one path: its blob, mode and the stat
-// information of the work-tree file it was read from.
-type wantFile struct {
-	hash plumbing.Hash
-	mode filemode.FileMode
-	info os.FileInfo
-}
-
-// state holds one CommitPaths run's view of the paths under the prefixes.
-type state struct {
-	repo     *git.Repository
-	top      string
-	gitDir   string
-	prefixes []string
-
-	want        map[string]*wantFile // desired present files
-	candidates  map[string]bool      // every path seen in HEAD, index or work tree
-	treeChanges map[string]*wantFile // path → new content (never a deletion)
-	kept        []string             // tracked in HEAD, missing from the work tree
-	blocked     []string             // work-tree files whose commit would delete a kept file
-}
-
-func (s *state) underAny(p string) bool {
-	for _, pre := range s.prefixes {
-		if under(p, pre) {
-			return true
-		}
-	}
-	return false
-}
-
-// collect gathers HEAD's, the index's and the work tree's files under the
-// prefixes, writes blobs for the work-tree files, and computes the tree
-// changes: additions and updates only (the history is append-only; see the
-// package comment).
-func (s *state) collect(base *object.Tree, idx *index.Index) error {
-	s.want = map[string]*wantFile{}
-	s.candidates = map[string]bool{}
-	s.treeChanges = map[string]*wantFile{}
-	inHead := map[string]object.TreeEntry{}
-	if base != nil {
-		for _, pre := range s.prefixes {
-			e, err := base.FindEntry(pre)
-			if err != nil {
-				continue // not in HEAD
-			}
-			switch {
-			case e.Mode == filemode.Dir:
-				sub, err := base.Tree(pre)
-				if err != nil {
-					return fmt.Errorf("read tree %s: %w", pre, err)
-				}
-				w := object.NewTreeWalker(sub, true, nil)
-				for {
-					name, ent, err := w.Next()
-					if err != nil {
-						break
-					}
-					if ent.Mode.IsFile() {
-						inHead[pre+"/"+name] = ent
-					}
-				}
-				w.Close()
-			case e.Mode.IsFile():
-				inHead[pre] = *e
-			}
-		}
-	}
-	tracked := map[string]bool{}
-	for p := range inHead {
-		tracked[p] = true
-		s.candidates[p] = true
-	}
-	for _, e := range idx.Entries {
-		if s.underAny(e.Name) {
-			tracked[e.Name] = true
-			s.candidates[e.Name] = true
-		}
-	}
-
-	ignored, err := s.matcher()
-	if err != nil {
-		return err
-	}
-	for _, pre := range s.prefixes {
-		root := filepath.Join(s.top, filepath.FromSlash(pre))
-		err := filepath.WalkDir(root, func(fp string, d fs.DirEntry, err error) error {
-			if err != nil {
-				if errors.Is(err, fs.ErrNotExist) {
-					return nil
-				}
-				return err
-			}
-			rel, err := filepath.Rel(s.top, fp)
-			if err != nil {
-				return err
-			}
-			rel = filepath.ToSlash(rel)
-			parts := strings.Split(rel, "/")
-			if d.IsDir() {
-				if d.Name() == ".git" {
-					return fs.SkipDir
-				}
-				if fp != root {
-					if _, err := os.Lstat(filepath.Join(fp, ".git")); err == nil {
-						return fs.SkipDir // a nested repository
-					}
-				}
-				if ignored.Match(parts, true) && !hasTrackedBelow(tracked, rel) {
-					return fs.SkipDir
-				}
-				return nil
-			}
-			if !d.Type().IsRegular() && d.Type()&fs.ModeSymlink == 0 {
-				return nil
-			}
-			if !tracked[rel] && ignored.Match(parts, false) {
-				return nil // never stage an ignored untracked file
-			}
-			s.candidates[rel] = true
-			return nil
-		})
-		if err != nil {
-			return fmt.Errorf("walk %s: %w", pre, err)
-		}
-	}
-
-	for p := range s.candidates {
-		w, err := s.readWorktree(p, tracked[p], ignored)
-		if err != nil {
-			return err
-		}
-		if w != nil {
-			s.want[p] = w
-		}
-		old, was := inHead[p]
-		switch {
-		case w == nil && was:
-			s.kept = append(s.kept, p) // never commit a deletion
-		case w != nil && (!was || old.Hash != w.hash || old.Mode != w.mode):
-			s.treeChanges[p] = w
-		}
-	}
-	// A change that cannot enter the tree without deleting a file HEAD
-	// holds — a file below a path HEAD has as a file, or a file where HEAD
-	// has a directory — is not committed either.
-	headDirs := map[string]bool{}
-	for p := range inHead {
-		for d := path.Dir(p); d != "." && !headDirs[d]; d = path.Dir(d) {
-			headDirs[d] = true
-		}
-	}
-	for p := range s.treeChanges {
-		blocked := headDirs[p]
-		for d := path.Dir(p); !blocked && d != "."; d = path.Dir(d) {
-			_, blocked = inHead[d]
-		}
-		if blocked {
-			delete(s.treeChanges, p)
-			delete(s.want, p)
-			s.blocked = append(s.blocked, p)
-		}
-	}
-	slices.Sort(s.kept)
-	slices.Sort(s.blocked)
-	return nil
-}
-
-func hasTrackedBelow(tracked map[string]bool, dir string) bool {
-	for p := range tracked {
-		if under(p, dir) {
-			return true
-		}
-	}
-	return false
-}
-
-// readWorktree returns the desired state of p from the work tree, writing
-// its blob, or nil when p is absent (or an untracked ignored file).
-func (s *state) readWorktree(p string, tracked bool, ignored gitignore.Matcher) (*wantFile, error) {
-	fp := filepath.Join(s.top, filepath.FromSlash(p))
-	fi, err := os.Lstat(fp)
-	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscallENOTDIR()) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("stat %s: %w", p, err)
-	}
-	var content []byte
-	var mode filemode.FileMode
-	switch {
-	case fi.Mode().IsRegular():
-		if !tracked && ignored.Match(strings.Split(p, "/"), false) {
-			return nil, nil
-		}
-		if content, err = os.ReadFile(fp); err != nil {
-			return nil, fmt.Errorf("read %s: %w", p, err)
-		}
-		mode = filemode.Regular
-		if fi.Mode()&0o111 != 0 {
-			mode = filemode.Executable
-		}
-	case fi.Mode()&fs.ModeSymlink != 0:
-		target, err := os.Readlink(fp)
-		if err != nil {
-			return nil, fmt.Errorf("read link %s: %w", p, err)
-		}
-		content, mode = []byte(filepath.ToSlash(target)), filemode.Symlink
-	default:
-		return nil, nil // a directory or special file where a file was
-	}
-	h, err := s.writeBlob(content)
-	if err != nil {
-		return nil, fmt.Errorf("write blob %s: %w", p, err)
-	}
-	return &wantFile{hash: h, mode: mode, info: fi}, nil
-}
-
-func (s *state) writeBlob(content []byte) (plumbing.Hash, error) {
-	h := plumbing.ComputeHash(plumbing.BlobObject, content)
-	if s.repo.Storer.HasEncodedObject(h) == nil {
-		return h, nil
-	}
-	obj := s.repo.Storer.NewEncodedObject()
-	obj.SetType(plumbing.BlobObject)
-	obj.SetSize(int64(len(content)))
-	w, err := obj.Writer()
-	if err != nil {
-		return h, err
-	}
-	if _, err := w.Write(content); err != nil {
-		return h, err
-	}
-	if err := w.Close(); err != nil {
-		return h, err
-	}
-	return s.repo.Storer.SetEncodedObject(obj)
-}
-
-// matcher loads the ignore rules that can apply below the prefixes: the
-// system and global excludes, .git/info/exclude, the .gitignore of every
-// ancestor directory of a prefix, and every .gitignore below a prefix.
-func (s *state) matcher() (gitignore.Matcher, error) {
-	var ps []gitignore.Pattern
-	root := osfs.New("/")
-	if sys, err := gitignore.LoadSystemPatterns(root); err == nil {
-		ps = append(ps, sys...)
-	}
-	if glob, err := gitignore.LoadGlobalPatterns(root); err == nil {
-		ps = append(ps, glob...)
-	}
-	wt := osfs.New(s.top)
-	seen := map[string]bool{}
-	readOne := func(dir []string) error {
-		key := strings.Join(dir, "/")
-		if seen[key] {
-			return nil
-		}
-		seen[key] = true
-		b, err := os.ReadFile(filepath.Join(s.top, filepath.FromSlash(path.Join(append(slices.Clone(dir), ".gitignore")...))))
-		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscallENOTDIR()) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("read .gitignore: %w", err)
-		}
-		for _, line := range strings.Split(string(b), "\n") {
-			line = strings.TrimSuffix(line, "\r")
-			if strings.HasPrefix(line, "#") || strings.TrimSpace(line) == "" {
-				continue
-			}
-			ps = append(ps, gitignore.ParsePattern(line, dir))
-		}
-		return nil
-	}
-	if b, err := os.ReadFile(filepath.Join(s.gitDir, "info", "exclude")); err == nil {
-		for _, line := range strings.Split(string(b), "\n") {
-			if strings.HasPrefix(line, "#") || strings.TrimSpace(line) == "" {
-				continue
-			}
-			ps = append(ps, gitignore.ParsePattern(strings.TrimSuffix(line, "\r"), nil))
-		}
-	}
-	for _, pre := range s.prefixes {
-		parts := strings.Split(pre, "/")
-		for i := 0; i < len(parts); i++ {
-			if err := readOne(slices.Clone(parts[:i])); err != nil {
-				return nil, err
-			}
-		}
-		if fi, err := os.Stat(filepath.Join(s.top, filepath.FromSlash(pre))); err == nil && fi.IsDir() {
-			sub, err := gitignore.ReadPatterns(wt, parts)
-			if err != nil {
-				return nil, fmt.Errorf("read .gitignore under %s: %w", pre, err)
-			}
-			ps = append(ps, sub...)
-		}
-	}
-	return gitignore.NewMatcher(ps), nil
-}
-
-// changeNode is one directory level of the tree changes.
-type changeNode struct {
-	children map[string]*changeNode
-	file     *wantFile // leaf: new content
-	leaf     bool
-}
-
-func buildChangeTree(changes map[string]*wantFile) *changeNode {
-	root := &changeNode{children: map[string]*changeNode{}}
-	for p, w := range changes {
-		n := root
-		parts := strings.Split(p, "/")
-		for _, part := range parts[:len(parts)-1] {
-			c := n.children[part]
-			if c == nil || c.leaf {
-				c = &changeNode{children: map[string]*changeNode{}}
-				n.children[part] = c
-			}
-			n = c
-		}
-		last := parts[len(parts)-1]
-		if c := n.children[last]; c != nil && !c.leaf {
-			if w == nil {
-				continue // a deleted file replaced by a directory of changes
-			}
-		}
-		n.children[last] = &changeNode{leaf: true, file: w}
-	}
-	return root
-}
-
-// rebuild writes the tree that results from applying n to the tree base
-// (zero hash: empty) and returns its hash; an empty result gives the zero
-// hash. Untouched entries, including submodules, are kept as they are.
-func (s *state) rebuild(base plumbing.Hash, n *changeNode) (plumbing.Hash, error) {
-	entries := map[string]object.TreeEntry{}
-	if !base.IsZero() {
-		t, err := object.GetTree(s.repo.Storer, base)
-		if err != nil {
-			return plumbing.ZeroHash, fmt.Errorf("read tree %s: %w", base, err)
-		}
-		for _, e := range t.Entries {
-			entries[e.Name] = e
-		}
-	}
-	for name, c := range n.children {
-		if c.leaf {
-			if c.file == nil {
-				delete(entries, name)
-			} else {
-				entries[name] = object.TreeEntry{Name: name, Mode: c.file.mode, Hash: c.file.hash}
-			}
-			continue
-		}
-		var sub plumbing.Hash
-		if e, ok := entries[name]; ok && e.Mode == filemode.Dir {
-			sub = e.Hash
-		}
-		h, err := s.rebuild(sub, c)
-		if err != nil {
-			return plumbing.ZeroHash, err
-		}
-		if h.IsZero() {
-			delete(entries, name)
-		} else {
-			entries[name] = object.TreeEntry{Name: name, Mode: filemode.Dir, Hash: h}
-		}
-	}
-	if len(entries) == 0 {
-		return plumbing.ZeroHash, nil
-	}
-	t := &object.Tree{}
-	for _, e := range entries {
-		t.Entries = append(t.Entries, e)
-	}
-	// git orders entries by name, comparing a tree's name as if it ended in
-	// "/" (git's base_name_compare).
-	key := func(e object.TreeEntry) string {
-		if e.Mode == filemode.Dir {
-			return e.Name + "/"
-		}
-		return e.Name
-	}
-	slices.SortFunc(t.Entries, func(a, b object.TreeEntry) int { return strings.Compare(key(a), key(b)) })
-	obj := s.repo.Storer.NewEncodedObject()
-	if err := t.Encode(obj); err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("encode tree: %w", err)
-	}
-	if s.repo.Storer.HasEncodedObject(obj.Hash()) == nil {
-		return obj.Hash(), nil
-	}
-	return s.repo.Storer.SetEncodedObject(obj)
-}
-
-// updateIndex replaces the entries of the candidate paths present in the
-// work tree with the desired state and reports whether anything changed.
-// Other entries — including those of missing (kept) and blocked paths —
-// are untouched.
-func (s *state) updateIndex(idx *index.Index) bool {
-	current := map[string][]*index.Entry{}
-	for _, e := range idx.Entries {
-		if s.candidates[e.Name] {
-			current[e.Name] = append(current[e.Name], e)
-		}
-	}
-	changed := false
-	drop := map[string]bool{}
-	var add []*index.Entry
-	for p := range s.candidates {
-		w := s.want[p]
-		cur := current[p]
-		if w == nil {
-			continue // missing, ignored or blocked: the user's git decides
-		}
-		// Stage 0 is a merged entry; go-git's index.Merged constant is 1
-		// (equal to AncestorMode), so compare with 0 directly.
-		if len(cur) == 1 && cur[0].Stage == 0 && !cur[0].IntentToAdd && !cur[0].SkipWorktree &&
-			cur[0].Hash == w.hash && cur[0].Mode == w.mode {
-			continue
-		}
-		drop[p], changed = true, true
-		add = append(add, newEntry(p, w))
-	}
-	if !changed {
-		return false
-	}
-	kept := idx.Entries[:0]
-	for _, e := range idx.Entries {
-		if !drop[e.Name] {
-			kept = append(kept, e)
-		}
-	}
-	idx.Entries = append(kept, add...)
-	idx.Cache = nil // the cache tree is stale; the encoder does not write it anyway
-	idx.ResolveUndo = nil
-	return true
-}
-
-func newEntry(p string, w *wantFile) *index.Entry {
-	e := &index.Entry{
-		Name:       p,
-		Hash:       w.hash,
-		Mode:       w.mode,
-		ModifiedAt: w.info.ModTime(),
-		Size:       uint32(w.info.Size()),
-	}
-	fillStat(e, w.info)
-	return e
-}
-
-// ModifiedFiles lists the files of the work tree containing repoDir that
-// differ from HEAD or the index — staged, unstaged or untracked and not
-// ignored — as slash paths relative to the work-tree root, sorted. It uses
-// go-git's Worktree.Status (TRAPS.md §B3: slower than `git status` when many
-// files are ignored). Errors: ErrNoRepository, status errors (wrapped).
-func ModifiedFiles(repoDir string) ([]string, error) {
-	repo, _, _, err := open(repoDir)
-	if err != nil {
-		return nil, err
-	}
-	wt, err := repo.Worktree()
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrNoRepository, err)
-	}
-	status, err := wt.Status()
-	if err != nil {
-		return nil, fmt.Errorf("git status: %w", err)
-	}
-	var out []string
-	for p, st := range status {
-		if st.Staging == git.Unmodified && st.Worktree == git.Unmodified {
-			continue
-		}
-		out = append(out, p)
-	}
-	slices.Sort(out)
-	return out, nil
 }

@@ -16,6 +16,7 @@ type pattern struct {
 	noDir     bool   // no "/" except a trailing one: match the basename at any depth
 	literal   bool   // glob has no special character: compare bytes
 	endsWith  bool   // "*literal" without other specials: suffix compare
+	need      string // a run of ordinary characters every match contains (see needle)
 }
 
 // patternList is the content of one ignore file. Patterns are relative to
@@ -114,8 +115,36 @@ func parseLine(s string, lineno int) (pattern, bool) {
 		p.literal = true
 	case special == 0 && s[0] == '*' && !strings.ContainsAny(s[1:], "*?[\\"):
 		p.endsWith = true
+	default:
+		p.need = needle(s)
 	}
 	return p, true
+}
+
+// needle returns the longest run of ordinary characters in glob (no "*",
+// "?", "\\" or "/", and only before the first "[", whose contents are not
+// literal): wildmatch matches ordinary characters one for one, so every
+// text glob matches contains it, and a text that does not is rejected with
+// one strings.Contains instead of a wildmatch. "/" ends a run because
+// "**/" also matches nothing.
+func needle(glob string) string {
+	best, start := "", 0
+	for i := 0; i <= len(glob); i++ {
+		if i < len(glob) && strings.IndexByte("*?/\\[", glob[i]) < 0 {
+			continue
+		}
+		if i-start > len(best) {
+			best = glob[start:i]
+		}
+		if i < len(glob) && glob[i] == '[' {
+			break
+		}
+		if i < len(glob) && glob[i] == '\\' {
+			i++ // the escaped character is not looked at
+		}
+		start = i + 1
+	}
+	return best
 }
 
 // matches reports whether p matches the slash path rel (relative to the
@@ -132,7 +161,7 @@ func (p *pattern) matches(base, rel, name string, isDir bool) bool {
 		case p.endsWith:
 			return strings.HasSuffix(name, p.glob[1:])
 		default:
-			return wildmatch(p.glob, name, false)
+			return strings.Contains(name, p.need) && wildmatch(p.glob, name, false)
 		}
 	}
 	if !strings.HasPrefix(rel, base) || len(rel) == len(base) {
@@ -142,7 +171,7 @@ func (p *pattern) matches(base, rel, name string, isDir bool) bool {
 	if p.literal {
 		return rest == p.glob
 	}
-	return wildmatch(p.glob, rest, true)
+	return strings.Contains(rest, p.need) && wildmatch(p.glob, rest, true)
 }
 
 // match returns the last pattern of l that matches, or nil.

@@ -2,19 +2,39 @@
 
 package ignore
 
-import "os"
+import (
+	"os"
+	"path/filepath"
+)
 
-// readDir returns the entries of dir unsorted (Walk sorts the result).
+// dirHandle is a directory to read; elsewhere than on Linux it is its path.
+type dirHandle struct{ path string }
+
+func openDir(path string) (dirHandle, error) { return dirHandle{path: path}, nil }
+
+func (h dirHandle) openChild(name, _ string) (dirHandle, error) {
+	return dirHandle{path: filepath.Join(h.path, name)}, nil
+}
+
+func (h dirHandle) close() {}
+
+// readDir returns the entries of dir unsorted.
 func readDir(dir string) ([]dirent, error) {
-	f, err := os.Open(dir)
+	return dirHandle{path: dir}.entries(nil, "")
+}
+
+// entries appends the entries of h to out, unsorted; each entry's path
+// is prefix followed by its name.
+func (h dirHandle) entries(out []dirent, prefix string) ([]dirent, error) {
+	f, err := os.Open(h.path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
 	ents, err := f.ReadDir(-1)
-	out := make([]dirent, 0, len(ents))
 	for _, e := range ents {
-		out = append(out, dirent{name: e.Name(), typ: e.Type()})
+		p := prefix + e.Name()
+		out = append(out, dirent{path: p, name: p[len(prefix):], typ: e.Type()})
 	}
 	return out, err
 }

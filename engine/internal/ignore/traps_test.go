@@ -182,3 +182,17 @@ func FuzzMatch(f *testing.F) {
 		}
 	})
 }
+
+// FuzzNeedle: every text a glob matches contains the glob's needle, so
+// the strings.Contains before wildmatch rejects no match.
+func FuzzNeedle(f *testing.F) {
+	f.Add("**/fixtures/large-*", "fixtures/large-1.bin", true)
+	f.Add("a\\*b*c", "a*bxc", false)
+	f.Add("x[ab]yz*", "xayzw", true)
+	f.Add("**/", "a/b", true)
+	f.Fuzz(func(t *testing.T, glob, text string, pathname bool) {
+		if wildmatch(glob, text, pathname) && !strings.Contains(text, needle(glob)) {
+			t.Fatalf("%q matches %q, which lacks the needle %q", glob, text, needle(glob))
+		}
+	})
+}

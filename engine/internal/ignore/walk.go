@@ -1,6 +1,7 @@
 package ignore
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // Include names a path that enters context even when an ignore file
@@ -70,7 +72,12 @@ func (m *Matcher) Walk(ctx context.Context, opts WalkOptions) ([]string, error) 
 		workers = 4 * runtime.GOMAXPROCS(0)
 	}
 	w := &walker{m: m, ctx: ctx, sem: make(chan struct{}, workers-1)}
-	w.dir("", nil)
+	root, err := openDir(m.root)
+	if err != nil {
+		return nil, fmt.Errorf("ignore: walk: %w", err)
+	}
+	var tree walkNode
+	w.dir("", root, nil, &tree)
 	w.wg.Wait()
 	if w.err != nil {
 		return nil, w.err
@@ -78,27 +85,102 @@ func (m *Matcher) Walk(ctx context.Context, opts WalkOptions) ([]string, error) 
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	files := w.files
+	files := tree.flatten(make([]string, 0, w.files.Load()))
 	if len(opts.Include) > 0 {
 		extra, err := m.included(ctx, opts.Include)
 		if err != nil {
 			return nil, err
 		}
-		files = append(files, extra...)
+		slices.Sort(extra)
+		files = mergeSorted(files, slices.Compact(extra))
 	}
-	slices.Sort(files)
-	return slices.Compact(files), nil
+	return files, nil
 }
 
-type walker struct {
-	m   *Matcher
-	ctx context.Context
-	sem chan struct{} // free slots for extra goroutines
-	wg  sync.WaitGroup
+// mergeSorted merges two sorted lists of distinct paths into one, each
+// path once.
+func mergeSorted(a, b []string) []string {
+	out := make([]string, 0, len(a)+len(b))
+	for len(a) > 0 && len(b) > 0 {
+		switch c := strings.Compare(a[0], b[0]); {
+		case c < 0:
+			out, a = append(out, a[0]), a[1:]
+		case c > 0:
+			out, b = append(out, b[0]), b[1:]
+		default:
+			out, a, b = append(out, a[0]), a[1:], b[1:]
+		}
+	}
+	return append(append(out, a...), b...)
+}
 
-	mu    sync.Mutex
-	files []string
-	err   error
+// direntSlices recycles the entry lists of directories.
+var direntSlices = sync.Pool{New: func() any { s := make([]dirent, 0, 64); return &s }}
+
+type walker struct {
+	m     *Matcher
+	ctx   context.Context
+	sem   chan struct{} // free slots for extra goroutines
+	wg    sync.WaitGroup
+	files atomic.Int64 // files listed, to size the result
+
+	mu  sync.Mutex
+	err error
+}
+
+// walkNode is one directory of the walk: its entries in context, sorted so
+// that listing them depth first gives paths in bytewise order (see
+// compareEntries). Each directory sorts its own entries, so no sort ever
+// compares two long paths.
+type walkNode struct {
+	items []walkItem
+}
+
+// walkItem is a file or (sub set) a directory of a walkNode: its slash
+// path, where its name starts in it, and for a directory its node.
+type walkItem struct {
+	path string
+	sub  *walkNode
+	at   uint32
+}
+
+func (it walkItem) name() string { return it.path[it.at:] }
+
+// flatten appends the files of n and below, depth first, to out.
+func (n *walkNode) flatten(out []string) []string {
+	for _, it := range n.items {
+		if it.sub == nil {
+			out = append(out, it.path)
+		} else {
+			out = it.sub.flatten(out)
+		}
+	}
+	return out
+}
+
+// compareEntries orders the entries of one directory as their paths sort
+// bytewise: a directory named d sorts as "d/" (its files are "d/…"), so
+// "a.txt" (".", 0x2E) comes before the files of directory "a" ("/",
+// 0x2F). Names are distinct and never hold "/".
+func compareEntries(a, b walkItem) int {
+	an, bn := a.name(), b.name()
+	n := min(len(an), len(bn))
+	if c := strings.Compare(an[:n], bn[:n]); c != 0 {
+		return c
+	}
+	return cmp.Compare(nextByte(an, a.sub != nil, n), nextByte(bn, b.sub != nil, n))
+}
+
+// nextByte is the byte at n, at most len(name), of the sort key of an
+// entry named name: '/' after a directory's name, -1 after a file's.
+func nextByte(name string, dir bool, n int) int {
+	switch {
+	case n < len(name):
+		return int(name[n])
+	case dir:
+		return '/'
+	}
+	return -1
 }
 
 func (w *walker) fail(err error) {
@@ -115,13 +197,26 @@ func (w *walker) failed() bool {
 	return w.err != nil
 }
 
-// dir lists directory rel (slash, "" for the root); parent holds the
-// .gitignore lists of rel's ancestors, deepest first.
-func (w *walker) dir(rel string, parent []*patternList) {
+// dir lists directory rel (slash, "" for the root), open as h, into node,
+// and closes h; parent holds the .gitignore lists of rel's ancestors,
+// deepest first. Subdirectories are opened relative to h and walked in
+// another goroutine when a slot is free, else in this one.
+func (w *walker) dir(rel string, h dirHandle, parent []*patternList, node *walkNode) {
+	defer h.close()
 	if w.ctx.Err() != nil || w.failed() {
 		return
 	}
-	entries, err := readDir(filepath.Join(w.m.root, filepath.FromSlash(rel)))
+	prefix := ""
+	if rel != "" {
+		prefix = rel + "/"
+	}
+	bufp := direntSlices.Get().(*[]dirent)
+	entries, err := h.entries((*bufp)[:0], prefix)
+	defer func() {
+		clear(entries)
+		*bufp = entries[:0]
+		direntSlices.Put(bufp)
+	}()
 	if err != nil {
 		w.fail(fmt.Errorf("ignore: walk: %w", err))
 		return
@@ -141,11 +236,8 @@ func (w *walker) dir(rel string, parent []*patternList) {
 			break
 		}
 	}
-	prefix := ""
-	if rel != "" {
-		prefix = rel + "/"
-	}
-	var files []string
+	node.items = make([]walkItem, 0, len(entries))
+	files := 0
 	for _, e := range entries {
 		name := e.Name()
 		if name == ".git" {
@@ -156,35 +248,43 @@ func (w *walker) dir(rel string, parent []*patternList) {
 		if !isDir && !typ.IsRegular() && typ&fs.ModeSymlink == 0 {
 			continue
 		}
-		p := prefix + name
+		p := e.path
 		if pat, _ := w.m.decide(chain, p, name, isDir); pat != nil && !pat.negative {
 			continue
 		}
 		if !isDir {
-			files = append(files, p)
+			node.items = append(node.items, walkItem{path: p, at: uint32(len(p) - len(name))})
+			files++
 			continue
+		}
+		sub := &walkNode{}
+		node.items = append(node.items, walkItem{path: p, sub: sub, at: uint32(len(p) - len(name))})
+		ch, err := h.openChild(name, p)
+		if err != nil {
+			w.fail(fmt.Errorf("ignore: walk: %w", err))
+			return
 		}
 		select {
 		case w.sem <- struct{}{}:
 			w.wg.Add(1)
 			go func() {
 				defer func() { <-w.sem; w.wg.Done() }()
-				w.dir(p, chain)
+				w.dir(p, ch, chain, sub)
 			}()
 		default:
-			w.dir(p, chain)
+			w.dir(p, ch, chain, sub)
 		}
 	}
-	if len(files) > 0 {
-		w.mu.Lock()
-		w.files = append(w.files, files...)
-		w.mu.Unlock()
-	}
+	slices.SortFunc(node.items, compareEntries)
+	w.files.Add(int64(files))
 }
 
-// dirent is one directory entry: its name and its type bits (fs.ModeDir,
-// fs.ModeSymlink, another irregular bit, or 0 for a regular file).
+// dirent is one directory entry: its path (the directory's slash path
+// and its name; just the name from readDir), its name, and its type bits
+// (fs.ModeDir, fs.ModeSymlink, another irregular bit, or 0 for a regular
+// file).
 type dirent struct {
+	path string
 	name string
 	typ  fs.FileMode
 }

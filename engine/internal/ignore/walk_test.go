@@ -354,3 +354,29 @@ func BenchmarkWalk(b *testing.B) {
 		})
 	}
 }
+
+// TestWalkOrderAndRoot: the list is in bytewise order across directories
+// whose names are prefixes of others ("a" sorts as "a/", after "a.txt"
+// and "a-b", before "a0"), and a root reached through a symbolic link is
+// walked (only links below the root are not followed).
+func TestWalkOrderAndRoot(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{
+		"a/x": "", "a.txt": "", "a-b/y": "", "a0": "", "a/b/c": "", "a/b.txt": "", "ab/z": "", "B": "", "é": "", "a/a": "",
+	})
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(root, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{root, link} {
+		for _, workers := range []int{1, 0} {
+			got, err := List(context.Background(), dir, WalkOptions{Workers: workers})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.IsSorted(got) || len(got) != 10 {
+				t.Errorf("List(%s, %d workers) = %q: not the 10 files in bytewise order", dir, workers, got)
+			}
+		}
+	}
+}

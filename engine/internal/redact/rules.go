@@ -3,6 +3,7 @@ package redact
 import (
 	"bytes"
 	"encoding/base64"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -84,7 +85,14 @@ const jwtEnd = `(?:[^\w/\\=-]|$)`
 // word characters, ".", "=" and "-" and the second base64.
 const genericEnd = `(?:[^\w.=+/-]|$)`
 
+// ruleSpecs are the rules, in the order they are tried: vendors first
+// (cloud, code hosting, chat and payments), then forms.
 func ruleSpecs() []ruleSpec {
+	return slices.Concat(cloudRules(), codeHostingRules(), serviceRules(), formRules())
+}
+
+// cloudRules are the cloud providers' keys.
+func cloudRules() []ruleSpec {
 	return []ruleSpec{
 		// Cloud providers.
 		{id: "aws-access-token", regex: `\b((?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16})\b`, entropy: 3,
@@ -99,7 +107,12 @@ func ruleSpecs() []ruleSpec {
 			regex: `(?i)(?:AccountKey|SharedAccessKey)=([A-Za-z0-9+/]{40,88}={0,2})`, keywords: []string{"accountkey", "sharedaccesskey"}},
 		{id: "digitalocean-pat", regex: `\b(dop_v1_[a-f0-9]{64})` + tokenEnd, entropy: 3, keywords: []string{"dop_v1_"}},
 		{id: "heroku-api-key-v2", regex: `\b((HRKU-AA[0-9a-zA-Z_-]{58}))` + tokenEnd, entropy: 4, keywords: []string{"hrku-aa"}},
+	}
+}
 
+// codeHostingRules are the tokens of code hosts and package registries.
+func codeHostingRules() []ruleSpec {
+	return []ruleSpec{
 		// Code hosting.
 		{id: "github-pat", regex: `ghp_[0-9a-zA-Z]{36}`, entropy: 3, keywords: []string{"ghp_"}},
 		{id: "github-fine-grained-pat", regex: `github_pat_\w{82}`, entropy: 3, keywords: []string{"github_pat_"}},
@@ -112,7 +125,12 @@ func ruleSpecs() []ruleSpec {
 		{id: "gitlab-rrt", regex: `GR1348941[\w-]{20}`, entropy: 3, keywords: []string{"gr1348941"}},
 		{id: "npm-access-token", regex: `(?i)\b(npm_[a-z0-9]{36})` + tokenEnd, entropy: 2, keywords: []string{"npm_"}},
 		{id: "pypi-upload-token", regex: `pypi-AgEIcHlwaS5vcmc[\w-]{50,1000}`, entropy: 3, keywords: []string{"pypi-ageichlwas5vcmc"}},
+	}
+}
 
+// serviceRules are the tokens of chat, payment, mail and AI services.
+func serviceRules() []ruleSpec {
+	return []ruleSpec{
 		// Chat, payments, mail, AI.
 		{id: "slack-bot-token", regex: `xoxb-[0-9]{10,13}-[0-9]{10,13}[a-zA-Z0-9-]*`, entropy: 3, keywords: []string{"xoxb"}},
 		{id: "slack-user-token", regex: `xox[pe](?:-[0-9]{10,13}){3}-[a-zA-Z0-9-]{28,34}`, entropy: 2, keywords: []string{"xoxp-", "xoxe-"}},
@@ -130,7 +148,13 @@ func ruleSpecs() []ruleSpec {
 		{id: "anthropic-api-key", regex: `\b(sk-ant-api03-[a-zA-Z0-9_\-]{93}AA)` + tokenEnd, keywords: []string{"sk-ant-api03"}},
 		{id: "anthropic-admin-api-key", regex: `\b(sk-ant-admin01-[a-zA-Z0-9_\-]{93}AA)` + tokenEnd, keywords: []string{"sk-ant-admin01"}},
 		{id: "huggingface-access-token", regex: `\b(hf_(?i:[a-z]{34}))` + tokenEnd, entropy: 2, keywords: []string{"hf_"}},
+	}
+}
 
+// formRules are secrets known by their form, not their vendor: private
+// keys, JWTs, HTTP credentials and generic assignments.
+func formRules() []ruleSpec {
+	return []ruleSpec{
 		// Forms, not vendors.
 		{id: "private-key", regex: `(?i)-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----[\s\S-]{64,}?KEY(?: BLOCK)?-----`, keywords: []string{"-----begin"}, whole: true},
 		{id: "jwt", regex: `\b(ey[a-zA-Z0-9]{17,}\.ey[a-zA-Z0-9\/\\_-]{17,}\.(?:[a-zA-Z0-9\/\\_-]{10,}={0,2})?)` + jwtEnd, entropy: 3, keywords: []string{"eyj"}}, // gitleaks: "ey"; a JWT header is base64 of {" = eyJ

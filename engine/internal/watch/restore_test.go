@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/google/renameio/v2"
+	"github.com/recite-dev/recite/internal/fsutil"
 )
 
 // TestRestoreOwnedFile: a prompt file recite owns (Options.Restore) that
@@ -32,7 +32,7 @@ func TestRestoreOwnedFile(t *testing.T) {
 	}
 	writeOwn := func(content string) {
 		t.Helper()
-		if err := renameio.WriteFile(agent, []byte(content), 0o644, renameio.WithTempDir(prompts)); err != nil {
+		if err := fsutil.WriteFile(agent, []byte(content), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}

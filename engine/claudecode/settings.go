@@ -1,4 +1,4 @@
-package engine
+package claudecode
 
 import (
 	"bytes"
@@ -12,25 +12,25 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/google/renameio/v2"
+	"github.com/recite-dev/recite/internal/fsutil"
 )
 
-// ClaudeSettingsFile is Claude Code's project settings file, relative to
+// SettingsFile is Claude Code's project settings file, relative to
 // the project root.
-const ClaudeSettingsFile = ".claude/settings.json"
+const SettingsFile = ".claude/settings.json"
 
-// ClaudeHookCommand is the command `recite init --claude` installs.
-const ClaudeHookCommand = "recite hook claude-code"
+// HookCommand is the command `recite init --claude` installs.
+const HookCommand = "recite hook claude-code"
 
 // claudeHookTimeout is the per-command timeout written into the settings,
 // in seconds (Claude Code's `timeout` field); the hook itself finishes
 // within HookTimeout.
 const claudeHookTimeout = 10
 
-// ClaudeHookEvents are the events recite handles, in the order they are
+// HookEvents are the events recite handles, in the order they are
 // added, with the matcher each group gets ("" omits it: every source,
 // trigger or tool).
-var ClaudeHookEvents = []struct{ Event, Matcher string }{
+var HookEvents = []struct{ Event, Matcher string }{
 	{"SessionStart", ""},
 	{"UserPromptSubmit", ""},
 	{"PostToolUse", "*"},
@@ -40,8 +40,19 @@ var ClaudeHookEvents = []struct{ Event, Matcher string }{
 	{"Stop", ""},
 }
 
-// ClaudeResult is what InitClaude did.
-type ClaudeResult struct {
+// SettingsError is a settings file recite cannot merge into (unreadable,
+// not a JSON object, or hooks of the wrong shape): an error in the user's
+// input. Err names the file; the file is left unchanged.
+type SettingsError struct{ Err error }
+
+// Error is Err's message.
+func (e *SettingsError) Error() string { return e.Err.Error() }
+
+// Unwrap returns Err.
+func (e *SettingsError) Unwrap() error { return e.Err }
+
+// SettingsResult is what InstallHooks did.
+type SettingsResult struct {
 	// Path is the settings file, project-relative.
 	Path string `json:"path"`
 	// Added are the events that gained recite's hook; empty when every
@@ -51,7 +62,7 @@ type ClaudeResult struct {
 	Created bool `json:"created"`
 }
 
-// InitClaude merges recite's hooks into the project's .claude/settings.json
+// InstallHooks merges recite's hooks into the project's .claude/settings.json
 // in Claude Code's documented schema:
 //
 //	{"hooks": {"EVENT": [{"matcher": "*", "hooks": [{"type": "command",
@@ -63,46 +74,46 @@ type ClaudeResult struct {
 // with its value and the top-level and hooks key order; a rewrite
 // re-indents with two spaces. A missing or empty file is created. An
 // existing file that is not a JSON object, or whose hooks are not an object
-// of arrays, is an *InputError naming the file, and the file is left
-// untouched. Writes are atomic (renameio); a settings file that is a
+// of arrays, is a *SettingsError naming the file, and the file is left
+// untouched. Writes are atomic (fsutil.WriteFile); a settings file that is a
 // symbolic link stays one, and the file it names is written.
-func InitClaude(dir string) (*ClaudeResult, error) {
-	path := filepath.Join(dir, filepath.FromSlash(ClaudeSettingsFile))
-	res := &ClaudeResult{Path: ClaudeSettingsFile, Added: []string{}}
+func InstallHooks(dir string) (*SettingsResult, error) {
+	path := filepath.Join(dir, filepath.FromSlash(SettingsFile))
+	res := &SettingsResult{Path: SettingsFile, Added: []string{}}
 	src, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		res.Created = true
 	} else if err != nil {
-		return nil, &InputError{fmt.Errorf("read %s: %w", ClaudeSettingsFile, err)}
+		return nil, &SettingsError{fmt.Errorf("read %s: %w", SettingsFile, err)}
 	}
 	top := &jsonObject{vals: map[string]json.RawMessage{}}
 	if len(bytes.TrimSpace(src)) > 0 {
 		top, err = parseJSONObject(src)
 		if err != nil {
 			if line, col, msg, ok := jsonSyntaxError(src); ok {
-				return nil, &InputError{fmt.Errorf("%s:%d:%d: invalid JSON: %s (left unchanged)", ClaudeSettingsFile, line, col, msg)}
+				return nil, &SettingsError{fmt.Errorf("%s:%d:%d: invalid JSON: %s (left unchanged)", SettingsFile, line, col, msg)}
 			}
-			return nil, &InputError{fmt.Errorf("%s: %v (left unchanged)", ClaudeSettingsFile, err)}
+			return nil, &SettingsError{fmt.Errorf("%s: %v (left unchanged)", SettingsFile, err)}
 		}
 	}
 	hooks := &jsonObject{vals: map[string]json.RawMessage{}}
 	if raw, ok := top.vals["hooks"]; ok && string(bytes.TrimSpace(raw)) != "null" {
 		hooks, err = parseJSONObject(raw)
 		if err != nil {
-			return nil, &InputError{fmt.Errorf("%s: \"hooks\": %v (left unchanged)", ClaudeSettingsFile, err)}
+			return nil, &SettingsError{fmt.Errorf("%s: \"hooks\": %v (left unchanged)", SettingsFile, err)}
 		}
 	}
-	for _, ev := range ClaudeHookEvents {
+	for _, ev := range HookEvents {
 		var groups []json.RawMessage
 		if raw, ok := hooks.vals[ev.Event]; ok && string(bytes.TrimSpace(raw)) != "null" {
 			if err := json.Unmarshal(raw, &groups); err != nil {
-				return nil, &InputError{fmt.Errorf("%s: hooks.%s must be an array of matcher groups (left unchanged)", ClaudeSettingsFile, ev.Event)}
+				return nil, &SettingsError{fmt.Errorf("%s: hooks.%s must be an array of matcher groups (left unchanged)", SettingsFile, ev.Event)}
 			}
 		}
 		if hasReciteHook(groups) {
 			continue
 		}
-		g := claudeGroup{Matcher: ev.Matcher, Hooks: []claudeCommand{{Type: "command", Command: ClaudeHookCommand, Timeout: claudeHookTimeout}}}
+		g := claudeGroup{Matcher: ev.Matcher, Hooks: []claudeCommand{{Type: "command", Command: HookCommand, Timeout: claudeHookTimeout}}}
 		b, err := json.Marshal(g)
 		if err != nil {
 			return nil, err
@@ -138,7 +149,7 @@ func InitClaude(dir string) (*ClaudeResult, error) {
 	// written, atomically in the target's own folder.
 	target, err := resolveLink(path)
 	if err != nil {
-		return nil, fmt.Errorf("write %s: %w", ClaudeSettingsFile, err)
+		return nil, fmt.Errorf("write %s: %w", SettingsFile, err)
 	}
 	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
 		return nil, err
@@ -147,8 +158,8 @@ func InitClaude(dir string) (*ClaudeResult, error) {
 	if fi, err := os.Stat(target); err == nil {
 		mode = fi.Mode().Perm()
 	}
-	if err := renameio.WriteFile(target, pretty.Bytes(), mode, renameio.WithTempDir(filepath.Dir(target))); err != nil {
-		return nil, fmt.Errorf("write %s: %w", ClaudeSettingsFile, err)
+	if err := fsutil.WriteFile(target, pretty.Bytes(), mode); err != nil {
+		return nil, fmt.Errorf("write %s: %w", SettingsFile, err)
 	}
 	return res, nil
 }

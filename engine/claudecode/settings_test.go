@@ -1,4 +1,4 @@
-package engine
+package claudecode
 
 import (
 	"encoding/json"
@@ -35,7 +35,7 @@ func reciteGroups(m map[string]any) map[string]int {
 			hs, _ := gm["hooks"].([]any)
 			for _, h := range hs {
 				hm, _ := h.(map[string]any)
-				if hm["type"] == "command" && hm["command"] == ClaudeHookCommand && hm["timeout"] == float64(claudeHookTimeout) {
+				if hm["type"] == "command" && hm["command"] == HookCommand && hm["timeout"] == float64(claudeHookTimeout) {
 					out[ev]++
 				}
 			}
@@ -46,16 +46,16 @@ func reciteGroups(m map[string]any) map[string]int {
 
 func TestInitClaudeCreates(t *testing.T) {
 	dir := t.TempDir()
-	res, err := InitClaude(dir)
+	res, err := InstallHooks(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res.Created || len(res.Added) != len(ClaudeHookEvents) {
+	if !res.Created || len(res.Added) != len(HookEvents) {
 		t.Errorf("result %+v", res)
 	}
 	_, m := readSettings(t, dir)
 	got := reciteGroups(m)
-	for _, ev := range ClaudeHookEvents {
+	for _, ev := range HookEvents {
 		if got[ev.Event] != 1 {
 			t.Errorf("%s: %d recite groups, want 1", ev.Event, got[ev.Event])
 		}
@@ -95,12 +95,12 @@ func TestInitClaudeMergesAndIsIdempotent(t *testing.T) {
 	if err := os.WriteFile(path, []byte(user), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	res, err := InitClaude(dir)
+	res, err := InstallHooks(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// SessionStart already runs recite (with its own flags): left alone.
-	if res.Created || slices.Contains(res.Added, "SessionStart") || len(res.Added) != len(ClaudeHookEvents)-1 {
+	if res.Created || slices.Contains(res.Added, "SessionStart") || len(res.Added) != len(HookEvents)-1 {
 		t.Errorf("result %+v", res)
 	}
 	text, m := readSettings(t, dir)
@@ -139,7 +139,7 @@ func TestInitClaudeMergesAndIsIdempotent(t *testing.T) {
 	// Twice: nothing changes, the file is not rewritten.
 	fi1, _ := os.Stat(path)
 	time.Sleep(10 * time.Millisecond)
-	res, err = InitClaude(dir)
+	res, err = InstallHooks(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,10 +168,10 @@ func TestInitClaudeBadFiles(t *testing.T) {
 			if err := os.WriteFile(path, []byte(tt.src), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			_, err := InitClaude(dir)
-			var ie *InputError
+			_, err := InstallHooks(dir)
+			var ie *SettingsError
 			if !errors.As(err, &ie) || !strings.Contains(err.Error(), ".claude/settings.json") || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("err = %v, want an InputError naming the file with %q", err, tt.want)
+				t.Errorf("err = %v, want a SettingsError naming the file with %q", err, tt.want)
 			}
 			if b, _ := os.ReadFile(path); string(b) != tt.src {
 				t.Errorf("file changed to %q", b)
@@ -190,12 +190,12 @@ func TestInitClaudeEmptyFile(t *testing.T) {
 	if err := os.WriteFile(path, []byte("\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	res, err := InitClaude(dir)
-	if err != nil || len(res.Added) != len(ClaudeHookEvents) {
+	res, err := InstallHooks(dir)
+	if err != nil || len(res.Added) != len(HookEvents) {
 		t.Fatalf("%+v %v", res, err)
 	}
 	_, m := readSettings(t, dir)
-	if len(reciteGroups(m)) != len(ClaudeHookEvents) {
+	if len(reciteGroups(m)) != len(HookEvents) {
 		t.Errorf("%v", m)
 	}
 }
@@ -220,8 +220,8 @@ func TestInitClaudeSymlink(t *testing.T) {
 	if err := os.Symlink("../dotfiles/claude-settings.json", link); err != nil {
 		t.Fatal(err)
 	}
-	res, err := InitClaude(dir)
-	if err != nil || len(res.Added) != len(ClaudeHookEvents) {
+	res, err := InstallHooks(dir)
+	if err != nil || len(res.Added) != len(HookEvents) {
 		t.Fatalf("%+v, %v", res, err)
 	}
 	fi, err := os.Lstat(link)
@@ -229,7 +229,7 @@ func TestInitClaudeSymlink(t *testing.T) {
 		t.Fatalf("settings.json is no longer a link: %v %v", fi.Mode(), err)
 	}
 	b, _ := os.ReadFile(target)
-	if !strings.Contains(string(b), `"model": "opus"`) || !strings.Contains(string(b), ClaudeHookCommand) {
+	if !strings.Contains(string(b), `"model": "opus"`) || !strings.Contains(string(b), HookCommand) {
 		t.Errorf("target:\n%s", b)
 	}
 	if st, _ := os.Stat(target); st.Mode().Perm() != 0o600 {
@@ -244,10 +244,10 @@ func TestInitClaudeSymlink(t *testing.T) {
 	if err := os.Symlink(target2, filepath.Join(dir2, ".claude", "settings.json")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := InitClaude(dir2); err != nil {
+	if _, err := InstallHooks(dir2); err != nil {
 		t.Fatal(err)
 	}
-	if b, err := os.ReadFile(target2); err != nil || !strings.Contains(string(b), ClaudeHookCommand) {
+	if b, err := os.ReadFile(target2); err != nil || !strings.Contains(string(b), HookCommand) {
 		t.Errorf("dangling link's target: %v\n%s", err, b)
 	}
 }
@@ -275,8 +275,8 @@ func TestInitClaudeSyntaxErrorPosition(t *testing.T) {
 			if err := os.WriteFile(path, []byte(tt.src), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			_, err := InitClaude(dir)
-			var ie *InputError
+			_, err := InstallHooks(dir)
+			var ie *SettingsError
 			if !errors.As(err, &ie) || !strings.HasPrefix(err.Error(), tt.want) {
 				t.Errorf("err = %v\nwant prefix %s", err, tt.want)
 			}

@@ -1,4 +1,4 @@
-package engine
+package scope
 
 import (
 	"bytes"
@@ -8,12 +8,13 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/recite-dev/recite/engine/config"
 	"github.com/recite-dev/recite/engine/internal/ignore"
+	"github.com/recite-dev/recite/engine/internal/layout"
 	"github.com/recite-dev/recite/engine/prompt"
+	"github.com/recite-dev/recite/markdown"
 	"github.com/recite-dev/recite/planning"
 )
 
@@ -21,8 +22,9 @@ import (
 // are cut, in bytes: a minified one-line file is cut by bytes too.
 const maxSectionFileBytes = 64 << 10
 
-// fileSections fills in.FileTree (stable tier) and in.Files (semi tier) for
-// target tg (issue "What enters context" §4).
+// Sections fills in.FileTree (stable tier) and in.Files (semi tier) for
+// target tg (issue "What enters context" §4), reading each file through
+// redact (which replaces its secrets, given its project-relative path).
 //
 // The tree lists what the ignore files and the current task type's globs
 // leave, breadth first to files.tree_depth levels and files.tree_max_entries
@@ -49,22 +51,22 @@ const maxSectionFileBytes = 64 << 10
 // the file on disk, so the agent can read them back); binary files are
 // named, not shown. Each file is redacted with its own path (so .env
 // values are found), and the findings are reported with the prompt's.
-func (e *Engine) fileSections(ctx context.Context, cfg *config.Config, tg *config.Target, proj *planning.Project, in *prompt.Input) []Diagnostic {
-	var diags []Diagnostic
+func (sp *Scope) Sections(ctx context.Context, cfg *config.Config, tg *config.Target, proj *planning.Project, in *prompt.Input, redact func(rel, text string) string) []markdown.Diagnostic {
+	var diags []markdown.Diagnostic
 	var convs []string
 	if tg.Conversation != "" {
 		convs = []string{tg.Conversation}
 	}
-	sc := e.scope(ctx, cfg, proj, convs, []config.Target{*tg}, nil)
-	m, err := ignore.Load(e.dir)
+	sc := sp.Compute(ctx, cfg, proj, convs, []config.Target{*tg}, nil)
+	m, err := ignore.Load(sp.dir)
 	if err != nil {
-		return append(diags, Diagnostic{Path: ".powerignore", Message: fmt.Sprintf("file tree: %v", err)})
+		return append(diags, markdown.Diagnostic{Path: ".powerignore", Message: fmt.Sprintf("file tree: %v", err)})
 	}
-	m.SetExtra(sc.extra)
+	m.SetExtra(sc.Extra)
 	if cfg.Files.TreeDepth > 0 {
-		tree, err := e.cachedTree(ctx, m, sc.extra, cfg.Files.TreeDepth, cfg.Files.TreeMaxEntries)
+		tree, err := sp.cachedTree(ctx, m, sc.Extra, cfg.Files.TreeDepth, cfg.Files.TreeMaxEntries)
 		if err != nil {
-			diags = append(diags, Diagnostic{Path: ".powerignore", Message: fmt.Sprintf("file tree: %v", err)})
+			diags = append(diags, markdown.Diagnostic{Path: ".powerignore", Message: fmt.Sprintf("file tree: %v", err)})
 		} else {
 			in.FileTree = tree
 		}
@@ -73,7 +75,7 @@ func (e *Engine) fileSections(ctx context.Context, cfg *config.Config, tg *confi
 		// Each file once in the prompt: not again when the system prompt,
 		// the tools or a skill already carries it.
 		seen := sectionSources(proj, tg, in)
-		for _, inc := range sc.taskFiles {
+		for _, inc := range sc.TaskFiles {
 			if len(in.Files) >= cfg.Files.MaxFiles {
 				break
 			}
@@ -81,13 +83,13 @@ func (e *Engine) fileSections(ctx context.Context, cfg *config.Config, tg *confi
 				continue
 			}
 			seen[inc.Path] = true
-			rel, ok := e.projectFile(inc.Path)
-			if !ok || rel == PlanningDir || strings.HasPrefix(rel, PlanningDir+"/prompts/") || strings.HasPrefix(rel, CacheDir+"/") {
+			rel, ok := sp.projectFile(inc.Path)
+			if !ok || rel == layout.PlanningDir || strings.HasPrefix(rel, layout.PlanningDir+"/prompts/") || strings.HasPrefix(rel, layout.CacheDir+"/") {
 				continue
 			}
-			f, err := e.sectionFile(rel, cfg.Files.FileMaxLines)
+			f, err := sp.sectionFile(rel, cfg.Files.FileMaxLines, redact)
 			if err != nil {
-				diags = append(diags, Diagnostic{Path: rel, Message: fmt.Sprintf("files section: %v", err)})
+				diags = append(diags, markdown.Diagnostic{Path: rel, Message: fmt.Sprintf("files section: %v", err)})
 				continue
 			}
 			in.Files = append(in.Files, f)
@@ -120,9 +122,9 @@ func sectionSources(proj *planning.Project, tg *config.Target, in *prompt.Input)
 	if in.Preserved != nil {
 		seen[in.Preserved.Path] = true
 	}
-	seen[PreservedFile] = true
+	seen[layout.PreservedFile] = true
 	if tg.Conversation != "" {
-		seen[ConversationLog(tg.Conversation)] = true
+		seen[layout.ConversationLog(tg.Conversation)] = true
 	}
 	for _, x := range in.Extra {
 		for _, src := range x.Sources {
@@ -131,7 +133,7 @@ func sectionSources(proj *planning.Project, tg *config.Target, in *prompt.Input)
 	}
 	addPlanning := func(rel string) {
 		if rel != "" {
-			seen[PlanningDir+"/"+rel] = true
+			seen[layout.PlanningDir+"/"+rel] = true
 		}
 	}
 	if proj == nil {
@@ -171,190 +173,11 @@ func sourceFile(src string) string {
 	return src
 }
 
-// treeCache is the last file tree with the state of every file it was
-// built from: the directories it read, the .gitignore files in them, the
-// root's .powerignore and .git/info/exclude.
-type treeCache struct {
-	key    string
-	stamps []fileStamp
-	tree   string
-}
-
-type fileStamp struct {
-	rel   string
-	mtime int64 // ns; -1 when the file did not exist
-	size  int64
-}
-
-func (e *Engine) stamp(rel string) fileStamp {
-	st, err := os.Lstat(filepath.Join(e.dir, filepath.FromSlash(rel)))
-	if err != nil {
-		return fileStamp{rel: rel, mtime: -1}
-	}
-	return fileStamp{rel: rel, mtime: st.ModTime().UnixNano(), size: st.Size()}
-}
-
-// racyWindow: a file changed this recently may change again within the
-// same timestamp tick, so a tree read from it is not cached (git's "racy
-// clean" rule).
-const racyWindow = 2 * time.Second
-
-// cachedTree returns the file tree, rebuilt only when one of the files it
-// was built from changed (a directory's mtime changes when an entry is
-// added, removed or renamed in it): a rebuild costs about 2 directory
-// reads per entry shown, a check 2 stats.
-func (e *Engine) cachedTree(ctx context.Context, m *ignore.Matcher, extra []ignore.ExtraPattern, depth, maxEntries int) (string, error) {
-	key := fmt.Sprintf("%d %d %#v", depth, maxEntries, extra)
-	if c := e.tree; c != nil && c.key == key {
-		fresh := true
-		for _, s := range c.stamps {
-			if e.stamp(s.rel) != s {
-				fresh = false
-				break
-			}
-		}
-		if fresh {
-			return c.tree, nil
-		}
-	}
-	e.tree = nil
-	var dirs []string
-	tree, err := fileTree(ctx, m, depth, maxEntries, func(rel string) { dirs = append(dirs, rel) })
-	if err != nil {
-		return "", err
-	}
-	c := &treeCache{key: key, tree: tree}
-	limit := time.Now().Add(-racyWindow).UnixNano()
-	add := func(rel string) bool {
-		s := e.stamp(rel)
-		c.stamps = append(c.stamps, s)
-		return s.mtime < limit
-	}
-	ok := add(ignore.PowerignoreFile) && add(ignore.ExcludeFile)
-	for _, d := range dirs {
-		if !ok {
-			break
-		}
-		gi := ignore.GitignoreFile
-		if d != "" {
-			gi = d + "/" + gi
-		}
-		ok = add(gi) && add(strings.TrimSuffix(d+"/.", "/."))
-	}
-	if ok {
-		e.tree = c
-	}
-	return tree, nil
-}
-
-// fileTree renders the tree section body (see fileSections), calling
-// readDir with every directory it reads.
-func fileTree(ctx context.Context, m *ignore.Matcher, depth, maxEntries int, readDir func(rel string)) (string, error) {
-	type node struct {
-		name     string
-		rel      string
-		dir      bool
-		children []*node
-		total    int  // entries in context inside a directory
-		read     bool // children listed (fully or partly)
-	}
-	root := &node{dir: true}
-	read := func(n *node) ([]ignore.Entry, error) {
-		if readDir != nil {
-			readDir(n.rel)
-		}
-		ents, err := m.ReadDir(n.rel)
-		if err != nil {
-			return nil, err
-		}
-		if n.rel == "" {
-			kept := ents[:0]
-			for _, en := range ents {
-				if en.Name != PlanningDir {
-					kept = append(kept, en)
-				}
-			}
-			ents = kept
-		}
-		n.total = len(ents)
-		return ents, nil
-	}
-	budget := maxEntries
-	level := []*node{root}
-	for d := 1; d <= depth && len(level) > 0; d++ {
-		var next []*node
-		for _, n := range level {
-			if err := ctx.Err(); err != nil {
-				return "", err
-			}
-			ents, err := read(n)
-			if err != nil {
-				return "", err
-			}
-			if budget <= 0 {
-				continue
-			}
-			n.read = true
-			for _, en := range ents {
-				if budget <= 0 {
-					break
-				}
-				budget--
-				c := &node{name: en.Name, dir: en.Dir, rel: strings.TrimPrefix(n.rel+"/"+en.Name, "/")}
-				n.children = append(n.children, c)
-				if c.dir {
-					next = append(next, c)
-				}
-			}
-		}
-		level = next
-	}
-	// Directories shown but not opened get their entry count.
-	for _, n := range level {
-		if !n.read {
-			if _, err := read(n); err != nil {
-				return "", err
-			}
-		}
-	}
-	var b strings.Builder
-	b.WriteString(fmt.Sprintf("Files in context (.powerignore, .gitignore and the task type applied; %d levels, %d entries at most; .planning/ not listed):\n", depth, maxEntries))
-	var walk func(n *node, indent string)
-	walk = func(n *node, indent string) {
-		for _, c := range n.children {
-			b.WriteString(indent + c.name)
-			if c.dir {
-				b.WriteString("/")
-				if !c.read {
-					fmt.Fprintf(&b, " (%d %s)", c.total, plural(c.total, "entry", "entries"))
-				}
-			}
-			b.WriteString("\n")
-			if c.dir && c.read {
-				walk(c, indent+"  ")
-			}
-		}
-		if n.read && len(n.children) < n.total {
-			more := n.total - len(n.children)
-			fmt.Fprintf(&b, "%s… %d more %s\n", indent, more, plural(more, "entry", "entries"))
-		}
-	}
-	walk(root, "")
-	return strings.TrimRight(b.String(), "\n"), nil
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
 // sectionFile reads one file for the files section: cut to maxLines (head
 // and tail around a "⟨path: lines a–b omitted⟩" pointer) and to
 // maxSectionFileBytes, redacted with its own path.
-func (e *Engine) sectionFile(rel string, maxLines int) (prompt.File, error) {
-	b, err := os.ReadFile(filepath.Join(e.dir, filepath.FromSlash(rel)))
+func (sp *Scope) sectionFile(rel string, maxLines int, redact func(rel, text string) string) (prompt.File, error) {
+	b, err := os.ReadFile(filepath.Join(sp.dir, filepath.FromSlash(rel)))
 	if err != nil {
 		return prompt.File{}, err
 	}
@@ -364,7 +187,7 @@ func (e *Engine) sectionFile(rel string, maxLines int) (prompt.File, error) {
 	text := strings.TrimPrefix(string(b), "\uFEFF")
 	text = strings.ReplaceAll(text, "\r\n", "\n")
 	text = cutLines(rel, text, maxLines, maxSectionFileBytes)
-	text = e.redactFile(rel, text)
+	text = redact(rel, text)
 	return prompt.File{Path: rel, Text: text}, nil
 }
 

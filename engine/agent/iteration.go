@@ -1,26 +1,22 @@
-package engine
+package agent
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
-
+	"github.com/recite-dev/recite/engine/internal/gitstore"
 	"github.com/recite-dev/recite/engine/signals"
 	"github.com/recite-dev/recite/planning/conversation"
 )
 
-// nextIteration is the number of the iteration a new run of c starts: one
+// NextIteration is the number of the iteration a new run of c starts: one
 // more than the last iteration record's number (or than the count of
 // iteration records, for records without one).
-func nextIteration(c *conversation.Conversation) int {
+func NextIteration(c *conversation.Conversation) int {
 	n := len(c.Iterations)
 	if n > 0 && c.Iterations[n-1].Iteration > n {
 		n = c.Iterations[n-1].Iteration
@@ -30,7 +26,7 @@ func nextIteration(c *conversation.Conversation) int {
 
 // runSnapshot is what `git status` shows of the project at one moment:
 // each modified, staged or untracked path (project-relative, recite's own
-// outputs left out; see gitModified) with the size, mode and mtime of the
+// outputs left out; see ModifiedFiles) with the size, mode and mtime of the
 // file, or nil when it is deleted.
 type runSnapshot map[string]*runFileSig
 
@@ -42,17 +38,17 @@ type runFileSig struct {
 
 // snapshotRun records the project's modified files when it is inside a git
 // repository; ok is false otherwise, or when git status fails.
-func (e *Engine) snapshotRun(ctx context.Context) (runSnapshot, bool) {
-	files, err := e.gitModified(ctx)
+func snapshotRun(ctx context.Context, dir string) (runSnapshot, bool) {
+	files, err := ModifiedFiles(ctx, dir)
 	if err != nil {
 		return nil, false
 	}
 	st := runSnapshot{}
 	for _, f := range files {
 		if strings.HasPrefix(f, "… and ") {
-			continue // past gitModified's cut
+			continue // past ModifiedFiles' cut
 		}
-		if fi, err := os.Lstat(filepath.Join(e.dir, filepath.FromSlash(f))); err == nil {
+		if fi, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(f))); err == nil {
 			st[f] = &runFileSig{size: fi.Size(), mode: fi.Mode(), mtime: fi.ModTime()}
 		} else {
 			st[f] = nil
@@ -87,118 +83,66 @@ func runChangedFiles(before, after runSnapshot) []string {
 	return out
 }
 
-// runHead is the commit HEAD named at one moment of a run: ok is false
-// outside a git repository or when HEAD cannot be read; hash is the zero
-// hash while HEAD's branch is unborn (no commit yet).
-type runHead struct {
-	hash plumbing.Hash
-	ok   bool
-}
-
-// openRunRepo opens the git repository holding the project (found as
-// gitModified finds it: the nearest .git at or above the project) and
-// returns it with the project's slash-separated prefix inside the work tree
-// ("." when the project is the work tree's root).
-func (e *Engine) openRunRepo() (*git.Repository, string, error) {
-	abs, err := filepath.Abs(e.dir)
-	if err != nil {
-		return nil, "", err
-	}
-	root := gitRoot(abs)
-	if root == "" {
-		return nil, "", git.ErrRepositoryNotExists
-	}
-	prefix, err := filepath.Rel(root, abs)
-	if err != nil {
-		return nil, "", err
-	}
-	repo, err := git.PlainOpenWithOptions(root, &git.PlainOpenOptions{EnableDotGitCommonDir: true})
-	if err != nil {
-		return nil, "", err
-	}
-	return repo, filepath.ToSlash(prefix), nil
-}
-
-// headOf reads the commit HEAD names now (one reference lookup; see
-// runHead).
-func (e *Engine) headOf() runHead {
-	repo, _, err := e.openRunRepo()
-	if err != nil {
-		return runHead{}
-	}
-	ref, err := repo.Head()
-	if errors.Is(err, plumbing.ErrReferenceNotFound) {
-		return runHead{ok: true} // unborn branch
-	}
-	if err != nil {
-		return runHead{}
-	}
-	return runHead{hash: ref.Hash(), ok: true}
-}
-
 // committedFiles lists the project files that differ between the trees of
 // the commits HEAD named before a run and names now: the files the commits
 // made during the run changed (or, when HEAD moved to an unrelated branch,
 // every file the two trees hold differently; an unborn HEAD is an empty
 // tree). Paths are project-relative and slash-separated, files outside the
-// project and recite's own outputs (ownOutput) are left out, sorted, at
-// most maxFilesModified of them. It is nil, without opening anything but
+// project and recite's own outputs (layout.OwnOutput) are left out, sorted, at
+// most MaxFilesModified of them. It is nil, without opening anything but
 // HEAD, when HEAD did not move, and nil on any git failure (the record then
 // holds what git status saw).
-func (e *Engine) committedFiles(ctx context.Context, before runHead) []string {
-	if !before.ok {
+func committedFiles(ctx context.Context, dir string, before gitstore.Head) []string {
+	prefix, paths, ok := gitstore.ChangedSince(ctx, dir, before)
+	if !ok {
 		return nil
-	}
-	repo, prefix, err := e.openRunRepo()
-	if err != nil {
-		return nil
-	}
-	var now plumbing.Hash
-	if ref, err := repo.Head(); err == nil {
-		now = ref.Hash()
-	} else if !errors.Is(err, plumbing.ErrReferenceNotFound) {
-		return nil
-	}
-	if now == before.hash {
-		return nil
-	}
-	tree := func(h plumbing.Hash) (*object.Tree, error) {
-		if h.IsZero() {
-			return nil, nil // unborn: the empty tree
-		}
-		c, err := repo.CommitObject(h)
-		if err != nil {
-			return nil, err
-		}
-		return c.Tree()
-	}
-	from, err := tree(before.hash)
-	if err != nil {
-		return nil
-	}
-	to, err := tree(now)
-	if err != nil {
-		return nil
-	}
-	changes, err := object.DiffTreeWithOptions(ctx, from, to, nil)
-	if err != nil {
-		return nil
-	}
-	var paths []string
-	for _, ch := range changes {
-		for _, p := range []string{ch.From.Name, ch.To.Name} {
-			if p != "" {
-				paths = append(paths, p)
-			}
-		}
 	}
 	out := projectFiles(prefix, paths)
 	slices.Sort(out)
 	out = slices.Compact(out)
-	if len(out) > maxFilesModified {
-		out = out[:maxFilesModified:maxFilesModified]
+	if len(out) > MaxFilesModified {
+		out = out[:MaxFilesModified:MaxFilesModified]
 	}
 	return out
+}
+
+// Tracker tells the files an agent run modified: it records the project's
+// git status and HEAD before the run, and compares them after it.
+type Tracker struct {
+	dir    string
+	before runSnapshot
+	head   gitstore.Head
+	inGit  bool
+}
+
+// Track records the state of the project at dir before a run: its
+// modified files (ModifiedFiles, with each file's size, mode and mtime)
+// and the commit HEAD names, when it is inside a git repository.
+func Track(ctx context.Context, dir string) *Tracker {
+	t := &Tracker{dir: dir}
+	t.before, t.inGit = snapshotRun(ctx, dir)
+	if t.inGit {
+		t.head = gitstore.HeadOf(dir)
+	}
+	return t
+}
+
+// Modified lists the project files the run changed: those whose git status
+// entry differs from the one recorded by Track (modified, reverted or
+// committed, or modified again), plus the files of the commits the run
+// made (HEAD before the run against HEAD now), sorted. It is nil outside a
+// git repository.
+func (t *Tracker) Modified(ctx context.Context) []string {
+	if !t.inGit {
+		return nil
+	}
+	var files []string
+	if after, ok := snapshotRun(ctx, t.dir); ok {
+		files = runChangedFiles(t.before, after)
+	}
+	// Files the agent committed are gone from git status: take them from
+	// the commits the run made (only when HEAD moved).
+	return mergeFiles(files, committedFiles(ctx, t.dir, t.head))
 }
 
 // mergeFiles is the sorted union of two sorted file lists, nil when both
@@ -212,13 +156,13 @@ func mergeFiles(a, b []string) []string {
 	return slices.Compact(out)
 }
 
-// iterationRecord is the record `recite conversation run` appends after the
+// IterationRecord is the record `recite conversation run` appends after the
 // agent ran: iteration n, the files it modified (git status before and
 // after, plus the files of the commits it made; nil when unknown: not a
 // git repository), how many lines it printed, its exit code, and for a
 // failed run the error (its text, cut to maxIterationError bytes, and the
 // hash of the whole normalized text).
-func iterationRecord(n int, agent string, reply string, code int, runErr error, files []string) conversation.Record {
+func IterationRecord(n int, agent string, reply string, code int, runErr error, files []string) conversation.Record {
 	lines := 0
 	if t := strings.TrimRight(reply, "\n"); t != "" {
 		lines = strings.Count(t, "\n") + 1

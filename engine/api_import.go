@@ -1,0 +1,153 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/recite-dev/recite/planning/conversation"
+)
+
+// ImportReport accounts for every entry of an imported transcript: entries
+// read, imported and skipped by reason, records produced, and a diagnostic
+// per malformed line (planning/conversation.Report).
+type ImportReport = conversation.Report
+
+// The transcript formats Import reads.
+const (
+	// ImportClaudeCode is a Claude Code session transcript (JSONL).
+	ImportClaudeCode = "claude-code"
+	// ImportAider is an aider chat history (.aider.chat.history.md).
+	ImportAider = "aider"
+)
+
+// importer returns the reader of a transcript format.
+func importer(format string) (func(io.Reader) ([]Record, ImportReport, error), bool) {
+	switch format {
+	case ImportClaudeCode:
+		return conversation.ImportClaudeCode, true
+	case ImportAider:
+		return conversation.ImportAider, true
+	}
+	return nil, false
+}
+
+// ImportOptions are the inputs of Import.
+type ImportOptions struct {
+	// Format is ImportClaudeCode or ImportAider.
+	Format string
+	// Path is the transcript file (relative to the working directory, as
+	// the user named it).
+	Path string
+	// ID is the conversation to import into; empty derives one from Path
+	// (ImportID).
+	ID string
+}
+
+// ImportResult is the outcome of Import.
+type ImportResult struct {
+	// Conversation is the conversation imported into; Created is true when
+	// Import created it.
+	Conversation string `json:"conversation"`
+	Created      bool   `json:"created"`
+	// Appended records were new; Present were in the log already (records
+	// keep ids derived from the source, so a second import adds nothing).
+	Appended int `json:"appended"`
+	Present  int `json:"already_present"`
+	// Report accounts for the transcript's entries; its diagnostics name
+	// opts.Path.
+	Report ImportReport `json:"report"`
+}
+
+// Import turns the transcript at opts.Path into records and appends the
+// new ones to a conversation, creating it (agent type: the format; title:
+// the file's base name) when needed. The transcript is read before the
+// project is touched. Errors (*InputError unless said otherwise): an
+// invalid id, an unreadable file, a file not in the format (nothing
+// created), a project without a .planning folder; a transcript that fails
+// mid-read (plain error naming the file); failures to write the log.
+func (e *Engine) Import(ctx context.Context, opts ImportOptions) (*ImportResult, error) {
+	read, ok := importer(opts.Format)
+	if !ok {
+		return nil, &InputError{Err: fmt.Errorf("import %q: want %s or %s", opts.Format, ImportClaudeCode, ImportAider)}
+	}
+	id := opts.ID
+	if id == "" {
+		id = ImportID(opts.Path, opts.Format)
+	}
+	if err := conversation.ValidateID(id); err != nil {
+		return nil, &InputError{Err: err}
+	}
+	recs, rep, err := readTranscript(opts, read)
+	if err != nil {
+		return nil, err
+	}
+	cs, err := e.Conversations()
+	if err != nil {
+		return nil, err
+	}
+	res := &ImportResult{Conversation: id, Report: rep}
+	err = cs.store.Create(ctx, id, ConversationMeta{AgentType: opts.Format, Title: filepath.Base(opts.Path)})
+	switch {
+	case err == nil:
+		res.Created = true
+	case errors.Is(err, conversation.ErrExists):
+	default:
+		return nil, conversationInputError(err)
+	}
+	n, err := cs.store.AppendNew(ctx, id, recs...)
+	if err != nil {
+		return nil, conversationInputError(err)
+	}
+	res.Appended, res.Present = n, len(recs)-n
+	for i := range res.Report.Diagnostics {
+		res.Report.Diagnostics[i].Path = opts.Path
+	}
+	return res, nil
+}
+
+// readTranscript opens and reads opts.Path with read.
+func readTranscript(opts ImportOptions, read func(io.Reader) ([]Record, ImportReport, error)) ([]Record, ImportReport, error) {
+	f, err := os.Open(opts.Path)
+	if err != nil {
+		return nil, ImportReport{}, &InputError{Err: fmt.Errorf("import %s: %w", opts.Format, err)}
+	}
+	defer func() { _ = f.Close() }()
+	recs, rep, err := read(f)
+	var fe *conversation.FormatError
+	if errors.As(err, &fe) {
+		// The wrong importer: nothing is created.
+		return nil, rep, &InputError{Err: fmt.Errorf("%s %w", opts.Path, err)}
+	}
+	if err != nil {
+		return nil, rep, fmt.Errorf("%s: %w", opts.Path, err)
+	}
+	return recs, rep, nil
+}
+
+// importIDUnsafe matches the runs of characters a conversation id cannot hold.
+var importIDUnsafe = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// ImportID derives a conversation id from a transcript's file name: the
+// base name without its extension (and aider's ".aider.chat.history"),
+// unsafe characters replaced by "-", leading non-alphanumerics dropped, cut
+// to 128 characters; the format's name when nothing valid is left.
+func ImportID(path, format string) string {
+	base := filepath.Base(path)
+	base = strings.TrimSuffix(base, filepath.Ext(base))
+	base = strings.TrimSuffix(base, ".aider.chat.history")
+	id := importIDUnsafe.ReplaceAllString(base, "-")
+	id = strings.TrimLeft(id, "._-")
+	if len(id) > 128 {
+		id = id[:128]
+	}
+	if id == "" || conversation.ValidateID(id) != nil {
+		return format
+	}
+	return id
+}

@@ -1,0 +1,233 @@
+package budget
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/tiktoken-go/tokenizer"
+)
+
+// Encodings recite accepts in recite.yaml's `tokenizer` key.
+const (
+	O200kBase  = "o200k_base"
+	Cl100kBase = "cl100k_base"
+)
+
+// Options configure a Counter.
+type Options struct {
+	// CacheDir is the folder of the on-disk count cache, shared by every
+	// process counting for the project (the engine passes
+	// .planning/.recite). Empty keeps counts in memory only.
+	CacheDir string
+	// NoCache neither reads nor writes the on-disk cache (`recite build
+	// --no-cache`); counts are still cached in memory.
+	NoCache bool
+
+	// newCodec builds the codec; tests replace it to count the builds.
+	newCodec func(tokenizer.Encoding) (tokenizer.Codec, error)
+}
+
+// Counter counts tokens. It is safe for concurrent use.
+//
+// Counts are cached by the SHA-256 of the text (its first 16 bytes) in two
+// generations: when the current one holds maxCacheEntries counts it
+// becomes the previous one and the counts not used since are dropped, so a
+// long `recite watch` session keeps the counts it uses and no others.
+// Behind them is the on-disk cache (see Options), read on the first
+// lookup and written by Save.
+type Counter struct {
+	name string
+	opts Options
+
+	codecOnce sync.Once
+	codec     tokenizer.Codec
+	codecErr  error
+
+	mu     sync.Mutex
+	cache  map[cacheKey]int
+	prev   map[cacheKey]int
+	disk   map[cacheKey]int // loaded from CacheDir; nil until the first lookup
+	loaded bool
+	fresh  int // counts tokenised since the last Save
+	hits   int
+	misses int
+}
+
+// cacheKey is the first 16 bytes of a text's SHA-256.
+type cacheKey [16]byte
+
+func keyOf(s string) cacheKey {
+	sum := sha256.Sum256([]byte(s))
+	return cacheKey(sum[:16])
+}
+
+// maxCacheEntries bounds one generation of the count cache. A norish build
+// uses about 40 counts and adds about 4 per edit, so 4096 holds a session's
+// working set many times over while keeping the cache under a megabyte.
+const maxCacheEntries = 1 << 12
+
+// chunkMin is the size in bytes from which Count splits a text into
+// paragraphs and counts each (see Count).
+const chunkMin = 2 << 10
+
+// NewCounter returns a Counter for the named encoding (o200k_base or
+// cl100k_base) that caches in memory only. It returns an error for any
+// other name.
+func NewCounter(encoding string) (*Counter, error) {
+	return NewCounterWith(encoding, Options{})
+}
+
+// NewCounterWith returns a Counter for the named encoding (o200k_base or
+// cl100k_base) configured by opts. It returns an error for any other name;
+// it reads no file and builds no codec (both happen on first use).
+func NewCounterWith(encoding string, opts Options) (*Counter, error) {
+	switch encoding {
+	case O200kBase, Cl100kBase:
+	default:
+		return nil, fmt.Errorf("unknown tokenizer %q (want %s or %s)", encoding, O200kBase, Cl100kBase)
+	}
+	if opts.newCodec == nil {
+		opts.newCodec = tokenizer.Get
+	}
+	return &Counter{name: encoding, opts: opts, cache: make(map[cacheKey]int)}, nil
+}
+
+// Encoding is the encoding's name, e.g. "o200k_base".
+func (c *Counter) Encoding() string { return c.name }
+
+// loadCodec returns the codec, building it on first use.
+func (c *Counter) loadCodec() (tokenizer.Codec, error) {
+	c.codecOnce.Do(func() {
+		c.codec, c.codecErr = c.opts.newCodec(tokenizer.Encoding(c.name))
+		if c.codecErr != nil {
+			c.codecErr = fmt.Errorf("tokenizer %s: %w", c.name, c.codecErr)
+		}
+	})
+	return c.codec, c.codecErr
+}
+
+// Count returns the number of tokens in s. Counts are cached by the SHA-256
+// of s; special-token text such as "<|endoftext|>" is counted as ordinary
+// text, as it would be in a prompt.
+//
+// A text of chunkMin bytes or more is counted paragraph by paragraph, each
+// paragraph's count cached, so a section whose one paragraph changed costs
+// the tokenisation of that paragraph only. The sum is exact: both
+// encodings' pre-tokenizer patterns (o200k_base, cl100k_base) end a piece
+// at a line feed followed by a character that is neither white space nor
+// '/' — no alternative starts with a line feed unless it is all white
+// space, and the punctuation alternative takes trailing line feeds (and, in
+// o200k_base, slashes) but nothing else — and BPE never merges across
+// pieces. TestCountChunksExact and FuzzCountChunks check it.
+func (c *Counter) Count(s string) int {
+	if s == "" {
+		return 0
+	}
+	if len(s) < chunkMin {
+		return c.count(s)
+	}
+	key := keyOf(s)
+	if n, ok := c.lookup(key); ok {
+		return n
+	}
+	n := 0
+	for len(s) > 0 {
+		cut := paragraphEnd(s)
+		n += c.count(s[:cut])
+		s = s[cut:]
+	}
+	c.store(key, n)
+	return n
+}
+
+// paragraphEnd returns the length of s's first paragraph: up to and
+// including the first blank line that is followed by a character that
+// starts a piece in both encodings (not white space, and not '/', which
+// o200k_base's punctuation alternative takes after line feeds), or all of
+// s.
+func paragraphEnd(s string) int {
+	for i := 0; ; {
+		j := strings.Index(s[i:], "\n\n")
+		if j < 0 {
+			return len(s)
+		}
+		k := i + j + 2
+		for k < len(s) && s[k] == '\n' {
+			k++
+		}
+		if k >= len(s) {
+			return len(s)
+		}
+		if r, _ := utf8.DecodeRuneInString(s[k:]); !unicode.IsSpace(r) && r != '/' {
+			return k
+		}
+		i = k
+	}
+}
+
+// count tokenises s unless its count is cached.
+func (c *Counter) count(s string) int {
+	key := keyOf(s)
+	if n, ok := c.lookup(key); ok {
+		return n
+	}
+	n := len(s)
+	if codec, err := c.loadCodec(); err == nil {
+		// The codec only fails on invalid UTF-8 in strict mode, which we
+		// do not set; on failure the byte length stands as a bound
+		// rather than zero.
+		if m, err := codec.Count(s); err == nil {
+			n = m
+		}
+	}
+	c.store(key, n)
+	return n
+}
+
+func (c *Counter) lookup(key cacheKey) (int, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if n, ok := c.cache[key]; ok {
+		c.hits++
+		return n, true
+	}
+	if n, ok := c.prev[key]; ok {
+		c.hits++
+		c.cache[key] = n
+		return n, true
+	}
+	c.loadDiskLocked()
+	if n, ok := c.disk[key]; ok {
+		c.hits++
+		c.putLocked(key, n)
+		return n, true
+	}
+	c.misses++
+	return 0, false
+}
+
+func (c *Counter) store(key cacheKey, n int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.putLocked(key, n)
+	c.fresh++
+}
+
+func (c *Counter) putLocked(key cacheKey, n int) {
+	if len(c.cache) >= maxCacheEntries {
+		c.prev, c.cache = c.cache, make(map[cacheKey]int)
+	}
+	c.cache[key] = n
+}
+
+// Stats reports how many Count calls were answered from a cache (in memory
+// or on disk: hits) and how many ran the tokenizer (misses).
+func (c *Counter) Stats() (hits, misses int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.hits, c.misses
+}

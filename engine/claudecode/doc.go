@@ -1,0 +1,76 @@
+// Package claudecode is recite's side of Claude Code's hooks: it reads one
+// hook event (SessionStart, UserPromptSubmit, PostToolUse,
+// PostToolUseFailure, PreCompact, PostCompact, Stop), records the
+// session's turns as a conversation, keeps the per-session turn state under
+// a per-session lock, prints the context SessionStart injects fitted to
+// Claude Code's output cap in UTF-16 code units, and merges recite's hooks
+// into .claude/settings.json (InstallHooks).
+//
+// It owns the event's parsing, the handlers, the session state and locks
+// (.planning/.recite/hooks/ and .planning/.recite/locks/), the UTF-16 fit
+// and the settings merge. What it needs of the project — the conversation
+// store, redaction, the preservation blocks, the recitation, git's list of
+// modified files — it asks of an Engine, the small interface declared here
+// and implemented by package engine, so claudecode never imports engine.
+//
+// It may import engine/config, engine/signals, engine/internal/gitstore
+// (for its ErrNoRepository), engine/internal/layout,
+// engine/internal/textutil, planning/conversation, markdown and
+// internal/fsutil; never engine itself.
+package claudecode
+
+import (
+	"context"
+	"time"
+
+	"github.com/recite-dev/recite/engine/signals"
+	"github.com/recite-dev/recite/markdown"
+	"github.com/recite-dev/recite/planning/conversation"
+)
+
+// Engine is what the hook asks of the engine of the project an event acts
+// on. Package engine implements it.
+type Engine interface {
+	// EnsureDirs creates the cache folder with its .gitignore, as a build
+	// does, so hook state never shows in git as untracked.
+	EnsureDirs() error
+	// OpenConversations opens the project's conversation store.
+	OpenConversations() (*conversation.Store, error)
+	// RedactText returns text with every secret replaced by its
+	// deterministic placeholder.
+	RedactText(text string) string
+	// RedactSignals returns a copy of sigs with their texts, details and
+	// ids redacted (and the hash of a changed text recomputed).
+	RedactSignals(sigs []signals.Signal) []signals.Signal
+	// RedactBlock is b with its signals and free-text working state
+	// redacted.
+	RedactBlock(b signals.Block) signals.Block
+	// LostSignals returns the signals of sigs that summary lost, redacted;
+	// a signal counts as kept when summary keeps its raw or its redacted
+	// form.
+	LostSignals(summary string, sigs []signals.Signal) []signals.Signal
+	// RelPath turns an absolute path inside the project into a clean
+	// project-relative, slash-separated one; false when it is outside.
+	RelPath(abs string) (string, bool)
+	// ModifiedFiles lists the project files git reports modified, staged
+	// or untracked, without recite's own outputs, bounded by ctx. Errors
+	// include gitstore's ErrNoRepository outside a repository.
+	ModifiedFiles(ctx context.Context) ([]string, error)
+	// PreserveCompaction appends a preservation block (trigger compaction)
+	// from the planning tree and the last tail or so messages of each of
+	// convs, leniently (a broken configuration is a diagnostic and the
+	// defaults are used), stamped by now (nil: time.Now), and returns the
+	// diagnostics. Near ctx's deadline it writes what it has collected.
+	PreserveCompaction(ctx context.Context, convs []string, now func() time.Time, tail int) ([]markdown.Diagnostic, error)
+	// ReadPreserved parses the preservation blocks of the project's
+	// preservation file; a missing file yields none.
+	ReadPreserved() ([]signals.Block, error)
+	// Recitation renders the first target's recitation block, with its
+	// heading, the loop health and secrets redacted ("" when the prompt
+	// has none); diags are the configuration's problems (the defaults
+	// were used).
+	Recitation(ctx context.Context) (rec string, diags []markdown.Diagnostic, err error)
+}
+
+// Opener returns the Engine of the project rooted at dir (absolute).
+type Opener func(dir string) Engine

@@ -1,0 +1,18 @@
+package claudecode
+
+// Unexported functions the external tests (package claudecode_test) check
+// directly.
+var (
+	FitContext               = fitContext
+	Utf16Len                 = utf16Len
+	CutUTF16                 = cutUTF16
+	ShortenError             = shortenError
+	TranscriptCompactSummary = transcriptCompactSummary
+)
+
+// Limits and paths of the hook the external tests use.
+const (
+	HookMaxInput = hookMaxInput
+	HookStateDir = hookStateDir
+	MinShortened = minShortened
+)

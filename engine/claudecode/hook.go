@@ -1,0 +1,460 @@
+package claudecode
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/recite-dev/recite/internal/fsutil"
+
+	"github.com/recite-dev/recite/engine/internal/layout"
+	"github.com/recite-dev/recite/planning/conversation"
+)
+
+// Limits of the Claude Code hook (PROVIDERS.md §3).
+const (
+	// HookTimeout bounds one hook invocation; Claude Code's own timeout is
+	// longer, so recite always answers in time.
+	HookTimeout = 2 * time.Second
+	// HookMaxOutput is the most characters SessionStart prints, counted as
+	// Claude Code counts them: UTF-16 code units (JavaScript string
+	// length). Claude Code caps hook output strings at 10,000 characters.
+	HookMaxOutput = 10000
+	// hookMaxInput bounds the event read from stdin, in bytes.
+	hookMaxInput = 8 << 20
+	// hookMaxContent bounds one recorded tool result or message, in bytes.
+	hookMaxContent = 64 << 10
+	// HookTail is about how many of the session's last messages PreCompact
+	// reads for stop signals (tailConversation), so a long log does not
+	// cost its length.
+	HookTail = 2000
+	// hookMaxTranscriptLine bounds one transcript line kept while looking
+	// for the compact summary, in bytes; longer lines are skipped.
+	hookMaxTranscriptLine = 2 << 20
+	// hookMaxTranscript bounds how much of a transcript is scanned, in
+	// bytes.
+	hookMaxTranscript = 256 << 20
+	// hookStateDir holds the hook's per-session state, under the cache
+	// folder (not in git).
+	hookStateDir = layout.CacheDir + "/hooks"
+	// hookLockDir holds the per-session hook locks.
+	hookLockDir = layout.CacheDir + "/locks"
+)
+
+// Agent names Claude Code on the records the hook appends.
+const Agent = "claude-code"
+
+// Options configures Run.
+type Options struct {
+	// ProjectDir is $CLAUDE_PROJECT_DIR, which Claude Code sets for hook
+	// commands; when it holds a .planning folder it is the project,
+	// whatever Dir and the event's cwd say.
+	ProjectDir string
+	// Dir is the project directory given explicitly (-C); "" takes the
+	// event's cwd, else ".". The project root is the nearest directory at
+	// or above it holding a .planning folder.
+	Dir string
+	// Timeout bounds the work; 0 means HookTimeout. The work itself stops
+	// at three quarters of it, to leave time to write what it has.
+	Timeout time.Duration
+	// MaxOutput bounds SessionStart's output in UTF-16 code units; 0 means
+	// HookMaxOutput.
+	MaxOutput int
+	// Now stamps preservation blocks; nil means time.Now.
+	Now func() time.Time
+}
+
+// result is what one handled event prints: stdout context, and notes
+// for stderr.
+type result struct {
+	out   string
+	notes []string
+}
+
+func (r *result) notef(format string, args ...any) {
+	r.notes = append(r.notes, fmt.Sprintf(format, args...))
+}
+
+// partialOutput is what an event has to print so far, for Run to
+// print when the work runs out of time: SessionStart sets the latest
+// preservation block before it renders the recitation.
+type partialOutput struct {
+	mu  sync.Mutex
+	out string
+}
+
+func (p *partialOutput) set(s string) {
+	p.mu.Lock()
+	p.out = s
+	p.mu.Unlock()
+}
+
+func (p *partialOutput) get() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.out
+}
+
+// Run handles one Claude Code hook event read from in
+// (`recite hook claude-code`; PROVIDERS.md §3, issue 5):
+//
+//   - SessionStart: prints plain-text context to out (Claude Code adds plain
+//     stdout to the context). For source compact, only the stop signals
+//     the compaction summary lost, as a canonical block: those PostCompact
+//     found, else those missing from the transcript's compact summary
+//     entry, else (nothing to check against) the whole latest block; a
+//     faithful summary prints nothing. For any other source, the
+//     recitation block and the latest preservation block. At most
+//     MaxOutput UTF-16 code units: the least important parts go first
+//     (files modified and working state, approach details, the recitation,
+//     failed approaches, circuit-breaker lines, the oldest errors), and an
+//     error is never paraphrased: one too long is shortened to its head and
+//     tail with a "⟨N lines omitted⟩" marker, and dropped only when not
+//     even that fits. Out of time, it prints the latest block alone rather
+//     than nothing.
+//   - PreCompact: appends a preservation block (trigger compaction) from
+//     the planning tree and the last 2,000 or so messages of the session's
+//     conversation; prints nothing (this event cannot inject context).
+//     Near the deadline it writes what it has collected.
+//   - PostCompact: verifies compact_summary against the latest block,
+//     records the lost signals under .planning/.recite/hooks/ for the next
+//     SessionStart, and logs the boundary and the summary.
+//   - UserPromptSubmit: appends the prompt as a user message; when the
+//     previous turn had no Stop, first closes it with an iteration record.
+//   - PostToolUse: appends the tool call and its result, and adds the files
+//     it changed to the turn's pending state: the file_path of Write, Edit,
+//     MultiEdit and NotebookEdit, or for other tools that may write (Bash,
+//     MCP tools) the files whose size or mtime changed in git's list of
+//     modified files since the last check.
+//   - PostToolUseFailure: appends the tool call and the error verbatim as a
+//     tool message with is_error, and keeps the error as the turn's last;
+//     a user interrupt is recorded as an internal note, not an error.
+//   - Stop: appends last_assistant_message as an assistant message, then
+//     one iteration record for the turn (an iteration of a hook session is
+//     one agent turn): the files it modified (possibly none), the lines of
+//     the reply as output lines, and the signals.Hash of the turn's last
+//     tool error as error_hash, so the circuit breaker sees stalls and
+//     spins.
+//
+// Every record the hook appends has its secrets replaced by placeholders
+// (redactRecord: the logs are committed), and everything it prints is
+// redacted, preservation blocks included.
+//
+// The project is $CLAUDE_PROJECT_DIR (ProjectDir) when it holds a
+// .planning folder, else the nearest at or above Dir (-C), else at or above
+// the event's cwd. A configuration that does not load is reported (file
+// and line) and the defaults are used. The session's conversation id is
+// "cc-" + the session id with characters outside [A-Za-z0-9._-] replaced by
+// "-" (DESIGN.md invariant 10); it is created on first use. The turn
+// state lives in .planning/.recite/hooks/, changed under a per-session
+// lock in .planning/.recite/locks/ so parallel events count once.
+// Run never blocks the agent: it returns nothing, recovers from
+// panics, and reports every problem as a line on errOut; the work is
+// bounded by Timeout (2 s). Other events are ignored.
+func Run(ctx context.Context, opts Options, open Opener, in io.Reader, out, errOut io.Writer) {
+	timeout := opts.Timeout
+	if timeout <= 0 {
+		timeout = HookTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	// The work stops at the soft deadline; the rest is left to write what
+	// it has (PreCompact's partial block).
+	soft, cancelSoft := context.WithTimeout(ctx, timeout-timeout/4)
+	defer cancelSoft()
+	partial := &partialOutput{}
+	done := make(chan result, 1)
+	go func() {
+		var res result
+		defer func() {
+			if p := recover(); p != nil {
+				res = result{notes: []string{fmt.Sprintf("internal error: %v", p)}}
+			}
+			done <- res
+		}()
+		res = handle(soft, opts, open, in, partial)
+	}()
+	var res result
+	select {
+	case res = <-done:
+	case <-ctx.Done():
+		res = result{out: partial.get(), notes: []string{fmt.Sprintf("gave up after %s: %v", timeout, ctx.Err())}}
+		if res.out != "" {
+			res.notes[0] += " (printed the latest preservation block only)"
+		}
+	}
+	if res.out != "" {
+		_, _ = io.WriteString(out, res.out)
+	}
+	for _, n := range res.notes {
+		_, _ = fmt.Fprintln(errOut, "recite hook claude-code:", n)
+	}
+}
+
+// handle does the work of Run.
+func handle(ctx context.Context, opts Options, open Opener, in io.Reader, partial *partialOutput) result {
+	var res result
+	raw, err := io.ReadAll(io.LimitReader(in, hookMaxInput+1))
+	if err != nil {
+		res.notef("read event: %v", err)
+		return res
+	}
+	if len(raw) > hookMaxInput {
+		// Handle the event when its JSON ends within the limit (what
+		// follows is ignored); else give up.
+		dec := json.NewDecoder(bytes.NewReader(raw[:hookMaxInput]))
+		var first json.RawMessage
+		if err := dec.Decode(&first); err != nil {
+			res.notef("event larger than %d bytes and incomplete within them; ignored", hookMaxInput)
+			return res
+		}
+		raw = first
+	}
+	ev, err := decodeEvent(raw)
+	if err != nil {
+		res.notef("parse event: %v", err)
+		return res
+	}
+	h, err := newClaudeHook(opts, open, ev)
+	if err != nil {
+		res.notef("%s: %v", ev.HookEventName, err)
+		return res
+	}
+	h.partial = partial
+	if err := h.handle(ctx, &res); err != nil {
+		res.notef("%s: %v", ev.HookEventName, err)
+	}
+	if res.out != "" {
+		// Every part was redacted on its way in; this pass makes sure no
+		// secret reaches the agent's context whatever part it came from.
+		res.out = cutUTF16(h.e.RedactText(res.out), h.limit())
+	}
+	return res
+}
+
+// claudeHook is one event being handled.
+type claudeHook struct {
+	e       Engine
+	dir     string
+	ev      Event
+	opts    Options
+	conv    string
+	partial *partialOutput
+	// dirsReady records that ensureDirs ran for this event.
+	dirsReady bool
+}
+
+// ensureDirs creates the cache folder with its .gitignore (Engine's
+// ensureDirs, as a build does), once per event, so hook state never shows
+// in git as untracked.
+func (h *claudeHook) ensureDirs() error {
+	if h.dirsReady {
+		return nil
+	}
+	if err := h.e.EnsureDirs(); err != nil {
+		return err
+	}
+	h.dirsReady = true
+	return nil
+}
+
+func newClaudeHook(opts Options, open Opener, ev Event) (*claudeHook, error) {
+	root, err := hookRoot(opts, ev)
+	if err != nil {
+		return nil, err
+	}
+	return &claudeHook{e: open(root), dir: root, ev: ev, opts: opts, conv: SessionConversation(ev.SessionID), partial: &partialOutput{}}, nil
+}
+
+// hookRoot is the project an event acts on: opts.ProjectDir
+// ($CLAUDE_PROJECT_DIR) when it holds a .planning folder, else the
+// nearest directory with one at or above opts.Dir (-C given), else at or
+// above the event's cwd, else at or above ".".
+func hookRoot(opts Options, ev Event) (string, error) {
+	if p := opts.ProjectDir; p != "" && layout.HasPlanning(p) {
+		return filepath.Abs(p)
+	}
+	dir := cmpOr(opts.Dir, ev.Cwd)
+	if dir == "" {
+		dir = "."
+	}
+	return layout.ProjectRoot(dir)
+}
+
+// SessionConversation is the conversation id of a Claude Code session:
+// "cc-" + the session id, every character outside [A-Za-z0-9._-] replaced
+// by "-", cut to the 128 characters a conversation id may have; "" for an
+// empty session id.
+func SessionConversation(sessionID string) string {
+	if sessionID == "" {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("cc-")
+	for _, r := range sessionID {
+		if r < utf8.RuneSelf && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-') {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('-')
+		}
+		if b.Len() >= 128 {
+			break
+		}
+	}
+	return b.String()
+}
+
+func (h *claudeHook) handle(ctx context.Context, res *result) error {
+	switch h.ev.HookEventName {
+	case "SessionStart":
+		return h.sessionStart(ctx, res)
+	case "PreCompact":
+		return h.preCompact(ctx, res)
+	case "PostCompact":
+		return h.postCompact(ctx)
+	case "UserPromptSubmit":
+		return h.userPromptSubmit(ctx)
+	case "PostToolUse":
+		return h.postToolUse(ctx, res)
+	case "PostToolUseFailure":
+		return h.postToolUseFailure(ctx)
+	case "Stop":
+		return h.stop(ctx)
+	}
+	return nil
+}
+
+// append adds records to the session's conversation, creating it first
+// when it does not exist.
+func (h *claudeHook) append(ctx context.Context, recs ...conversation.Record) error {
+	if h.conv == "" {
+		return errors.New("no session_id: nothing recorded")
+	}
+	if len(recs) == 0 {
+		return nil
+	}
+	for i := range recs {
+		recs[i].Agent = Agent
+		if recs[i].Source == "" {
+			recs[i].Source = "claude-code:" + h.ev.HookEventName
+		}
+		h.redactRecord(&recs[i])
+	}
+	if err := h.ensureDirs(); err != nil {
+		return err
+	}
+	store, err := h.e.OpenConversations()
+	if err != nil {
+		return err
+	}
+	err = store.Append(ctx, h.conv, recs...)
+	if errors.Is(err, conversation.ErrNotFound) {
+		meta := conversation.Meta{AgentType: Agent, Title: "Claude Code session " + h.ev.SessionID}
+		if cerr := store.Create(ctx, h.conv, meta); cerr != nil && !errors.Is(cerr, conversation.ErrExists) {
+			return cerr
+		}
+		err = store.Append(ctx, h.conv, recs...)
+	}
+	return err
+}
+
+// redactRecord replaces the secrets in a record the hook writes (its
+// content and its tool calls' arguments) with their placeholders. The
+// hook's records go to .planning/conversations/, which `recite commit`
+// commits, and Claude Code keeps its own raw transcript, so the hook
+// writes them redacted (logs imported from elsewhere stay raw and are
+// redacted on the way into prompts). Arguments that were JSON stay JSON:
+// when redaction breaks the JSON, they become the JSON string of the
+// redacted text.
+func (h *claudeHook) redactRecord(r *conversation.Record) {
+	r.Content = h.e.RedactText(r.Content)
+	for k := range r.ToolCalls {
+		a := r.ToolCalls[k].Arguments
+		red := h.e.RedactText(a)
+		if red != a && json.Valid([]byte(a)) && !json.Valid([]byte(red)) {
+			b, _ := json.Marshal(red)
+			red = string(b)
+		}
+		r.ToolCalls[k].Arguments = red
+	}
+}
+
+// hookTurn is the pending state of the session's current agent turn, kept
+// in .planning/.recite/hooks/ID.turn.json between events.
+type hookTurn struct {
+	// Open is set by the turn's first event and cleared when the turn's
+	// iteration record is written.
+	Open bool `json:"open"`
+	// Files are the project-relative files the turn's tools changed,
+	// sorted, once each.
+	Files []string `json:"files"`
+	// Tools counts the turn's tool calls.
+	Tools int `json:"tools"`
+	// LastError is the text of the turn's last tool error ("" when none).
+	LastError string `json:"last_error,omitempty"`
+}
+
+// statePath is the path of the session's state file with the given
+// suffix ("turn", "worktree", "compact").
+func (h *claudeHook) statePath(kind string) string {
+	return filepath.Join(h.dir, filepath.FromSlash(hookStateDir), h.conv+"."+kind+".json")
+}
+
+// readState reads a state file into v; a missing or unreadable file
+// leaves v as it is and reports false.
+func (h *claudeHook) readState(kind string, v any) bool {
+	b, err := os.ReadFile(h.statePath(kind))
+	return err == nil && json.Unmarshal(b, v) == nil
+}
+
+// writeState writes v to a state file atomically, creating the cache
+// folder with its .gitignore (ensureDirs) first.
+func (h *claudeHook) writeState(kind string, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	if err := h.ensureDirs(); err != nil {
+		return err
+	}
+	p := h.statePath(kind)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	return fsutil.WriteFile(p, b, 0o644)
+}
+
+// locked runs fn holding the session's hook lock
+// (.planning/.recite/locks/hook-ID.lock), so parallel events of one
+// session (Claude Code runs hooks of parallel tool calls at once) read and
+// write its state one at a time. Waiting honours ctx.
+func (h *claudeHook) locked(ctx context.Context, fn func() error) error {
+	if h.conv == "" {
+		return errors.New("no session_id: nothing recorded")
+	}
+	if err := h.ensureDirs(); err != nil {
+		return err
+	}
+	dir := filepath.Join(h.dir, filepath.FromSlash(hookLockDir))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	unlock, ok, err := fsutil.TryLock(ctx, filepath.Join(dir, "hook-"+h.conv+".lock"), 5*time.Millisecond)
+	if err != nil {
+		return fmt.Errorf("hook state lock: %w", err)
+	}
+	if !ok {
+		return errors.New("hook state lock not acquired")
+	}
+	defer func() { _ = unlock() }()
+	return fn()
+}

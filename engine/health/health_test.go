@@ -1,0 +1,71 @@
+package health
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/recite-dev/recite/engine/internal/enginetest"
+	"github.com/recite-dev/recite/engine/signals"
+	"github.com/recite-dev/recite/planning"
+	"github.com/recite-dev/recite/planning/conversation"
+)
+
+func TestIterationRecords(t *testing.T) {
+	at := time.Date(2026, 2, 7, 9, 0, 0, 0, time.UTC)
+	recs := []conversation.Record{
+		{Kind: conversation.KindIteration, Time: at, Content: "one\ntwo\n", FilesModified: []string{"a", "b"}},
+		{Kind: conversation.KindIteration, Time: at, IsError: true, Content: "Error: boom"},
+		{Kind: conversation.KindIteration, Time: at},
+	}
+	its := IterationRecords(recs)
+	if len(its) != 3 || its[0].N != 1 || its[0].FilesChanged != 2 || its[0].OutputLines != 2 ||
+		its[1].ErrorText != "Error: boom" || its[1].OutputLines != 1 || its[0].ErrorText != "" || its[2].OutputLines != 0 {
+		t.Errorf("%+v", its)
+	}
+}
+
+// TestWorkingStateLastSuccess: the last successful change is the last
+// iteration that changed files without an error, in a conversation and in
+// a loop (examples/fire: iterations 2-4 changed files but failed with
+// a41c9e07, iteration 4 is recorded STALLED; iteration 1 succeeded).
+func TestWorkingStateLastSuccess(t *testing.T) {
+	at := func(m int) time.Time { return time.Date(2026, 2, 7, 9, m, 0, 0, time.UTC) }
+	conv := &conversation.Conversation{ID: "main", Iterations: []conversation.Record{
+		{ID: "i1", Kind: conversation.KindIteration, Time: at(1), Content: "Edit: src/a.go", FilesModified: []string{"src/a.go"}},
+		{ID: "i2", Kind: conversation.KindIteration, Time: at(2), Content: "Edit: src/b.go", FilesModified: []string{"src/b.go"}, IsError: true},
+		{ID: "i3", Kind: conversation.KindIteration, Time: at(3), Content: "Edit: src/c.go", FilesModified: []string{"src/c.go"}, ErrorHash: "a41c9e07"},
+		{ID: "i4", Kind: conversation.KindIteration, Time: at(4), Content: "ran tests"},
+	}}
+	var b signals.Block
+	WorkingState(&b, nil, &Collected{Convs: []*conversation.Conversation{conv}})
+	if b.LastChange != "src/a.go (Edit: src/a.go)" {
+		t.Errorf("conversation: last successful change %q, want src/a.go", b.LastChange)
+	}
+
+	proj, err := planning.Load(os.DirFS(filepath.Join(enginetest.Example("fire"), ".planning")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = signals.Block{}
+	WorkingState(&b, proj, &Collected{Loop: activeLoop(proj)})
+	if b.LastChange != "Wrote paidInvoicesSince and upsertInvoice (iteration 1)" {
+		t.Errorf("loop: last successful change %q, want iteration 1", b.LastChange)
+	}
+}
+
+// activeLoop is the loop loops/active-loop.json names, else the last (as
+// scope.ActiveLoop picks it).
+func activeLoop(proj *planning.Project) *planning.Loop {
+	if len(proj.Loops) == 0 {
+		return nil
+	}
+	l := proj.Loops[len(proj.Loops)-1]
+	for _, cand := range proj.Loops {
+		if cand.ID == proj.ActiveLoop {
+			l = cand
+		}
+	}
+	return l
+}

@@ -1,0 +1,8 @@
+//go:build windows
+
+package watch
+
+import "os"
+
+// inodeNumber reports false: Windows has no inode numbers in FileInfo.
+func inodeNumber(os.FileInfo) (uint64, bool) { return 0, false }

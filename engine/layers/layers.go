@@ -1,0 +1,112 @@
+package layers
+
+import (
+	"context"
+
+	"github.com/recite-dev/recite/engine/config"
+	"github.com/recite-dev/recite/engine/history"
+	"github.com/recite-dev/recite/engine/internal/layout"
+	"github.com/recite-dev/recite/engine/prompt"
+	"github.com/recite-dev/recite/markdown"
+	"github.com/recite-dev/recite/planning"
+	"github.com/recite-dev/recite/planning/conversation"
+)
+
+// Context builds the coordinator's three context layers for a
+// conversation target (seeds/000): learnings (stable), epic and phase
+// (semi), loop and role (semi), for the project at dir whose active loop
+// is active (nil: none). Empty layers are left out by prompt.Add.
+func Context(dir string, c *conversation.Conversation, cfg *config.Config, tg *config.Target, proj *planning.Project, active *planning.Loop) ([]prompt.Section, []markdown.Diagnostic) {
+	var diags []markdown.Diagnostic
+	learn, d := Learnings(dir, c, proj)
+	if d != nil {
+		diags = append(diags, *d)
+	}
+	return []prompt.Section{learn, Epic(c, proj), Loop(c, tg, active, cfg.Agent.MaxIterations)}, diags
+}
+
+// Conversation is what Fill needs to fill a target's conversation parts.
+type Conversation struct {
+	// Dir is the project root, where a summarizer command runs.
+	Dir string
+	// Log is the conversation read from its log.
+	Log *conversation.Conversation
+	// Cut cuts long texts, redacting around each cut.
+	Cut Cutter
+	// Count counts tokens, for the tokens history strategy.
+	Count func(string) int
+}
+
+// Fill fills the conversation parts of a target's prompt input from the
+// log: the pruned history tail, the errors and stop signals sections.
+//
+// The history is the conversation's replayable messages (Replayable),
+// each cut to MaxMessageBytes (a rejected tool use, a stop signal, as the
+// section cuts it), pruned by the configured strategy (recite.yaml
+// history:); a summary strategy whose summarizer fails falls back to the
+// window strategy with a diagnostic (diag formats it). The errors section
+// gets the verbatim text of the last five distinct failed messages (tool
+// results with is_error, and failed agent runs) of the whole log, pruned
+// or not, so pruning never hides an error, and the stop signals of the
+// whole log (Stops), which Fit never cuts.
+func Fill(ctx context.Context, cv Conversation, cfg *config.Config, in *prompt.Input, diag func(format string, args ...any)) {
+	c, cut := cv.Log, cv.Cut
+	logPath := layout.ConversationLog(c.ID)
+	var stopResults map[string]bool
+	in.Stops, in.StopSources, stopResults = Stops(c, logPath, cut)
+	var replay []conversation.Record
+	for _, r := range c.Messages {
+		if Replayable(r) {
+			if stopResults[r.ID] {
+				// A rejected tool use is a stop signal, which nothing may
+				// cut later: it is cut now, as the section cuts it.
+				r.Content = cut.CutError("conversation", r.ID, r.Content)
+			} else {
+				r.Content = cut.CapMessage(r.ID, r.Content)
+			}
+			replay = append(replay, r)
+		}
+	}
+	strategy := HistoryStrategy(cv.Dir, cfg, cv.Count)
+	kept, err := strategy.Prune(ctx, replay)
+	if err != nil {
+		diag("history %s: %v; kept the last %d messages instead", cfg.History.Strategy, err, cfg.History.Window)
+		kept, _ = history.Window{N: cfg.History.Window}.Prune(ctx, replay)
+	}
+	in.Messages = ToPromptMessages(kept)
+	in.Conversation = logPath
+	in.Errors, in.ErrorSources = Errors(c, logPath, cut, stopResults)
+}
+
+// Errors returns the verbatim texts of the last MaxConversationErrors
+// distinct failed messages of c (errorKey decides "distinct"; the newest
+// occurrence is kept), oldest first, cut to maxErrorBytes, with their
+// sources (LOG#ID). Internal messages and the stop signals among the
+// failed tool results (stopResults) are left out.
+func Errors(c *conversation.Conversation, logPath string, cut Cutter, stopResults map[string]bool) (errs, srcs []string) {
+	var rev, revSrcs []string
+	seen := map[string]bool{}
+	for i := len(c.Messages) - 1; i >= 0 && len(rev) < MaxConversationErrors; i-- {
+		r := c.Messages[i]
+		if !r.IsError || r.Internal || r.Content == "" || stopResults[r.ID] {
+			continue
+		}
+		text := cut.Quiet().CutError(prompt.IDErrors, logPath+"#"+r.ID, r.Content)
+		// The same error enters once, as its newest occurrence: a loop
+		// repeating one failure would otherwise fill the section with
+		// copies and push older distinct errors out.
+		k := errorKey(text)
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		cut.CutError(prompt.IDErrors, logPath+"#"+r.ID, r.Content) // reports what it kept
+		rev = append(rev, text)
+		revSrcs = append(revSrcs, logPath+"#"+r.ID)
+	}
+	for i := len(rev) - 1; i >= 0; i-- {
+		errs = append(errs, rev[i])
+		srcs = append(srcs, revSrcs[i])
+	}
+	return errs, srcs
+}
