@@ -14,14 +14,14 @@ import (
 	"github.com/recite-dev/recite/planning"
 )
 
-// Triggers of a preservation block (FORMATS.md §2.8).
+// Triggers of a preservation block (docs/formats.md#preservation-blocks).
 const (
 	TriggerManual      = "manual"
 	TriggerCompaction  = "compaction"
 	TriggerSabbathRest = "sabbath_rest"
 )
 
-// Formats ParseBlocks recognises (FORMATS.md §2.8: the same data is named
+// Formats ParseBlocks recognises (docs/formats.md#preservation-blocks: the same data is named
 // four ways).
 const (
 	// FormatCanonical is `## Context Preservation Block (auto-generated)`,
@@ -78,7 +78,7 @@ type Block struct {
 	// Working State as "- Current task: …"; "" omits it.
 	Task string `json:"task,omitempty"`
 	// LastChange, Hypothesis and Confidence (0–100, 0 omits) are the other
-	// Working State fields of FORMATS.md §2.8.
+	// Working State fields of docs/formats.md#preservation-blocks.
 	LastChange string `json:"last_change,omitempty"`
 	Hypothesis string `json:"hypothesis,omitempty"`
 	Confidence int    `json:"confidence,omitempty"`
@@ -92,7 +92,7 @@ type Block struct {
 // Diagnostic is a problem found while parsing, naming file and line.
 type Diagnostic = planning.Diagnostic
 
-// RenderBlock renders b in the canonical format (FORMATS.md §2.8 format 2):
+// RenderBlock renders b in the canonical format (docs/formats.md#preservation-blocks):
 //
 //	## Context Preservation Block (auto-generated)
 //
@@ -136,7 +136,10 @@ type Diagnostic = planning.Diagnostic
 // never starts with `---`.
 func RenderBlock(b Block) string {
 	var sb strings.Builder
-	sb.WriteString(headBlock + "\n\n")
+	sb.WriteString(headBlock + "\n")
+	if !b.Timestamp.IsZero() || b.Trigger != "" {
+		sb.WriteString("\n")
+	}
 	if !b.Timestamp.IsZero() {
 		sb.WriteString("timestamp: " + b.Timestamp.UTC().Format(time.RFC3339) + "\n")
 	}
@@ -309,9 +312,9 @@ func longestRun(s string, c byte) int {
 // with an unclosed fence), a line closing that fence is written first, so
 // the block is not swallowed by it (OpenFence decides, by the rules
 // ParseBlocks splits on). The
-// file is append-only (DESIGN.md invariant 6): the block is written with
+// file is append-only (docs/architecture.md#append-only-logs): the block is written with
 // one write(2) on an O_APPEND descriptor and fsynced, under an exclusive
-// flock on the file itself (TRAPS.md B4) so concurrent appenders, in this
+// flock on the file itself (docs/formats.md#preservation-blocks) so concurrent appenders, in this
 // or another process, never interleave. Waiting for the lock honours ctx;
 // errors name the path.
 func AppendBlock(ctx context.Context, path string, b Block) error {

@@ -5,7 +5,7 @@
 //
 // # Stop signals
 //
-// A Signal is something an agent must not lose (DESIGN.md §1): a verbatim
+// A Signal is something an agent must not lose (docs/architecture.md#words): a verbatim
 // error, a BLOCKED/STUCK mark, a failed approach, the circuit-breaker state
 // or an explicit stop. Extract gathers them from these sources:
 //
@@ -51,8 +51,9 @@
 //     doesn't work", "giving up on this approach" (failed_approach) — not
 //     when negated ("not blocked"), conditional ("if this doesn't work"),
 //     asked, or about a thing ("the request is blocked by CORS"), and not
-//     inside inline code. Text inside fenced code is ignored.
-//   - loop files (FORMATS.md §2.6): the errors the file quotes verbatim in
+//     inside inline code. Text inside fenced code is ignored. MayHoldStop
+//     is a cheap gate for callers scanning many long messages.
+//   - loop files (docs/formats.md#loop-files): the errors the file quotes verbatim in
 //     fenced blocks (`### Last Error (verbatim)`; the last one counted once
 //     per Loop Progress row carrying the latest error hash), Error Hash
 //     cells that hold an error text rather than a hash (a hash such as
@@ -65,7 +66,7 @@
 //     ATTEMPTS → one failed_approach per listed approach, its count being a
 //     counter; TRIED AND FAILED → failed_approach; CIRCUIT BREAKER →
 //     circuit_breaker; anything else → stop).
-//   - debug files that are not resolved (FORMATS.md §2.11): the Symptoms
+//   - debug files that are not resolved (docs/formats.md#debug-files): the Symptoms
 //     errors verbatim (error, unless "none"), and each eliminated
 //     hypothesis as a failed_approach whose Detail is its evidence.
 //   - open blockers: blocked, with the blocker id (BLOCKER-005) as ID.
@@ -94,12 +95,14 @@
 //
 // # Health and circuit breaker
 //
-// Evaluate implements FORMATS.md §2.13 and §2.14 with the decisions that
-// §4.9 asks for, documented on Evaluate and Thresholds.
+// Evaluate implements fire-flow's circuit breaker and health states with
+// the decisions documented on Evaluate and Thresholds. ChangeAttempt says
+// which tool calls try to change the project, what makes an agent's turn
+// an iteration (a turn that only answered or only read is none).
 //
 // # Preservation blocks
 //
-// RenderBlock writes one canonical format (FORMATS.md §2.8 format 2);
+// RenderBlock writes one canonical format (docs/formats.md#preservation-blocks);
 // ParseBlocks reads that and the three other published layouts; Verify and
 // ReinjectBlock check a compacted summary. An error's block entry carries
 // its command, key line, probe mark and resolution (see RenderBlock);

@@ -35,7 +35,7 @@ func golden(t *testing.T, name string, got []byte) {
 	}
 }
 
-// sampleLoop is a loop file as FORMATS.md §2.6 describes it: Loop Progress
+// sampleLoop is a loop file as docs/formats.md#loop-files describes it: Loop Progress
 // rows with error hashes, the Circuit Breaker State table, Approaches Tried
 // and a Sabbath snapshot with Preserved Stop Signals.
 func sampleLoop() *planning.Loop {

@@ -66,6 +66,11 @@ func Fit(b Block, limit int) Fitted {
 	for i := range full {
 		full[i].Text = cleanText(full[i].Text)
 		full[i].Detail = cleanText(full[i].Detail)
+		if full[i].Kind == KindError && strings.TrimSpace(full[i].KeyLine) == "" {
+			// An error read from a planning file: its key line is found
+			// in its text, as Verify finds it.
+			full[i].KeyLine = KeyLine(full[i].Text)
+		}
 	}
 	f := &fitter{full: full, limit: limit, whole: b}
 	f.cur = Block{Timestamp: b.Timestamp, Trigger: b.Trigger}

@@ -52,7 +52,7 @@ func buildNormalizer() *normalizer {
 			return m
 		}},
 		// IPv4 addresses keep their port: "ECONNREFUSED 127.0.0.1:5432" →
-		// "ECONNREFUSED *:5432" (FORMATS.md §2.13).
+		// "ECONNREFUSED *:5432" (docs/formats.md#error-normalisation).
 		r(`\b\d{1,3}(\.\d{1,3}){3}\b`, "*"),
 		// JS stack locations: " at …" to the end of the line when it names a
 		// file:line location.
@@ -116,7 +116,7 @@ func applyRewrites(rules []rewrite, s string) string {
 
 // Normalize returns the error text with the parts that change between two
 // occurrences of the same error replaced by `*`, following fire-flow's
-// normalize (FORMATS.md §2.13): timestamps and dates, clock times, UUIDs,
+// normalize (docs/formats.md#error-normalisation): timestamps and dates, clock times, UUIDs,
 // ULIDs, hex addresses and hex ids of 7+ characters, IPv4 addresses (the
 // port is kept), JS stack locations (" at …" to the end of a line that
 // names a file:line),

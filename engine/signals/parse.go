@@ -52,7 +52,7 @@ func (p *blockParser) diag(n int, format string, args ...any) {
 }
 
 // ParseBlocks reads every preservation block of src, whatever its layout
-// (FORMATS.md §2.8: the same data is named four ways):
+// (docs/formats.md#preservation-blocks: the same data is named four ways):
 //
 //   - FormatCanonical: `## Context Preservation Block …` as RenderBlock
 //     writes it (also accepting bullets and bare fences under Errors);

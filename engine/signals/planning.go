@@ -58,7 +58,7 @@ func FromProject(p *planning.Project) []Signal {
 	return out
 }
 
-// FromLoop extracts the stop signals of one loop file (FORMATS.md §2.6):
+// FromLoop extracts the stop signals of one loop file (docs/formats.md#loop-files):
 //
 //   - the errors the file quotes verbatim (planning.Loop.Errors, e.g.
 //     `### Last Error (verbatim)`), each an error signal with its own
@@ -211,8 +211,8 @@ func containedIn(s string, texts []string) bool {
 	return false
 }
 
-// fromLabel maps one labelled preserved-stop-signal line (FORMATS.md §2.6
-// Sabbath snapshot, §2.8 format 1) to signals. Placeholder texts yield
+// fromLabel maps one labelled preserved-stop-signal line (docs/formats.md#sabbath-snapshots,
+// docs/formats.md#preservation-blocks) to signals. Placeholder texts yield
 // nothing.
 func fromLabel(label, text, source string) []Signal {
 	text = strings.TrimSpace(text)
@@ -228,7 +228,7 @@ func fromLabel(label, text, source string) []Signal {
 		word := strings.ToUpper(strings.Trim(strings.Fields(text)[0], ".,;:"))
 		return []Signal{{Kind: KindCircuitBreaker, Text: text, ID: word, Source: source}}
 	case "FAILED ATTEMPTS":
-		// "{count} — approaches: {list}" (FORMATS.md §2.8): the count is a
+		// "{count} — approaches: {list}" (docs/formats.md#preservation-blocks): the count is a
 		// counter, not an approach; each listed approach is one.
 		var out []Signal
 		for _, item := range failedAttempts(text) {
@@ -319,7 +319,7 @@ func unquote(s string) string {
 }
 
 // FromDebug extracts the stop signals of a debug file that is not
-// resolved (FORMATS.md §2.11): its Symptoms errors, verbatim, as one error
+// resolved (docs/formats.md#debug-files): its Symptoms errors, verbatim, as one error
 // signal sourced at the line where they start (values such as "none" or
 // "none (silent double-loop)" and template placeholders give none), and
 // one failed_approach per eliminated hypothesis, whose Detail is the

@@ -3,6 +3,7 @@ package signals
 import (
 	"regexp"
 	"strings"
+	"time"
 )
 
 // Resolution says that an error signal is resolved, and by what.
@@ -36,8 +37,11 @@ type Resolution struct {
 //     run of one of the same programs ("go test", "git rebase", "npx tsc")
 //     succeeding, before or right after that text.
 //
-// Errors without a recorded occurrence (planning files, iterations) and
-// signals of other kinds are never resolved here.
+// An error with no occurrence in msgs (one read from a preservation
+// block, whose run lies before the messages at hand) is resolved by a
+// later successful run of its Command: a tool result after its LastSeen
+// with the same command, as above. Errors without either (planning files,
+// iterations) and signals of other kinds are never resolved here.
 func Resolve(msgs []Message, sigs []Signal) []Resolution {
 	m := newMatchers()
 	rv := newResolver()
@@ -77,6 +81,7 @@ func (m *matchers) fromMessageHashed(msg Message) []Signal {
 // run is what the resolver knows of one message.
 type run struct {
 	src       string
+	at        time.Time
 	command   string // display form
 	identity  string
 	programs  []string
@@ -122,7 +127,7 @@ func (rv *resolver) add(i int, msg Message, sigs []Signal) {
 	if src == "" {
 		src = msg.ID
 	}
-	r := run{src: src, command: msg.Command}
+	r := run{src: src, at: msg.Timestamp, command: msg.Command}
 	if msg.Role == "tool" || msg.ToolName != "" {
 		r.isRun = true
 		r.identity = commandIdentity(msg.Command)
@@ -168,6 +173,9 @@ func (rv *resolver) resolve(sigs []Signal) []Resolution {
 		}
 		occ := rv.occur[s.Hash]
 		if len(occ) == 0 {
+			if by := rv.laterRun(s); by != "" {
+				out = append(out, Resolution{Hash: s.Hash, By: by})
+			}
 			continue
 		}
 		by := ""
@@ -181,6 +189,21 @@ func (rv *resolver) resolve(sigs []Signal) []Resolution {
 		}
 	}
 	return out
+}
+
+// laterRun resolves an error with no occurrence among the runs by a
+// successful run of its command after it was last seen, or "".
+func (rv *resolver) laterRun(s Signal) string {
+	id := commandIdentity(s.Command)
+	if id == "" || s.LastSeen.IsZero() {
+		return ""
+	}
+	for _, r := range rv.runs {
+		if r.isRun && r.ok && r.identity == id && r.at.After(s.LastSeen) {
+			return "`" + oneLine(r.command) + "` passed (" + r.src + ")"
+		}
+	}
+	return ""
 }
 
 // resolvedBy says what resolved one occurrence, or "".

@@ -3,6 +3,7 @@ package signals
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestResolve(t *testing.T) {
@@ -123,5 +124,37 @@ func TestBlockRoundTripNewFields(t *testing.T) {
 	}
 	if s := blocks[0].Signals; s[0].KeyLine != "Error: unknown flag: --format" || s[1].KeyLine != "" || Key(s[1]) != "KeyError: 'token" {
 		t.Errorf("old block key lines %q %q, key %q", s[0].KeyLine, s[1].KeyLine, Key(s[1]))
+	}
+}
+
+// TestResolveLaterRun: an error known only from a preservation block (no
+// occurrence among the messages) is resolved by a later successful run
+// of its command, and only by one after it was last seen.
+func TestResolveLaterRun(t *testing.T) {
+	t0 := time.Date(2026, 2, 7, 10, 0, 0, 0, time.UTC)
+	old := Signal{Kind: KindError, Text: "Exit code 2\nsrc/a.ts(3,7): error TS2322: Type 'string' is not assignable to type 'number'.",
+		KeyLine: "src/a.ts(3,7): error TS2322: Type 'string' is not assignable to type 'number'.", Command: "npx tsc 2>&1 | head", LastSeen: t0, Hash: "h1"}
+	run := func(id, cmd string, at time.Time, failed bool) Message {
+		return Message{ID: id, Role: "tool", ToolName: "Bash", Command: cmd, Timestamp: at, IsError: failed, Source: "c.jsonl#" + id}
+	}
+	tests := []struct {
+		name string
+		msgs []Message
+		by   string
+	}{
+		{"later pass", []Message{run("m1", "npx tsc", t0.Add(time.Minute), false)}, "`npx tsc` passed (c.jsonl#m1)"},
+		{"pass before it was seen", []Message{run("m1", "npx tsc", t0.Add(-time.Minute), false)}, ""},
+		{"later failure", []Message{run("m1", "npx tsc", t0.Add(time.Minute), true)}, ""},
+		{"another command", []Message{run("m1", "npm test", t0.Add(time.Minute), false)}, ""},
+	}
+	for _, tt := range tests {
+		res := Resolve(tt.msgs, []Signal{old})
+		got := ""
+		if len(res) == 1 {
+			got = res[0].By
+		}
+		if got != tt.by {
+			t.Errorf("%s: resolved by %q, want %q", tt.name, got, tt.by)
+		}
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/recite-dev/recite/planning"
 )
 
-// Kind is the kind of a stop signal (DESIGN.md §1).
+// Kind is the kind of a stop signal (docs/architecture.md#words).
 type Kind string
 
 // The stop-signal kinds, in the order Extract and RenderBlock list them.

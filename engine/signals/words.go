@@ -88,3 +88,28 @@ func firstPerson(phrase string) bool {
 	f := strings.ToLower(strings.Fields(phrase + " x")[0])
 	return f == "i" || f == "i'm" || f == "we" || f == "we're"
 }
+
+// MayHoldStop is a cheap gate for callers that scan many long messages
+// for the prose rules' signals (blocked, stop, failed approach): it
+// reports whether text, written by the agent (an assistant message) or
+// not, may hold one. False guarantees that FromMessages finds no such
+// signal in the text: it holds no BLOCKED, STUCK or STOP in capitals and,
+// in the agent's text, none of the lower-case words the agent's rules
+// start from ("blocked", "stuck", "giving up" / "give up" / "abandon",
+// or a negation before "work", "help" or "fix it"). True says only that
+// the rules must be run.
+func MayHoldStop(text string, agent bool) bool {
+	if strings.Contains(text, "BLOCKED") || strings.Contains(text, "STUCK") || strings.Contains(text, "STOP") {
+		return true
+	}
+	if !agent {
+		return false
+	}
+	low := strings.ToLower(text)
+	if strings.Contains(low, "blocked") || strings.Contains(low, "stuck") || strings.Contains(low, "give up") ||
+		strings.Contains(low, "giving up") || strings.Contains(low, "abandon") {
+		return true
+	}
+	return (strings.Contains(low, "n't ") || strings.Contains(low, " not ")) &&
+		(strings.Contains(low, "work") || strings.Contains(low, "help") || strings.Contains(low, "fix it"))
+}

@@ -41,6 +41,20 @@ func TestAgentWords(t *testing.T) {
 		if kind != tt.kind || text != tt.sig {
 			t.Errorf("%q: %q %q, want %q %q", tt.text, kind, text, tt.kind, tt.sig)
 		}
+		// The gate never hides a signal of the rules.
+		if kind != "" && !MayHoldStop(tt.text, true) {
+			t.Errorf("MayHoldStop(%q) = false for a %s signal", tt.text, kind)
+		}
+	}
+	for _, text := range []string{"STOP: do not touch the migrations", "- BLOCKED waiting on keys", "we are STUCK"} {
+		if !MayHoldStop(text, false) {
+			t.Errorf("MayHoldStop(%q, user) = false", text)
+		}
+	}
+	for text, agent := range map[string]bool{"Lint passes locally with no issues.": true, "Here is the summary of the PR.": true, "this doesn't work, I'm blocked on it": false} {
+		if MayHoldStop(text, agent) {
+			t.Errorf("MayHoldStop(%q, %v) = true", text, agent)
+		}
 	}
 	// In an assistant message, outside code; never in a user message,
 	// where it is the user's prose (the capitals rules still apply).
