@@ -24,6 +24,9 @@ const (
 	ImportClaudeCode = "claude-code"
 	// ImportAider is an aider chat history (.aider.chat.history.md).
 	ImportAider = "aider"
+	// ImportCodex is a Codex CLI session file (rollout JSONL,
+	// conversation.ImportCodex).
+	ImportCodex = "codex"
 )
 
 // importer returns the reader of a transcript format.
@@ -33,13 +36,15 @@ func importer(format string) (func(io.Reader) ([]Record, ImportReport, error), b
 		return conversation.ImportClaudeCode, true
 	case ImportAider:
 		return conversation.ImportAider, true
+	case ImportCodex:
+		return conversation.ImportCodex, true
 	}
 	return nil, false
 }
 
 // ImportOptions are the inputs of Import.
 type ImportOptions struct {
-	// Format is ImportClaudeCode or ImportAider.
+	// Format is ImportClaudeCode, ImportAider or ImportCodex.
 	Format string
 	// Path is the transcript file (relative to the working directory, as
 	// the user named it).
@@ -74,7 +79,7 @@ type ImportResult struct {
 func (e *Engine) Import(ctx context.Context, opts ImportOptions) (*ImportResult, error) {
 	read, ok := importer(opts.Format)
 	if !ok {
-		return nil, &InputError{Err: fmt.Errorf("import %q: want %s or %s", opts.Format, ImportClaudeCode, ImportAider)}
+		return nil, &InputError{Err: fmt.Errorf("import %q: want %s, %s or %s", opts.Format, ImportClaudeCode, ImportAider, ImportCodex)}
 	}
 	id := opts.ID
 	if id == "" {
@@ -83,7 +88,7 @@ func (e *Engine) Import(ctx context.Context, opts ImportOptions) (*ImportResult,
 	if err := conversation.ValidateID(id); err != nil {
 		return nil, &InputError{Err: err}
 	}
-	recs, rep, err := readTranscript(opts, read)
+	recs, rep, err := e.readTranscript(opts, read)
 	if err != nil {
 		return nil, err
 	}
@@ -112,13 +117,18 @@ func (e *Engine) Import(ctx context.Context, opts ImportOptions) (*ImportResult,
 }
 
 // readTranscript opens and reads opts.Path with read.
-func readTranscript(opts ImportOptions, read func(io.Reader) ([]Record, ImportReport, error)) ([]Record, ImportReport, error) {
+// The bytes read are reported as Progress.
+func (e *Engine) readTranscript(opts ImportOptions, read func(io.Reader) ([]Record, ImportReport, error)) ([]Record, ImportReport, error) {
 	f, err := os.Open(opts.Path)
 	if err != nil {
 		return nil, ImportReport{}, &InputError{Err: fmt.Errorf("import %s: %w", opts.Format, err)}
 	}
 	defer func() { _ = f.Close() }()
-	recs, rep, err := read(f)
+	var r io.Reader = f
+	if st, err := f.Stat(); err == nil && e.progress != nil {
+		r = &progressReader{r: f, e: e, stage: "reading " + filepath.Base(opts.Path), total: st.Size()}
+	}
+	recs, rep, err := read(r)
 	var fe *conversation.FormatError
 	if errors.As(err, &fe) {
 		// The wrong importer: nothing is created.

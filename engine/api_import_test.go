@@ -91,7 +91,7 @@ func TestImportErrors(t *testing.T) {
 		{"missing file", false, engine.ImportOptions{Format: engine.ImportAider, Path: filepath.Join(tmp, "nowhere.md")}, "import aider: open ", true, "nowhere"},
 		{"wrong importer", false, engine.ImportOptions{Format: engine.ImportClaudeCode, Path: aider, ID: "w2"}, aider + " does not look like a Claude Code transcript", true, "w2"},
 		{"wrong importer aider", false, engine.ImportOptions{Format: engine.ImportAider, Path: cc, ID: "w3"}, cc + " does not look like an aider chat history", true, "w3"},
-		{"unknown format", false, engine.ImportOptions{Format: "cursor", Path: cc}, `import "cursor": want claude-code or aider`, true, "cc"},
+		{"unknown format", false, engine.ImportOptions{Format: "cursor", Path: cc}, `import "cursor": want claude-code, aider or codex`, true, "cc"},
 		{"no planning folder", true, engine.ImportOptions{Format: engine.ImportAider, Path: aider}, "no .planning folder in ", true, ""},
 	}
 	for _, tt := range tests {

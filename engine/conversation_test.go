@@ -68,6 +68,8 @@ func TestConversationRenderedForEveryProvider(t *testing.T) {
   - name: dev
     conversation: c1
     providers: [markdown, anthropic, openai, gemini, ollama, text]
+    # Gemini 3 needs the calls' thoughtSignatures, which this log lacks.
+    models: {gemini: gemini-2.5-pro}
 `, nil)
 	toolConversation(t, dir, "c1")
 	rep, err := New(dir).Build(context.Background())

@@ -59,7 +59,7 @@ func TestCacheEconomics(t *testing.T) {
 	if o := got["openai"]; o.Caching != "automatic" || o.CachedTokens != o.PrefixTokens || o.CachedTokens < 1024 {
 		t.Errorf("openai economics %+v", o)
 	}
-	if g := got["gemini"]; g.Caching != "implicit" || g.MinCacheable != 2048 {
+	if g := got["gemini"]; g.Caching != "implicit" || g.MinCacheable != 4096 {
 		t.Errorf("gemini economics %+v", g)
 	}
 	if m := got["markdown"]; m.Caching != "none" || m.CachedTokens != 0 {

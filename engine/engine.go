@@ -76,15 +76,21 @@ type Engine struct {
 	// history answers and caches the commit questions of compression
 	// (compress.go).
 	history gitstore.History
+	// progress receives the steps of long operations (WithProgress).
+	progress func(Progress)
 }
 
 // New returns an Engine for the project rooted at dir. The engine keeps
 // what it read between builds (planning.Cache): a rebuild does not read
 // files whose stat is unchanged, and re-parses only the changed section of
 // a changed file; token counts and redactions of unchanged text are kept
-// too (the warm path of `recite watch`).
-func New(dir string) *Engine {
-	return &Engine{dir: dir, parsed: planning.NewCache(), scope: scope.New(dir)}
+// too (the warm path of `recite watch`). Options: WithProgress.
+func New(dir string, opts ...Option) *Engine {
+	e := &Engine{dir: dir, parsed: planning.NewCache(), scope: scope.New(dir)}
+	for _, o := range opts {
+		o(e)
+	}
+	return e
 }
 
 // Dir is the project root.
@@ -115,6 +121,9 @@ type Report struct {
 	// Signals are the loop health, circuit breaker and stop signals (set by
 	// Status only; see health.go).
 	Signals *SignalsReport `json:"signals,omitempty"`
+	// Thresholds are the WARNING and CRITICAL fractions of each target's
+	// budget (recite.yaml's thresholds; 0.70 and 0.85 by default).
+	Thresholds budget.Thresholds `json:"thresholds"`
 }
 
 // Diagnostic is a problem found in an input file (path relative to the
@@ -261,18 +270,9 @@ func (e *Engine) RenderFile(ctx context.Context, target, provider string) (body 
 	if err != nil {
 		return nil, "", err
 	}
-	var tg *config.Target
-	for i := range cfg.Targets {
-		if cfg.Targets[i].Name == target {
-			tg = &cfg.Targets[i]
-		}
-	}
-	if tg == nil {
-		var names []string
-		for _, t := range cfg.Targets {
-			names = append(names, t.Name)
-		}
-		return nil, "", &InputError{Err: fmt.Errorf("unknown target %q (configured: %s)", target, strings.Join(names, ", "))}
+	tg, err := cfg.Target(target)
+	if err != nil {
+		return nil, "", &InputError{Err: err}
 	}
 	caps, err := prompt.CapabilitiesOf(provider)
 	if err != nil {
@@ -291,6 +291,30 @@ func (e *Engine) RenderFile(ctx context.Context, target, provider string) (body 
 	tb, _ := e.assemble(ctx, cfg, tg, proj)
 	body, _, _, err = e.renderProvider(tb, provider, counter)
 	return body, "", err
+}
+
+// Recitation returns the recitation block of target's prompt
+// (prompt.IDRecitation: the body without its heading, trimmed) as a build
+// assembles it — the loop health, the conversation, the latest preservation
+// block, secrets redacted, fitted to the target's budget — without writing
+// anything; "" when the prompt has none. Errors: *InputError for an unknown
+// target or a tree that cannot be read.
+func (e *Engine) Recitation(ctx context.Context, target string) (string, error) {
+	cfg, _, proj, err := e.load()
+	if err != nil {
+		return "", err
+	}
+	tg, err := cfg.Target(target)
+	if err != nil {
+		return "", &InputError{Err: err}
+	}
+	tb, _ := e.assemble(ctx, cfg, tg, proj)
+	for _, s := range tb.prompt.Sections {
+		if s.ID == prompt.IDRecitation {
+			return strings.TrimSpace(s.Body), nil
+		}
+	}
+	return "", nil
 }
 
 // BuildConversation regenerates the prompt files of the targets whose

@@ -39,6 +39,7 @@ func (b *targetBuild) conversation() string {
 // build builds (write) or checks the targets that only accepts (all when
 // only is nil), and returns the report with each target's build.
 func (e *Engine) build(ctx context.Context, write bool, only func(*config.Target) bool) (*Report, []*targetBuild, error) {
+	e.report(Progress{Stage: "reading the planning tree"})
 	cfg, found, proj, err := e.load()
 	if err != nil {
 		return nil, nil, err
@@ -47,7 +48,7 @@ func (e *Engine) build(ctx context.Context, write bool, only func(*config.Target
 	if err != nil {
 		return nil, nil, &InputError{Err: err}
 	}
-	rep := &Report{Flavor: string(proj.Flavor), Tokenizer: cfg.Tokenizer, ContextWindow: cfg.ContextWindow, ConfigFound: found}
+	rep := &Report{Flavor: string(proj.Flavor), Tokenizer: cfg.Tokenizer, ContextWindow: cfg.ContextWindow, ConfigFound: found, Thresholds: cfg.Thresholds}
 	for _, d := range proj.Diagnostics {
 		d.Path = PlanningDir + "/" + d.Path
 		rep.Diagnostics = append(rep.Diagnostics, d)
@@ -66,6 +67,7 @@ func (e *Engine) build(ctx context.Context, write bool, only func(*config.Target
 		if only != nil && !only(tg) {
 			continue
 		}
+		e.report(Progress{Stage: "building target " + tg.Name, Done: int64(i), Total: int64(len(cfg.Targets)), Unit: "targets"})
 		tb, diags := e.assemble(ctx, cfg, tg, proj)
 		rep.Diagnostics = append(rep.Diagnostics, diags...)
 		if err := e.renderTarget(tb, write, counter, rep); err != nil {
@@ -118,10 +120,11 @@ func (e *Engine) renderTarget(tb *targetBuild, write bool, counter *budget.Count
 			_ = wait()
 			return err
 		}
+		rep.Diagnostics = append(rep.Diagnostics, renderNotes(tb, prov)...)
 		if limit := providerLimit(tb, prov); limit < tr.Budget && tokens > limit {
 			rep.Diagnostics = append(rep.Diagnostics, Diagnostic{Path: config.FileName, Line: tg.Line, Message: fmt.Sprintf(
-				"target %q, provider %s: the pinned sections alone take %d tokens, over the provider's context window of %d (set targets[].capabilities.%s.max_context to change it)",
-				tg.Name, prov, tokens, limit, prov)})
+				"target %q, provider %s: the pinned sections alone take %d tokens, over the %d that %s's context window of %d leaves beside the reply (set targets[].capabilities.%s.max_context to change it)",
+				tg.Name, prov, tokens, limit, tg.ModelFor(prov), tg.Limits(prov).ContextWindow, prov)})
 		}
 		caps, _ := prompt.CapabilitiesOf(prov)
 		rel := PromptsDir + "/" + tg.Name + caps.Ext
@@ -162,6 +165,21 @@ func (e *Engine) renderTarget(tb *targetBuild, write bool, counter *budget.Count
 		tr.Kept = ""
 	}
 	return nil
+}
+
+// renderNotes are the diagnostics of what rendering the target's prompt
+// for provider had to change so the provider accepts it (prompt.Notes),
+// placed at the target's conversation log when it has one.
+func renderNotes(tb *targetBuild, provider string) []Diagnostic {
+	var out []Diagnostic
+	for _, n := range prompt.Notes(tb.prompt, provider, tb.target.RenderOptions(provider)) {
+		d := Diagnostic{Path: config.FileName, Line: tb.target.Line, Message: fmt.Sprintf("target %q, provider %s: %s", tb.target.Name, provider, n.Message)}
+		if c := tb.conversation(); c != "" {
+			d.Path, d.Line = ConversationLog(c), 0
+		}
+		out = append(out, d)
+	}
+	return out
 }
 
 // pendingWrite is a prompt file being written: its index in
@@ -213,21 +231,11 @@ func parseFailure(proj *planning.Project) string {
 }
 
 // providerLimit is the token budget of one provider's file: the target's
-// budget, or the provider's context window (the capability table, or the
-// target's capabilities override) when that is smaller.
+// budget, or the prompt limit of the model the body names (its window less
+// the reply, prompt.Limit.PromptLimit; the target's capabilities override
+// the window) when that is smaller.
 func providerLimit(tb *targetBuild, provider string) int {
-	limit := tb.report.Budget
-	caps, err := prompt.CapabilitiesOf(provider)
-	if err != nil {
-		return limit
-	}
-	if o, ok := tb.target.Capabilities[provider]; ok && o.MaxContext != nil {
-		caps.MaxContext = *o.MaxContext
-	}
-	if caps.MaxContext > 0 && caps.MaxContext < limit {
-		limit = caps.MaxContext
-	}
-	return limit
+	return min(tb.report.Budget, tb.target.Limits(provider).PromptLimit(tb.target.MaxTokens))
 }
 
 // render returns prompt.Render(p, provider, opts), from the render cache
@@ -280,7 +288,8 @@ func (e *Engine) renderProvider(tb *targetBuild, provider string, counter *budge
 		tokens = p.Fit(counter.Count, limit)
 		cuts = p.Cuts[len(tb.prompt.Cuts):]
 	}
-	opts := prompt.RenderOptions{OpenAISystemRole: tb.target.OpenAISystemRole, Model: tb.target.Model, MaxTokens: tb.target.MaxTokens}
+	opts := tb.target.RenderOptions(provider)
+	opts.NumCtx = prompt.NumCtx(limit, tokens, tb.target.MaxTokens) // ollama: the fitted budget and the reply
 	body, err := e.render(tr.Name, p, provider, opts)
 	if err != nil {
 		return nil, 0, nil, err

@@ -13,9 +13,10 @@ import (
 
 // buildOptions are the inputs of `recite build`.
 type buildOptions struct {
-	io   IOStreams
-	dir  string
-	json jsonFlag
+	io    IOStreams
+	dir   string
+	json  jsonFlag
+	check bool
 }
 
 func newBuildCmd(g *globalOptions, streams IOStreams, runF func(context.Context, *buildOptions) error) *cobra.Command {
@@ -25,7 +26,9 @@ func newBuildCmd(g *globalOptions, streams IOStreams, runF func(context.Context,
 		Short: "Regenerate every prompt file once",
 		Long: `Regenerate the prompt files of every target in .planning/prompts/:
 TARGET.md and TARGET.PROVIDER.json, ordered for prompt caching and fitted
-to the token budget. Files whose bytes would not change are not written.`,
+to the token budget. Files whose bytes would not change are not written.
+A diagnostic is printed the first time it appears; afterwards it is
+counted ("recite inspect" lists them all).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.dir = g.dir
@@ -33,18 +36,27 @@ to the token budget. Files whose bytes would not change are not written.`,
 		},
 	}
 	opts.json.addFlag(cmd, "print the report as JSON")
+	cmd.Flags().BoolVar(&opts.check, "check", false, "validate every prompt file against its provider's request schema and the model's window; exit 1 when one would be rejected")
 	return cmd
 }
 
 func buildRun(ctx context.Context, opts *buildOptions) error {
-	rep, err := engine.New(opts.dir).Build(ctx)
+	pr := newProgress(opts.io)
+	e := engine.New(opts.dir, pr.option())
+	rep, err := e.Build(ctx)
+	pr.done()
 	if err != nil {
 		return err
 	}
-	return opts.json.print(opts.io.Out, rep, func(w io.Writer) error {
+	err = opts.json.print(opts.io.Out, rep, func(w io.Writer) error {
 		printBuild(w, rep)
+		printDiagnosticsOnce(w, e, rep.Diagnostics, byBuild)
 		return nil
 	})
+	if err == nil && opts.check {
+		err = checkBuilt(ctx, e, opts.io.ErrOut, rep)
+	}
+	return err
 }
 
 // writeState says what a build did to a target's files: "wrote PATHS",
@@ -66,7 +78,7 @@ func writeState(t *engine.TargetReport) string {
 }
 
 // printBuild writes one line per target (tokens, budget, status, stable
-// prefix, files written), its cuts, then the diagnostics.
+// prefix, files written) and its cuts.
 func printBuild(w io.Writer, rep *engine.Report) {
 	for _, t := range rep.Targets {
 		state := writeState(t)
@@ -77,7 +89,6 @@ func printBuild(w io.Writer, rep *engine.Report) {
 		}
 		printFileCuts(w, t)
 	}
-	printDiagnostics(w, rep.Diagnostics)
 }
 
 // printFileCuts prints the cuts one provider's smaller context window
@@ -96,6 +107,7 @@ type renderOptions struct {
 	dir      string
 	target   string
 	provider string
+	check    bool
 }
 
 func newRenderCmd(g *globalOptions, streams IOStreams, runF func(context.Context, *renderOptions) error) *cobra.Command {
@@ -111,17 +123,21 @@ func newRenderCmd(g *globalOptions, streams IOStreams, runF func(context.Context
 	}
 	cmd.Flags().StringVar(&opts.target, "target", "agent", "target `name`")
 	cmd.Flags().StringVar(&opts.provider, "provider", "anthropic", "provider: markdown, anthropic, openai, gemini, ollama or text")
+	cmd.Flags().BoolVar(&opts.check, "check", false, "validate the body against the provider's request schema and the model's window; exit 1 when it would be rejected")
 	return cmd
 }
 
 func renderRun(ctx context.Context, opts *renderOptions) error {
-	body, kept, err := engine.New(opts.dir).RenderFile(ctx, opts.target, opts.provider)
+	e := engine.New(opts.dir)
+	body, kept, err := e.RenderFile(ctx, opts.target, opts.provider)
 	if err != nil {
 		return err
 	}
 	if kept != "" {
 		fmt.Fprintln(opts.io.ErrOut, kept)
 	}
-	_, err = opts.io.Out.Write(body)
+	if _, err = opts.io.Out.Write(body); err == nil && opts.check {
+		err = checkRendered(e, opts.io.ErrOut, opts.target, opts.provider, body)
+	}
 	return err
 }

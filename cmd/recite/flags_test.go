@@ -81,6 +81,8 @@ func TestBuildFlags(t *testing.T) {
 		{name: "defaults", args: []string{"build"}, want: buildOptions{dir: "."}},
 		{name: "dir and json", args: []string{"-C", "p", "build", "--json"}, want: buildOptions{dir: "p", json: jsonFlag{true}}},
 		{name: "dir after the command", args: []string{"build", "--dir", "q"}, want: buildOptions{dir: "q"}},
+		{name: "check", args: []string{"build", "--check", "--json"}, want: buildOptions{dir: ".", json: jsonFlag{true}, check: true}},
+		{name: "check takes no value", args: []string{"build", "--check", "yes"}, wantErr: `unknown command "yes"`},
 		{name: "no arguments", args: []string{"build", "extra"}, wantErr: `unknown command "extra"`},
 	})
 }
@@ -97,6 +99,8 @@ func TestRenderFlags(t *testing.T) {
 	checkFlags(t, newRenderCmd, func(o *renderOptions) { o.io = IOStreams{} }, []flagCase[renderOptions]{
 		{name: "defaults", args: []string{"render"}, want: renderOptions{dir: ".", target: "agent", provider: "anthropic"}},
 		{name: "target and provider", args: []string{"render", "--target", "dev", "--provider", "openai"}, want: renderOptions{dir: ".", target: "dev", provider: "openai"}},
+		{name: "check", args: []string{"render", "--provider", "ollama", "--check"}, want: renderOptions{dir: ".", target: "agent", provider: "ollama", check: true}},
+		{name: "check=false", args: []string{"render", "--check=false"}, want: renderOptions{dir: ".", target: "agent", provider: "anthropic"}},
 	})
 }
 
@@ -135,6 +139,7 @@ func TestImportFlags(t *testing.T) {
 	checkFlags(t, newImportCmd, func(o *importOptions) { o.io = IOStreams{} }, []flagCase[importOptions]{
 		{name: "claude-code", args: []string{"import", "claude-code", "s.jsonl"}, want: importOptions{dir: ".", imp: engine.ImportOptions{Format: engine.ImportClaudeCode, Path: "s.jsonl"}}},
 		{name: "aider as json", args: []string{"-C", "p", "import", "aider", "h.md", "--as", "moz", "--json"}, want: importOptions{dir: "p", imp: engine.ImportOptions{Format: engine.ImportAider, Path: "h.md", ID: "moz"}, json: jsonFlag{true}}},
+		{name: "codex", args: []string{"import", "codex", "rollout.jsonl", "--as", "cx"}, want: importOptions{dir: ".", imp: engine.ImportOptions{Format: engine.ImportCodex, Path: "rollout.jsonl", ID: "cx"}}},
 		{name: "no file", args: []string{"import", "aider"}, wantErr: "accepts 1 arg(s), received 0"},
 	})
 }
@@ -173,6 +178,17 @@ func TestInitFlags(t *testing.T) {
 	checkFlags(t, newInitCmd, func(o *initOptions) { o.io = IOStreams{} }, []flagCase[initOptions]{
 		{name: "defaults", args: []string{"init"}, want: initOptions{dir: "."}},
 		{name: "every flag", args: []string{"-C", "p", "init", "--flavor", "fire", "--claude", "--json"}, want: initOptions{dir: "p", flavor: "fire", claude: true, json: jsonFlag{true}}},
+		{name: "mcp", args: []string{"init", "--mcp"}, want: initOptions{dir: ".", mcp: true}},
+	})
+}
+
+func TestMCPFlags(t *testing.T) {
+	checkFlags(t, newMCPCmd, func(o *mcpOptions) { o.io = IOStreams{} }, []flagCase[mcpOptions]{
+		// Without -C the project comes from the client's roots.
+		{name: "defaults", args: []string{"mcp"}, want: mcpOptions{dir: "."}},
+		{name: "every flag", args: []string{"-C", "p", "mcp", "--no-watch", "-v"}, want: mcpOptions{dir: "p", dirGiven: true, noWatch: true, verbose: true}},
+		{name: "-C .", args: []string{"-C", ".", "mcp"}, want: mcpOptions{dir: ".", dirGiven: true}},
+		{name: "no arguments", args: []string{"mcp", "x"}, wantErr: `unknown command "x"`},
 	})
 }
 

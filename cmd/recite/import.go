@@ -29,6 +29,7 @@ ids derived from the source, so importing the same file again adds nothing.`,
 	cmd.AddCommand(
 		newImportFormatCmd(g, streams, runF, engine.ImportClaudeCode, "a Claude Code session transcript (JSONL)"),
 		newImportFormatCmd(g, streams, runF, engine.ImportAider, "an aider chat history (.aider.chat.history.md)"),
+		newImportFormatCmd(g, streams, runF, engine.ImportCodex, "a Codex CLI session file (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl)"),
 	)
 	return cmd
 }
@@ -53,7 +54,9 @@ replaced by "-"). The conversation is created if needed.`,
 }
 
 func importRun(ctx context.Context, opts *importOptions) error {
-	res, err := engine.New(opts.dir).Import(ctx, opts.imp)
+	pr := newProgress(opts.io)
+	res, err := engine.New(opts.dir, pr.option()).Import(ctx, opts.imp)
+	pr.done()
 	if err != nil {
 		return err
 	}

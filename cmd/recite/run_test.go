@@ -224,18 +224,33 @@ func TestParseAge(t *testing.T) {
 // are gone.
 func TestWatchPrinterDiagnostics(t *testing.T) {
 	streams, out, _ := testStreams("")
-	p := &watchPrinter{w: streams.Out}
+	e := engine.New(t.TempDir())
+	p := &watchPrinter{w: streams.Out, e: e}
 	at := time.Date(2025, 1, 2, 3, 4, 5, 6e6, time.UTC)
 	bad := []engine.Diagnostic{{Path: ".planning/STATE.md", Line: 3, Message: "invalid YAML front matter"}}
-	for _, diags := range [][]engine.Diagnostic{bad, bad, nil, nil} {
+	moved := []engine.Diagnostic{{Path: ".planning/STATE.md", Line: 4, Message: "invalid YAML front matter"}}
+	render := func(p *watchPrinter, diags []engine.Diagnostic) {
 		p.print(engine.WatchEvent{Kind: engine.EventRender, Time: at, Tokens: 10, ContextWindow: 100, Percent: 10, Diagnostics: diags})
 	}
+	for _, diags := range [][]engine.Diagnostic{bad, bad, moved, nil, nil, bad} {
+		render(p, diags)
+	}
 	line := "03:04:05.006 unchanged; 10 tokens, 10.0% of 100; ; stable prefix 0.0%; 0s\n"
-	want := line + "  diagnostic: .planning/STATE.md:3: invalid YAML front matter\n" + line + line + "  diagnostics cleared\n" + line
+	diag := "  diagnostic: .planning/STATE.md:3: invalid YAML front matter\n"
+	// Printed when it appears, not again while it stays (on another line
+	// of the same file too), cleared, and printed again when it comes back.
+	want := line + diag + line + line + line + "  diagnostics cleared\n" + line + line + diag
 	if out.String() != want {
 		t.Errorf("printed\n%s\nwant\n%s", out, want)
 	}
+	// A new watch (or any other command) counts what was printed.
 	out.Reset()
+	render(&watchPrinter{w: streams.Out, e: e}, bad)
+	if want := line + "  1 known diagnostic (recite inspect to list them)\n"; out.String() != want {
+		t.Errorf("a second watch printed\n%s\nwant\n%s", out, want)
+	}
+	out.Reset()
+	p = &watchPrinter{w: streams.Out, e: e}
 	p.print(engine.WatchEvent{Kind: engine.EventCommit, Time: at, Commit: "0123456789abcdef", KeptMissing: 2})
 	if want := "03:04:05.006 committed 0123456789ab (conversation history); kept 2 tracked files that are missing from the work tree\n"; out.String() != want {
 		t.Errorf("commit line %q, want %q", out, want)
@@ -265,5 +280,50 @@ func TestImportsEngineOnly(t *testing.T) {
 				t.Errorf("%s imports %s; cmd/recite talks to the engine only", name, p)
 			}
 		}
+	}
+}
+
+// TestCheckRun calls build and render with --check: bodies that fit pass
+// with nothing on stderr; an ollama window smaller than the pinned
+// sections is a failed check (exit 1) naming the file and the reason.
+func TestCheckRun(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, ".planning", "recite.yaml")
+	if err := os.MkdirAll(filepath.Dir(cfg), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write := func(yaml string) {
+		t.Helper()
+		if err := os.WriteFile(cfg, []byte(yaml), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx := context.Background()
+	write("targets:\n  - name: agent\n    providers: [markdown, anthropic, openai, gemini, ollama, text]\n")
+	streams, _, errOut := testStreams("")
+	if err := buildRun(ctx, &buildOptions{io: streams, dir: dir, check: true}); err != nil || errOut.Len() != 0 {
+		t.Fatalf("build --check: %v, stderr %q", err, errOut)
+	}
+	if err := renderRun(ctx, &renderOptions{io: streams, dir: dir, target: "agent", provider: "ollama", check: true}); err != nil || errOut.Len() != 0 {
+		t.Fatalf("render --check: %v, stderr %q", err, errOut)
+	}
+
+	write("targets:\n  - name: agent\n    providers: [ollama]\n    capabilities:\n      ollama: {max_context: 100}\n")
+	err := buildRun(ctx, &buildOptions{io: streams, dir: dir, check: true})
+	if exitCode(err) != 1 || !strings.Contains(errOut.String(), "rejected: .planning/prompts/agent.ollama.json: ollama: options.num_ctx: ") {
+		t.Errorf("build --check of a body over its window: %v (exit %d), stderr %q", err, exitCode(err), errOut)
+	}
+	errOut.Reset()
+	err = renderRun(ctx, &renderOptions{io: streams, dir: dir, target: "agent", provider: "ollama", check: true})
+	if exitCode(err) != 1 || !strings.Contains(errOut.String(), "rejected: target agent: ollama: options.num_ctx: ") {
+		t.Errorf("render --check of a body over its window: %v (exit %d), stderr %q", err, exitCode(err), errOut)
+	}
+	errOut.Reset()
+	if err := renderRun(ctx, &renderOptions{io: streams, dir: dir, target: "agent", provider: "ollama"}); err != nil || errOut.Len() != 0 {
+		t.Errorf("render without --check: %v, stderr %q", err, errOut)
+	}
+	err = renderRun(ctx, &renderOptions{io: streams, dir: dir, target: "nope", provider: "ollama", check: true})
+	if exitCode(err) != 2 || !strings.Contains(fmt.Sprint(err), `unknown target "nope" (configured: agent)`) {
+		t.Errorf("render --check of an unknown target: %v (exit %d)", err, exitCode(err))
 	}
 }

@@ -4,7 +4,9 @@
 // session's turns as a conversation, keeps the per-session turn state under
 // a per-session lock, prints the context SessionStart injects fitted to
 // Claude Code's output cap in UTF-16 code units, and merges recite's hooks
-// into .claude/settings.json (InstallHooks).
+// into .claude/settings.json (InstallHooks). The order-keeping merge of a
+// JSON settings file behind it is exported (MergeJSONFile): the engine
+// merges recite's MCP server into Claude Code's .mcp.json with it.
 //
 // It owns the event's parsing, the handlers, the session state and locks
 // (.planning/.recite/hooks/ and .planning/.recite/locks/), the UTF-16 fit

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -80,88 +81,120 @@ type SettingsResult struct {
 func InstallHooks(dir string) (*SettingsResult, error) {
 	path := filepath.Join(dir, filepath.FromSlash(SettingsFile))
 	res := &SettingsResult{Path: SettingsFile, Added: []string{}}
+	created, err := MergeJSONFile(path, SettingsFile, "hooks", func(hooks map[string]json.RawMessage, set func(string, json.RawMessage)) error {
+		for _, ev := range HookEvents {
+			var groups []json.RawMessage
+			if raw, ok := hooks[ev.Event]; ok && string(bytes.TrimSpace(raw)) != "null" {
+				if err := json.Unmarshal(raw, &groups); err != nil {
+					return &SettingsError{fmt.Errorf("%s: hooks.%s must be an array of matcher groups (left unchanged)", SettingsFile, ev.Event)}
+				}
+			}
+			if hasReciteHook(groups) {
+				continue
+			}
+			g := claudeGroup{Matcher: ev.Matcher, Hooks: []claudeCommand{{Type: "command", Command: HookCommand, Timeout: claudeHookTimeout}}}
+			b, err := json.Marshal(g)
+			if err != nil {
+				return err
+			}
+			// Join by hand: json.Marshal would HTML-escape the user's
+			// groups (`&&` → `\u0026\u0026`).
+			groups = append(groups, b)
+			parts := make([][]byte, len(groups))
+			for i, g := range groups {
+				parts[i] = g
+			}
+			set(ev.Event, append(append([]byte("["), bytes.Join(parts, []byte(","))...), ']'))
+			res.Added = append(res.Added, ev.Event)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	res.Created = created
+	return res, nil
+}
+
+// MergeJSONFile merges into the object at key of the JSON settings file
+// at path (name is how errors name the file, e.g. ".claude/settings.json"):
+// edit gets that object's members and calls set for each member to add or
+// replace; a replaced member keeps its position, a new one goes last.
+// Every other key and value, known or not, is kept with its value and the
+// key order of both objects; a rewrite re-indents with two spaces. When
+// edit sets nothing the file is not rewritten. A missing or empty file,
+// and a missing or null key, are an empty object; created reports the file
+// did not exist.
+//
+// Errors: a file that cannot be read, that is not one JSON object (with
+// line and column for invalid JSON), or whose key is not an object, is a
+// *SettingsError naming the file, and the file is left untouched; edit's
+// error is returned as it is, and nothing is written. Writes are atomic
+// (fsutil.WriteFile) and keep the file's mode (0644 for a new file); a
+// file that is a symbolic link stays one, and the file it names is
+// written.
+func MergeJSONFile(path, name, key string, edit func(members map[string]json.RawMessage, set func(string, json.RawMessage)) error) (created bool, err error) {
 	src, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		res.Created = true
+		created = true
 	} else if err != nil {
-		return nil, &SettingsError{fmt.Errorf("read %s: %w", SettingsFile, err)}
+		return false, &SettingsError{fmt.Errorf("read %s: %w", name, err)}
 	}
 	top := &jsonObject{vals: map[string]json.RawMessage{}}
 	if len(bytes.TrimSpace(src)) > 0 {
 		top, err = parseJSONObject(src)
 		if err != nil {
 			if line, col, msg, ok := jsonSyntaxError(src); ok {
-				return nil, &SettingsError{fmt.Errorf("%s:%d:%d: invalid JSON: %s (left unchanged)", SettingsFile, line, col, msg)}
+				return false, &SettingsError{fmt.Errorf("%s:%d:%d: invalid JSON: %s (left unchanged)", name, line, col, msg)}
 			}
-			return nil, &SettingsError{fmt.Errorf("%s: %v (left unchanged)", SettingsFile, err)}
+			return false, &SettingsError{fmt.Errorf("%s: %v (left unchanged)", name, err)}
 		}
 	}
-	hooks := &jsonObject{vals: map[string]json.RawMessage{}}
-	if raw, ok := top.vals["hooks"]; ok && string(bytes.TrimSpace(raw)) != "null" {
-		hooks, err = parseJSONObject(raw)
+	inner := &jsonObject{vals: map[string]json.RawMessage{}}
+	if raw, ok := top.vals[key]; ok && string(bytes.TrimSpace(raw)) != "null" {
+		inner, err = parseJSONObject(raw)
 		if err != nil {
-			return nil, &SettingsError{fmt.Errorf("%s: \"hooks\": %v (left unchanged)", SettingsFile, err)}
+			return false, &SettingsError{fmt.Errorf("%s: %q: %v (left unchanged)", name, key, err)}
 		}
 	}
-	for _, ev := range HookEvents {
-		var groups []json.RawMessage
-		if raw, ok := hooks.vals[ev.Event]; ok && string(bytes.TrimSpace(raw)) != "null" {
-			if err := json.Unmarshal(raw, &groups); err != nil {
-				return nil, &SettingsError{fmt.Errorf("%s: hooks.%s must be an array of matcher groups (left unchanged)", SettingsFile, ev.Event)}
-			}
-		}
-		if hasReciteHook(groups) {
-			continue
-		}
-		g := claudeGroup{Matcher: ev.Matcher, Hooks: []claudeCommand{{Type: "command", Command: HookCommand, Timeout: claudeHookTimeout}}}
-		b, err := json.Marshal(g)
-		if err != nil {
-			return nil, err
-		}
-		groups = append(groups, b)
-		// Join by hand: json.Marshal would HTML-escape the user's groups
-		// (`&&` → `\u0026\u0026`).
-		parts := make([][]byte, len(groups))
-		for i, g := range groups {
-			parts[i] = g
-		}
-		hooks.set(ev.Event, append(append([]byte("["), bytes.Join(parts, []byte(","))...), ']'))
-		res.Added = append(res.Added, ev.Event)
+	changed := false
+	if err := edit(maps.Clone(inner.vals), func(k string, v json.RawMessage) { inner.set(k, v); changed = true }); err != nil {
+		return false, err
 	}
-	if len(res.Added) == 0 && !res.Created {
-		return res, nil
+	if !changed {
+		return created, nil
 	}
-	hb, err := hooks.marshal()
+	ib, err := inner.marshal()
 	if err != nil {
-		return nil, err
+		return false, err
 	}
-	top.set("hooks", hb)
+	top.set(key, ib)
 	out, err := top.marshal()
 	if err != nil {
-		return nil, err
+		return false, err
 	}
 	var pretty bytes.Buffer
 	if err := json.Indent(&pretty, out, "", "  "); err != nil {
-		return nil, err
+		return false, err
 	}
 	pretty.WriteByte('\n')
 	// A symlinked settings file (dotfiles) stays a link: its target is
 	// written, atomically in the target's own folder.
 	target, err := resolveLink(path)
 	if err != nil {
-		return nil, fmt.Errorf("write %s: %w", SettingsFile, err)
+		return false, fmt.Errorf("write %s: %w", name, err)
 	}
 	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-		return nil, err
+		return false, err
 	}
 	mode := fs.FileMode(0o644)
 	if fi, err := os.Stat(target); err == nil {
 		mode = fi.Mode().Perm()
 	}
 	if err := fsutil.WriteFile(target, pretty.Bytes(), mode); err != nil {
-		return nil, fmt.Errorf("write %s: %w", SettingsFile, err)
+		return false, fmt.Errorf("write %s: %w", name, err)
 	}
-	return res, nil
+	return created, nil
 }
 
 // resolveLink follows path's symbolic links (at most 40, as Linux does) to

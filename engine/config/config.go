@@ -1,10 +1,13 @@
 // Package config reads `.planning/recite.yaml`, recite's configuration.
 //
 // Parsing is strict: an unknown key is an error naming the file and line, so
-// a typo never silently falls back to a default (STYLE.md practice 7). With
-// no file, Default applies: one target "agent" (role implementer; providers
-// markdown, anthropic and openai), a 200,000-token context window counted
-// with o200k_base, and WARNING/CRITICAL at 70%/85% (issue "recite build" §1).
+// a typo never silently falls back to a default. With no file, Default
+// applies: one target "agent" (role implementer; providers markdown,
+// anthropic and openai, each with its default model), a 200,000-token
+// context window counted with o200k_base, and WARNING/CRITICAL at 70%/85%.
+// Each target resolves a model per provider (models.go): its models:, its
+// older single model: for the provider whose family it names, the
+// top-level models:, then the defaults of engine/prompt.
 package config
 
 import (
@@ -31,7 +34,7 @@ const FileName = ".planning/recite.yaml"
 // Config is the whole of recite.yaml.
 type Config struct {
 	// ContextWindow is the model's context window in tokens (default
-	// 200000, the limit fire-flow assumes, FORMATS.md §2.9).
+	// 200000, the limit fire-flow assumes).
 	ContextWindow int `yaml:"context_window"`
 	// Tokenizer is the BPE encoding used for counts: o200k_base (default)
 	// or cl100k_base.
@@ -53,9 +56,12 @@ type Config struct {
 	Compression Compression `yaml:"compression"`
 	// Watch sets `recite watch` timing and its history commits (watch.go).
 	Watch Watch `yaml:"watch"`
+	// Models names a model per provider for every target (models.go); a
+	// target's own models win.
+	Models Models `yaml:"models"`
 }
 
-// Target is one consumer of prompt files (DESIGN.md §1 "target").
+// Target is one consumer of prompt files.
 type Target struct {
 	// Name is used in file names: prompts/NAME.md, prompts/NAME.PROVIDER.json.
 	// It must match ^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$.
@@ -84,19 +90,35 @@ type Target struct {
 	// Conversation is the id of the conversation whose tail this target
 	// carries; "" for none.
 	Conversation string `yaml:"conversation"`
-	// Model, when set, is written as "model" into the anthropic, openai and
-	// ollama bodies; "" leaves it out and the caller supplies it. The gemini
-	// body has no model field: the model is part of the request URL
-	// (models/MODEL:generateContent).
+	// Models names this target's model per provider, over the top-level
+	// models (models.go). After Parse it holds the resolved model of every
+	// provider (ModelFor).
+	Models Models `yaml:"models"`
+	// Model is the single model name of older configurations: it applies
+	// to the one provider whose family it names (claude-… anthropic, gpt-…
+	// and o1/o3/o4… openai, gemini-… gemini); any other name is an error
+	// that asks for models.PROVIDER. It is never written into another
+	// provider's body.
 	Model string `yaml:"model"`
-	// MaxTokens is the anthropic body's max_tokens, the reply's length
-	// limit in tokens, which the Messages API requires; it is written only
-	// with Model (default 4096; must be positive).
+	// MaxTokens is the reply's length limit in tokens: the anthropic
+	// body's max_tokens (which the Messages API requires) and the ollama
+	// body's options.num_predict. The prompt is fitted to the model's
+	// window less this (default 4096; must be positive).
 	MaxTokens int `yaml:"max_tokens"`
-	// OpenAISystemRole is "system" (default) or "developer" (o1 and newer;
-	// PROVIDERS.md §5).
+	// OpenAISystemRole is "system" or "developer"; "" (default) picks by
+	// model: developer for o1 and newer.
 	OpenAISystemRole string `yaml:"openai_system_role"`
-	// Capabilities override the provider capability table per provider.
+	// OpenAIAPI is "chat" (Chat Completions, default) or "responses" (the
+	// Responses API): the shape of the openai body.
+	OpenAIAPI string `yaml:"openai_api"`
+	// Prefill lets the anthropic body end on an assistant turn, which the
+	// model continues; by default a final assistant turn is followed by a
+	// user turn asking to continue.
+	Prefill bool `yaml:"prefill"`
+	// OllamaStream is the ollama body's "stream" (default false: one JSON
+	// reply, as curl and the README expect).
+	OllamaStream bool `yaml:"ollama_stream"`
+	// Capabilities override the model limits per provider (models.go).
 	Capabilities map[string]CapabilityOverride `yaml:"capabilities"`
 
 	// Line is the line of this target's entry in recite.yaml (0 for the
@@ -108,13 +130,20 @@ type Target struct {
 // default reply limit, in tokens (prompt.DefaultMaxTokens).
 const DefaultMaxTokens = prompt.DefaultMaxTokens
 
-// CapabilityOverride overrides entries of the provider capability table for
-// one target. A nil field keeps the table's value. Only the context limit
-// can be overridden: the other capabilities (conversation, system message,
-// tool calls) are fixed by each provider's request shape.
+// CapabilityOverride overrides entries of the model limits
+// (prompt.Limits) for one provider of one target. A nil field keeps the
+// table's value. The request shape itself (conversation, system message,
+// tool calls) is fixed by each provider.
 type CapabilityOverride struct {
-	// MaxContext caps the provider's budget, in tokens.
+	// MaxContext replaces the model's context window, in tokens.
 	MaxContext *int `yaml:"max_context"`
+	// MaxOutput replaces the model's longest reply, in tokens.
+	MaxOutput *int `yaml:"max_output"`
+	// MinCacheable replaces the minimum cacheable prefix, in tokens
+	// (Anthropic cache breakpoints go only where a prefix reaches it).
+	MinCacheable *int `yaml:"min_cacheable"`
+	// DeveloperRole says whether the OpenAI model takes the developer role.
+	DeveloperRole *bool `yaml:"developer_role"`
 }
 
 // Agent is the agent command for `recite conversation run`.
@@ -161,7 +190,7 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 	return nil
 }
 
-// Providers recite renders (issue "recite build" §5).
+// Providers recite renders.
 var knownProviders = map[string]bool{"markdown": true, "anthropic": true, "openai": true, "gemini": true, "ollama": true, "text": true}
 
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
@@ -170,6 +199,7 @@ var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 func Default() *Config {
 	c := &Config{}
 	c.fill()
+	_ = c.resolveModels(func(string, string, ...any) error { return nil }) // no legacy model: cannot fail
 	return c
 }
 
@@ -195,8 +225,8 @@ func (c *Config) fill() {
 		if len(t.Providers) == 0 {
 			t.Providers = []string{"markdown", "anthropic", "openai"}
 		}
-		if t.OpenAISystemRole == "" {
-			t.OpenAISystemRole = "system"
+		if t.OpenAIAPI == "" {
+			t.OpenAIAPI = prompt.OpenAIChat
 		}
 		if t.MaxTokens == 0 {
 			t.MaxTokens = DefaultMaxTokens
@@ -331,8 +361,11 @@ func (c *Config) validate(path string, lines map[string]int) error {
 		if t.MaxTokens < 0 {
 			return fail(at+".max_tokens", "target %q: max_tokens must be a positive number of tokens", t.Name)
 		}
-		if t.OpenAISystemRole != "system" && t.OpenAISystemRole != "developer" {
+		if t.OpenAISystemRole != "" && t.OpenAISystemRole != "system" && t.OpenAISystemRole != "developer" {
 			return fail(at+".openai_system_role", "target %q: openai_system_role must be system or developer", t.Name)
+		}
+		if t.OpenAIAPI != prompt.OpenAIChat && t.OpenAIAPI != prompt.OpenAIResponses {
+			return fail(at+".openai_api", "target %q: openai_api must be chat or responses", t.Name)
 		}
 		for _, f := range append(append(append([]string{}, t.System...), t.Skills...), t.Include...) {
 			if err := checkRel(f); err != nil {
@@ -352,6 +385,9 @@ func (c *Config) validate(path string, lines map[string]int) error {
 	case "window", "tokens", "summary", "importance":
 	default:
 		return fail("history", "history.strategy %q: want window, tokens, summary or importance", c.History.Strategy)
+	}
+	if err := c.resolveModels(fail); err != nil {
+		return err
 	}
 	for _, v := range []func(fail failFunc) error{c.CircuitBreaker.validate, c.Files.validate, c.Compression.validate, c.Watch.validate} {
 		if err := v(fail); err != nil {
@@ -386,4 +422,17 @@ func Load(dir string) (cfg *Config, found bool, err error) {
 	}
 	c, err := Parse(FileName, src)
 	return c, true, err
+}
+
+// Target returns the configured target named name. Errors: "unknown
+// target" with the names of the configured ones.
+func (c *Config) Target(name string) (*Target, error) {
+	var names []string
+	for i := range c.Targets {
+		if c.Targets[i].Name == name {
+			return &c.Targets[i], nil
+		}
+		names = append(names, c.Targets[i].Name)
+	}
+	return nil, fmt.Errorf("unknown target %q (configured: %s)", name, strings.Join(names, ", "))
 }

@@ -34,7 +34,7 @@ func TestParse(t *testing.T) {
 	if c.ContextWindow != 128000 || c.Tokenizer != "cl100k_base" || c.Thresholds.Warning != 0.6 {
 		t.Fatalf("%+v", c)
 	}
-	if c.Targets[0].Budget != 50000 || c.Targets[0].OpenAISystemRole != "system" || c.Targets[0].MaxTokens != DefaultMaxTokens {
+	if c.Targets[0].Budget != 50000 || c.Targets[0].OpenAISystemRole != "" || c.Targets[0].MaxTokens != DefaultMaxTokens {
 		t.Fatalf("%+v", c.Targets[0])
 	}
 	if time.Duration(c.Agent.Timeout) != 30*time.Second {

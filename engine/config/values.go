@@ -58,7 +58,9 @@ var valueRules = map[string]valueRule{
 	"circuit_breaker.decline_break_pct":   {kind: size, unit: "percent"},
 	"circuit_breaker.baseline_iterations": {kind: size, unit: "iterations"},
 
-	"targets[].capabilities.*.max_context": {kind: size, min: 1, unit: "tokens"},
+	"targets[].capabilities.*.max_context":   {kind: size, min: 1, unit: "tokens"},
+	"targets[].capabilities.*.max_output":    {kind: size, min: 1, unit: "tokens"},
+	"targets[].capabilities.*.min_cacheable": {kind: size, unit: "tokens"},
 }
 
 // checkValues rejects, at the line of the key, a negative or zero

@@ -47,6 +47,8 @@ func TestParseErrorLines(t *testing.T) {
 		{"negative max iterations", "agent:\n  max_iterations: -1\n", 2, "agent.max_iterations must not be negative (got -1 iterations)"},
 		{"negative threshold", "circuit_breaker:\n  preset: default\n  stall_break: -4\n", 3, "circuit_breaker.stall_break must not be negative (got -4 iterations)"},
 		{"zero max_context", "targets:\n  - name: a\n  - name: b\n    capabilities:\n      ollama:\n        max_context: 0\n", 6, "targets[1].capabilities.ollama.max_context must be a positive number of tokens, got 0"},
+		{"zero max_output", "targets:\n  - name: a\n    capabilities:\n      anthropic: {max_output: 0}\n", 4, "targets[0].capabilities.anthropic.max_output must be a positive number of tokens, got 0"},
+		{"negative min_cacheable", "targets:\n  - name: a\n    capabilities:\n      anthropic:\n        min_cacheable: -1\n", 5, "targets[0].capabilities.anthropic.min_cacheable must not be negative (got -1 tokens)"},
 		{"negative budget", "targets:\n  - name: a\n    budget: -1\n", 3, `target "a": budget must be a positive number of tokens`},
 		{"negative context window", "tokenizer: o200k_base\ncontext_window: -5\n", 2, "context_window must be a positive number of tokens"},
 	} {

@@ -14,14 +14,10 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"strings"
+	"slices"
 
 	"github.com/recite-dev/recite/engine/prompt"
 )
-
-// anthropicMaxBreakpoints is the number of cache_control markers Anthropic
-// honours (PROVIDERS.md §4); markers past it earn nothing.
-const anthropicMaxBreakpoints = 4
 
 // CacheEconomics is the prompt-caching outlook of one rendered file: how
 // much of it equals the previous render, and how many tokens the provider
@@ -31,7 +27,8 @@ type CacheEconomics struct {
 	// "automatic" (OpenAI), "implicit" (Gemini) or "none".
 	Caching string `json:"caching"`
 	// MinCacheable is the provider's minimum cacheable prefix for the
-	// target's model, in tokens (PROVIDERS.md §4); 0 when not caching.
+	// target's model, in tokens (prompt.Limit.MinCacheable); 0 when not
+	// caching.
 	MinCacheable int `json:"min_cacheable"`
 	// PrefixBytes and PrefixTokens are the part equal to the previous
 	// render. PrefixTokens is estimated from the section counts: exact at
@@ -53,6 +50,11 @@ type CacheEconomics struct {
 	// render against the one before it). Comparing a render with itself
 	// would always read 100% right after a build.
 	Against string `json:"against"`
+	// FirstRender is true when no earlier render exists to compare with:
+	// no prompt file on disk yet, or the build that wrote the file on disk
+	// found none (RenderRecord.First). Nothing is cached before the first
+	// request sends it.
+	FirstRender bool `json:"first_render,omitempty"`
 }
 
 // RenderRecord is one line of RendersFile.
@@ -68,6 +70,8 @@ type RenderRecord struct {
 	// Hash identifies the rendered bytes (bodyHash), so `recite status`
 	// finds the record of the file on disk.
 	Hash string `json:"hash,omitempty"`
+	// First is true when the build found no earlier file to replace.
+	First bool `json:"first,omitempty"`
 }
 
 // BodyHash is the first 16 hex digits of the SHA-256 of a rendered body.
@@ -77,62 +81,33 @@ func BodyHash(body []byte) string {
 }
 
 // MinCacheable returns a provider's minimum cacheable prefix in tokens for
-// a model name ("" for the default model), from PROVIDERS.md §4: Anthropic
-// 512 (Opus 5), 1024 (Sonnet, Opus 4/4.1/4.8; the default), 2048 (Opus
-// 4.7, Haiku 3.5 and other Haiku), 4096 (Opus 4.5/4.6, Haiku 4.5); OpenAI
-// 1024; Gemini 2048 (2.5 Flash and Pro; the default), 4096 (3.x). Other
-// providers do not cache: 0.
+// a model name ("" for the provider's default model), from the model table
+// of prompt.Limits; 0 for providers that do not cache.
 func MinCacheable(provider, model string) int {
-	m := strings.ToLower(strings.ReplaceAll(model, ".", "-"))
-	switch provider {
-	case prompt.Anthropic:
-		switch {
-		case strings.Contains(m, "haiku-4-5"), strings.Contains(m, "opus-4-5"), strings.Contains(m, "opus-4-6"):
-			return 4096
-		case strings.Contains(m, "haiku"), strings.Contains(m, "opus-4-7"):
-			return 2048
-		case strings.Contains(m, "opus-5"), strings.Contains(m, "fable"), strings.Contains(m, "mythos"):
-			return 512
-		}
-		return 1024
-	case prompt.OpenAI:
-		return 1024
-	case prompt.Gemini:
-		if strings.Contains(m, "gemini-3") {
-			return 4096
-		}
-		return 2048
-	}
-	return 0
+	return prompt.Limits(provider, model, prompt.LimitOverride{}).MinCacheable
 }
 
-// Outlook computes the cache outlook of a rendered body for provider and
-// model: prefixBytes of it equal the previous render, tokens are the
-// body's section tokens, stable and semi the tokens of the stable and semi
-// tiers (where Anthropic's first two breakpoints fall). Against is left
-// for the caller to set.
-func Outlook(provider, model string, body []byte, prefixBytes, tokens, stable, semi int) *CacheEconomics {
-	ce := &CacheEconomics{MinCacheable: MinCacheable(provider, model), PrefixBytes: prefixBytes}
+// Outlook computes the cache outlook of a rendered body for provider:
+// minCacheable is the minimum cacheable prefix of the body's model in
+// tokens (prompt.Limit.MinCacheable), prefixBytes of the body equal the
+// previous render, tokens are the body's section tokens, and breakpoints
+// are the token offsets of Anthropic's cache breakpoints in body order, as
+// the render placed them (prompt.AnthropicBreakpoints; a marker past them
+// counts the whole body). Against is left for the caller to set.
+func Outlook(provider string, minCacheable int, body []byte, prefixBytes, tokens int, breakpoints []int) *CacheEconomics {
+	ce := &CacheEconomics{MinCacheable: minCacheable, PrefixBytes: prefixBytes}
 	ce.PrefixTokens = prefixTokens(prefixBytes, len(body), tokens)
 	switch provider {
 	case prompt.Anthropic:
 		ce.Caching = "breakpoints"
 		marks := markerOffsets(body)
 		ce.Breakpoints = len(marks)
-		// Breakpoints follow the render: end of the stable tier, end of the
-		// semi tier, then the final block when there is a conversation.
-		var at []int
-		if stable > 0 {
-			at = append(at, stable)
-		}
-		if semi > 0 {
-			at = append(at, stable+semi)
-		}
+		at := slices.Clone(breakpoints)
 		for len(at) < len(marks) {
 			at = append(at, tokens)
 		}
 		for i, off := range marks {
-			if i == anthropicMaxBreakpoints {
+			if i == prompt.AnthropicMaxBreakpoints {
 				break
 			}
 			if off <= prefixBytes && at[i] >= ce.MinCacheable {

@@ -23,7 +23,7 @@ func TestMinCacheable(t *testing.T) {
 		{"anthropic", "claude-opus-4-7", 2048},
 		{"anthropic", "claude-opus-5", 512},
 		{"openai", "gpt-4o", 1024},
-		{"gemini", "", 2048},
+		{"gemini", "", 4096}, // gemini-3.8-flash
 		{"gemini", "gemini-2.5-flash", 2048},
 		{"gemini", "gemini-3-pro", 4096},
 		{"ollama", "llama3", 0},

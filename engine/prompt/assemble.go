@@ -50,7 +50,7 @@ type Input struct {
 	// tool uses) of the conversation log, verbatim, oldest first;
 	// StopSources name the records they came from. They share the errors
 	// section, and every shorter form of it keeps them all: Fit never cuts
-	// a stop signal (DESIGN.md §1).
+	// a stop signal.
 	Stops       []string
 	StopSources []string
 	// Messages are the conversation tail, oldest first; Conversation names
@@ -81,19 +81,19 @@ func Assemble(in Input) *Prompt {
 
 	// Stable tier.
 	var sys strings.Builder
-	sys.WriteString(strings.TrimSpace(in.RoleTemplate))
+	sys.WriteString(demote(strings.TrimSpace(in.RoleTemplate), 3))
 	sources := []string{"templates/roles/" + in.Role + ".md"}
 	for _, f := range in.System {
 		sys.WriteString("\n\n### " + f.Path + "\n\n")
-		sys.WriteString(strings.TrimSpace(f.Text))
+		sys.WriteString(demote(strings.TrimSpace(f.Text), 4))
 		sources = append(sources, f.Path)
 	}
 	p.Add(Section{ID: IDSystem, Heading: "System prompt", Sources: sources, Body: sys.String()})
 	if in.Tools != nil {
-		p.Add(Section{ID: IDTools, Heading: "Tool instructions", Sources: []string{in.Tools.Path}, Body: strings.TrimSpace(in.Tools.Text)})
+		p.Add(Section{ID: IDTools, Heading: "Tool instructions", Sources: []string{in.Tools.Path}, Body: demote(strings.TrimSpace(in.Tools.Text), 3)})
 	}
 	if proj.Brief != nil && proj.Brief.Markdown != nil {
-		p.Add(Section{ID: IDBrief, Heading: "Project brief", Sources: []string{src(proj.Brief.Path)}, Body: strings.TrimSpace(proj.Brief.Markdown.Body)})
+		p.Add(Section{ID: IDBrief, Heading: "Project brief", Sources: []string{src(proj.Brief.Path)}, Body: demote(strings.TrimSpace(proj.Brief.Markdown.Body), 3)})
 	}
 	if len(in.Skills) > 0 {
 		var b strings.Builder
@@ -102,7 +102,7 @@ func Assemble(in Input) *Prompt {
 			if i > 0 {
 				b.WriteString("\n\n")
 			}
-			b.WriteString("### " + f.Path + "\n\n" + strings.TrimSpace(f.Text))
+			b.WriteString("### " + f.Path + "\n\n" + demote(strings.TrimSpace(f.Text), 4))
 			ss = append(ss, f.Path)
 		}
 		p.Add(Section{ID: IDSkills, Heading: "Skills", Sources: ss, Body: b.String()})
@@ -113,7 +113,7 @@ func Assemble(in Input) *Prompt {
 	p.Add(planSection(proj, src))
 
 	// Semi tier.
-	p.Add(stateSection(proj, src))
+	p.Add(stateSection(proj, src, in))
 	if len(in.Files) > 0 {
 		var b strings.Builder
 		var ss []string
@@ -134,7 +134,10 @@ func Assemble(in Input) *Prompt {
 		p.Add(Section{ID: IDHealth, Heading: "Health", Sources: ss, Body: "- " + strings.Join(in.Health, "\n- ")})
 	}
 
+	// The extra sections carry planning documents (learnings, the epic
+	// and phase files): their headings go below the section's.
 	for _, x := range in.Extra {
+		x.Body = demote(x.Body, 3)
 		p.Add(x)
 	}
 
@@ -148,7 +151,7 @@ func Assemble(in Input) *Prompt {
 		p.Add(Section{ID: IDConversation, Heading: "Conversation", Sources: []string{in.Conversation}})
 	}
 	if in.Preserved != nil {
-		p.Add(Section{ID: IDPreserved, Heading: "Preserved stop signals (do not summarize)", Sources: []string{in.Preserved.Path}, Body: strings.TrimSpace(in.Preserved.Text)})
+		p.Add(Section{ID: IDPreserved, Heading: "Preserved stop signals (do not summarize)", Sources: []string{in.Preserved.Path}, Body: demote(strings.TrimSpace(in.Preserved.Text), 3)})
 	}
 	if len(in.Errors) > 0 || len(in.Stops) > 0 {
 		s := Section{ID: IDErrors, Heading: errorsHeading(in), Sources: append(append([]string(nil), in.StopSources...), in.ErrorSources...), Body: signalsBody(in.Stops, in.Errors)}
@@ -341,13 +344,13 @@ func planSection(proj *planning.Project, src func(string) string) Section {
 		for _, fm := range md.FrontMatter {
 			b.WriteString(fence(strings.TrimRight(fm.Raw, "\n"), "yaml") + "\n\n")
 		}
-		b.WriteString(strings.TrimSpace(md.Body))
+		b.WriteString(demote(strings.TrimSpace(md.Body), 3))
 	}
 	s.Body = strings.TrimSpace(b.String())
 	return s
 }
 
-func stateSection(proj *planning.Project, src func(string) string) Section {
+func stateSection(proj *planning.Project, src func(string) string, in Input) Section {
 	s := Section{ID: IDState, Heading: "State"}
 	st := proj.State
 	var pos []string
@@ -382,9 +385,10 @@ func stateSection(proj *planning.Project, src func(string) string) Section {
 	}
 	var open []string
 	for _, bl := range openBlockers(proj) {
-		{
-			open = append(open, blockerLabel(bl)+" ("+src(sourcePath(bl.Source))+sourceLine(bl.Source)+")")
-		}
+		open = append(open, blockerLabel(bl)+" ("+src(sourcePath(bl.Source))+sourceLine(bl.Source)+")")
+	}
+	for _, l := range signalBlockers(in, blockerIDs(proj)) {
+		open = append(open, l+" (stop signal)")
 	}
 	var decisions []string
 	for _, d := range proj.Decisions {
@@ -393,7 +397,7 @@ func stateSection(proj *planning.Project, src func(string) string) Section {
 	render := func(maxBlockers, maxDecisions int) string {
 		var b strings.Builder
 		for _, l := range pos {
-			b.WriteString("- " + clip(l, 300) + "\n")
+			b.WriteString("- " + cutText(l, 300) + "\n")
 		}
 		if len(open) > 0 {
 			fmt.Fprintf(&b, "\nOpen blockers (%d):\n", len(open))
@@ -412,7 +416,7 @@ func stateSection(proj *planning.Project, src func(string) string) Section {
 			}
 			fmt.Fprintf(&b, "\nRecent decisions (%d of %d):\n", len(ds), len(decisions))
 			for _, d := range ds {
-				b.WriteString("- " + clip(d, 400) + "\n")
+				b.WriteString("- " + cutText(d, 400) + "\n")
 			}
 		}
 		return strings.TrimSpace(b.String())
@@ -493,6 +497,9 @@ func recitationInput(proj *planning.Project, in Input) RecitationInput {
 			}
 		}
 	}
+	// The BLOCKED stop signals in this prompt are open blockers too: the
+	// recitation never says "none open" next to one.
+	r.Blockers = append(r.Blockers, signalBlockers(in, blockerIDs(proj))...)
 	r.Health = in.Health
 	r.Difficulty = in.Difficulty
 	return r
@@ -510,6 +517,17 @@ func blockerLabel(bl planning.Blocker) string {
 	}
 	parts = append(parts, bl.Title)
 	return strings.Join(parts, " ")
+}
+
+// blockerIDs returns the ids of the open blockers that have one.
+func blockerIDs(proj *planning.Project) []string {
+	var ids []string
+	for _, bl := range openBlockers(proj) {
+		if bl.ID != "" && bl.ID != bl.Source {
+			ids = append(ids, bl.ID)
+		}
+	}
+	return ids
 }
 
 // openBlockers returns the open blockers, each id once: when the same id is

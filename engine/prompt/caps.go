@@ -21,36 +21,34 @@ type Capabilities struct {
 	// ToolCalls: tool calls and results can be carried structurally.
 	ToolCalls bool `json:"tool_calls"`
 	// CacheBreakpoints is how many explicit cache breakpoints the shape
-	// takes (Anthropic: at most 4, PROVIDERS.md §4); 0 for automatic or
-	// no caching.
+	// takes (Anthropic: at most 4, AnthropicMaxBreakpoints); 0 for
+	// automatic or no caching.
 	CacheBreakpoints int `json:"cache_breakpoints"`
 	// Format is the special format of the body: "json" or "text".
 	Format string `json:"format"`
-	// MaxContext is the provider's context window in tokens, used to cap a
-	// target's budget.
+	// MaxContext is the context window in tokens of the provider's
+	// default model (Limits with DefaultModel); the window a target's
+	// prompt is fitted to comes from Limits for the model it names.
 	MaxContext int `json:"max_context"`
 	// Ext is the file name suffix after the target name.
 	Ext string `json:"ext"`
 }
 
-// capabilityTable is the built-in table. Max contexts are the documented
-// windows of current flagship models: Anthropic 200K (Claude Sonnet/Opus
-// standard window), OpenAI 128K (gpt-4o), Gemini 1,048,576 (2.5 Pro/Flash),
-// Ollama 4096 (the num_ctx default before VRAM-based sizing; overflow is
-// silently truncated, PROVIDERS.md §5), text 8192 for simple completion
-// endpoints. Override them per target in recite.yaml.
+// capabilityTable is the built-in table. MaxContext is the window of the
+// provider's default model (Limits), markdown 200,000 and text 8,192
+// tokens.
 func capabilityTable(provider string) (Capabilities, bool) {
 	switch provider {
 	case Markdown:
 		return Capabilities{Conversation: false, SystemMessage: false, ToolCalls: false, Format: "text", MaxContext: 200000, Ext: ".md"}, true
 	case Anthropic:
-		return Capabilities{Conversation: true, SystemMessage: true, ToolCalls: true, CacheBreakpoints: 4, Format: "json", MaxContext: 200000, Ext: ".anthropic.json"}, true
+		return Capabilities{Conversation: true, SystemMessage: true, ToolCalls: true, CacheBreakpoints: 4, Format: "json", MaxContext: Limits(Anthropic, "", LimitOverride{}).ContextWindow, Ext: ".anthropic.json"}, true
 	case OpenAI:
-		return Capabilities{Conversation: true, SystemMessage: true, ToolCalls: true, Format: "json", MaxContext: 128000, Ext: ".openai.json"}, true
+		return Capabilities{Conversation: true, SystemMessage: true, ToolCalls: true, Format: "json", MaxContext: Limits(OpenAI, "", LimitOverride{}).ContextWindow, Ext: ".openai.json"}, true
 	case Gemini:
-		return Capabilities{Conversation: true, SystemMessage: true, ToolCalls: true, Format: "json", MaxContext: 1048576, Ext: ".gemini.json"}, true
+		return Capabilities{Conversation: true, SystemMessage: true, ToolCalls: true, Format: "json", MaxContext: Limits(Gemini, "", LimitOverride{}).ContextWindow, Ext: ".gemini.json"}, true
 	case Ollama:
-		return Capabilities{Conversation: true, SystemMessage: true, ToolCalls: true, Format: "json", MaxContext: 4096, Ext: ".ollama.json"}, true
+		return Capabilities{Conversation: true, SystemMessage: true, ToolCalls: true, Format: "json", MaxContext: Limits(Ollama, "", LimitOverride{}).ContextWindow, Ext: ".ollama.json"}, true
 	case Text:
 		return Capabilities{Conversation: false, SystemMessage: false, ToolCalls: false, Format: "text", MaxContext: 8192, Ext: ".txt"}, true
 	}

@@ -21,17 +21,45 @@ func Fingerprint(p *Prompt, provider string, opts RenderOptions) [sha256.Size]by
 		var n [binary.MaxVarintLen64]byte
 		h.Write(n[:binary.PutVarint(n[:], int64(v))])
 	}
+	flag := func(b bool) {
+		if b {
+			num(1)
+		} else {
+			num(0)
+		}
+	}
+	optNum := func(v *int) {
+		if v == nil {
+			num(-1 << 62)
+			return
+		}
+		num(*v)
+	}
 	str(provider)
 	str(p.Target)
 	str(opts.OpenAISystemRole)
+	str(opts.OpenAIAPI)
 	str(opts.Model)
 	num(opts.MaxTokens)
+	num(opts.NumCtx)
+	flag(opts.Stream)
+	flag(opts.Prefill)
+	for _, v := range []*int{opts.Override.ContextWindow, opts.Override.MaxOutput, opts.Override.MinCacheable} {
+		optNum(v)
+	}
+	if d := opts.Override.DeveloperRole; d != nil {
+		flag(true)
+		flag(*d)
+	} else {
+		flag(false)
+	}
 	num(len(p.Sections))
 	for _, s := range p.Sections {
 		str(s.ID)
 		num(int(s.Tier))
 		str(s.Heading)
 		str(s.Body)
+		num(s.Tokens) // cache breakpoints depend on the counts
 	}
 	num(len(p.Messages))
 	for _, m := range p.Messages {
@@ -41,16 +69,13 @@ func Fingerprint(p *Prompt, provider string, opts RenderOptions) [sha256.Size]by
 		str(m.Agent)
 		str(m.ToolCallID)
 		str(m.ToolName)
-		if m.IsError {
-			num(1)
-		} else {
-			num(0)
-		}
+		flag(m.IsError)
 		num(len(m.ToolCalls))
 		for _, c := range m.ToolCalls {
 			str(c.ID)
 			str(c.Name)
 			str(c.Arguments)
+			str(c.Signature)
 		}
 	}
 	var out [sha256.Size]byte

@@ -11,9 +11,9 @@ import (
 func TestFingerprintCoversFields(t *testing.T) {
 	for typ, want := range map[reflect.Type]int{
 		reflect.TypeOf(Message{}):       8,
-		reflect.TypeOf(ToolCall{}):      3,
-		reflect.TypeOf(RenderOptions{}): 3,
-		reflect.TypeOf(Section{}):       9, // Sources, Tokens, Pinned, Shorter* are not rendered
+		reflect.TypeOf(ToolCall{}):      4,
+		reflect.TypeOf(RenderOptions{}): 8,
+		reflect.TypeOf(Section{}):       9, // Sources, Pinned, Shorter* are not rendered
 	} {
 		if got := typ.NumField(); got != want {
 			t.Errorf("%s has %d fields, Fingerprint knows %d: hash the new one (or say why Render ignores it)", typ, got, want)
@@ -51,6 +51,32 @@ func TestFingerprintCoversFields(t *testing.T) {
 		"system role": func(p *Prompt, o *RenderOptions) string { o.OpenAISystemRole = "developer"; return Anthropic },
 		"model":       func(p *Prompt, o *RenderOptions) string { o.Model = "n"; return Anthropic },
 		"max tokens":  func(p *Prompt, o *RenderOptions) string { o.MaxTokens = 2; return Anthropic },
+		"openai api":  func(p *Prompt, o *RenderOptions) string { o.OpenAIAPI = OpenAIResponses; return Anthropic },
+		"num ctx":     func(p *Prompt, o *RenderOptions) string { o.NumCtx = 9; return Anthropic },
+		"stream":      func(p *Prompt, o *RenderOptions) string { o.Stream = true; return Anthropic },
+		"prefill":     func(p *Prompt, o *RenderOptions) string { o.Prefill = true; return Anthropic },
+		"window": func(p *Prompt, o *RenderOptions) string {
+			n := 5
+			o.Override.ContextWindow = &n
+			return Anthropic
+		},
+		"output": func(p *Prompt, o *RenderOptions) string {
+			n := 5
+			o.Override.MaxOutput = &n
+			return Anthropic
+		},
+		"min cacheable": func(p *Prompt, o *RenderOptions) string {
+			n := 0
+			o.Override.MinCacheable = &n
+			return Anthropic
+		},
+		"developer": func(p *Prompt, o *RenderOptions) string {
+			d := false
+			o.Override.DeveloperRole = &d
+			return Anthropic
+		},
+		"tokens":    func(p *Prompt, o *RenderOptions) string { p.Sections[0].Tokens = 7; return Anthropic },
+		"signature": func(p *Prompt, o *RenderOptions) string { p.Messages[0].ToolCalls[0].Signature = "s"; return Anthropic },
 		// Length-prefixed strings: moving a byte between fields is a change.
 		"boundary": func(p *Prompt, o *RenderOptions) string {
 			p.Sections[0].Heading, p.Sections[0].Body = "hb", ""

@@ -1,18 +1,28 @@
 // Package prompt assembles prompts from sections ordered for prompt caching
 // and renders them in the request shapes of the main providers.
 //
-// A prompt is a list of sections in three tiers (DESIGN.md §1, FORMATS.md
-// §2.9): the stable prefix (system prompt, tool instructions, project brief,
-// skills, the current plan), the semi-stable middle (state snapshot,
-// health) and the dynamic suffix (the conversation tail, the latest
-// preservation block, recent errors, and the recitation block last). Tier
-// order is fixed and the order inside a tier is fixed by section id, so an
-// edit to a section never changes the bytes of an earlier tier (DESIGN.md
-// invariant 8) and nothing here reads a clock or iterates a map (invariant
-// 1).
+// A prompt is a list of sections in three tiers: the stable prefix (system
+// prompt, tool instructions, project brief, skills, the current plan), the
+// semi-stable middle (state snapshot, health) and the dynamic suffix (the
+// conversation tail, the latest preservation block, recent errors, and the
+// recitation block last). Tier order is fixed and the order inside a tier
+// is fixed by section id, so an edit to a section never changes the bytes
+// of an earlier tier; nothing here reads a clock or iterates a map, so the
+// same input always renders to the same bytes.
 //
 // Assembly is pure: the engine reads files and hands their text in; this
 // package never touches the file system.
+//
+// It also owns the request bodies: Render writes each provider's shape
+// (Anthropic Messages, OpenAI Chat Completions or Responses, Gemini
+// generateContent, Ollama /api/chat) for the model a target names, Limits
+// holds the documented limits of those models (models.go), and Check
+// validates a body as its provider would before answering.
+//
+// It imports planning (the planning-tree model) and goldmark (to find the
+// headings of embedded documents); the engine and its packages
+// (engine/config, engine/economics, engine/layers, engine/scope,
+// engine/compress) import it, never cmd/recite.
 package prompt
 
 import (
@@ -112,7 +122,7 @@ type Section struct {
 	ShorterNotes []string `json:"-"`
 }
 
-// Message is one conversation message carried by a prompt (DESIGN.md §2).
+// Message is one conversation message carried by a prompt.
 type Message struct {
 	ID      string
 	Role    string // system, user, assistant, tool
@@ -129,12 +139,14 @@ type Message struct {
 }
 
 // ToolCall is one tool invocation. Arguments is the JSON text exactly as the
-// model produced it (PROVIDERS.md §5: it may be invalid, so it is stored
-// verbatim).
+// model produced it (it may be invalid, so it is stored verbatim).
 type ToolCall struct {
 	ID        string
 	Name      string
 	Arguments string
+	// Signature is the Gemini thoughtSignature the call was returned with
+	// (base64, replayed byte for byte); "" when none was recorded.
+	Signature string
 }
 
 // Prompt is an assembled prompt for one target.
@@ -152,7 +164,9 @@ type Prompt struct {
 
 // Add inserts s in its fixed position. A section with an empty body (and,
 // for the conversation, no messages) is left out. The body and its shorter
-// forms lose their C0 control characters (CleanControls).
+// forms lose their C0 control characters (CleanControls). Assemble moves
+// the headings of the documents it embeds below the section's own
+// level-2 heading (demote).
 func (p *Prompt) Add(s Section) {
 	s.Body = CleanControls(s.Body)
 	if len(s.Shorter) > 0 {

@@ -78,14 +78,14 @@ func TestRenderGolden(t *testing.T) {
 	p := Assemble(fixtureInput())
 	for _, prov := range Providers() {
 		t.Run(prov, func(t *testing.T) {
-			body, err := Render(p, prov, RenderOptions{OpenAISystemRole: "developer", Model: "llama3.1"})
+			body, err := Render(p, prov, RenderOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if err := validateBody(prov, body); err != nil {
 				t.Fatalf("invalid %s body: %v", prov, err)
 			}
-			again, _ := Render(p, prov, RenderOptions{OpenAISystemRole: "developer", Model: "llama3.1"})
+			again, _ := Render(p, prov, RenderOptions{})
 			if !bytes.Equal(body, again) {
 				t.Fatal("two renders differ")
 			}
@@ -124,24 +124,53 @@ func TestSectionOrder(t *testing.T) {
 	}
 }
 
-func TestValidatorRejects(t *testing.T) {
-	for _, tc := range []struct{ prov, body string }{
-		{Anthropic, `{"system":[],"messages":[{"role":"assistant","content":[{"type":"text","text":"x"}]}]}`},
-		{Anthropic, `{"system":[],"messages":[{"role":"user","content":[{"type":"text","text":"a"}]},{"role":"user","content":[{"type":"text","text":"b"}]}]}`},
-		{Anthropic, `{"system":[],"messages":[{"role":"user","content":[{"type":"text","text":"a"}]},{"role":"assistant","content":[{"type":"tool_use","id":"t","name":"x","input":{}}]},{"role":"user","content":[{"type":"text","text":"b"},{"type":"tool_result","tool_use_id":"t"}]}]}`},
-		{OpenAI, `{"messages":[{"role":"assistant","content":null,"tool_calls":[{"id":"a","type":"function","function":{"name":"x","arguments":"{}"}}]}]}`},
-		{OpenAI, `{"messages":[{"role":"assistant","content":null,"tool_calls":[{"id":"a","type":"function","function":{"name":"x","arguments":{}}}]},{"role":"tool","tool_call_id":"a","content":"r"}]}`},
-		{Gemini, `{"contents":[{"role":"model","parts":[{"functionCall":{"name":"f","args":{}}}]},{"role":"user","parts":[{"text":"no response"}]}]}`},
-		{Gemini, `{"contents":[{"role":"assistant","parts":[{"text":"x"}]}]}`},
-		{Gemini, `{"contents":[{"role":"model","parts":[{"functionCall":{"name":"f","args":{}}}]},{"role":"user","parts":[{"functionResponse":{"name":"f","response":{}}}]}]}`},
-		{Gemini, `{"contents":[{"role":"model","parts":[{"text":"x"}]},{"role":"user","parts":[{"text":"y"}]}]}`},
-		{OpenAI, `{"messages":[{"role":"assistant","content":null,"tool_calls":[{"id":"b","type":"function","function":{"name":"x","arguments":"{}"}}]},{"role":"tool","tool_call_id":"a","content":"r"},{"role":"tool","tool_call_id":"b","content":"r"}]}`},
-		{Ollama, `{"messages":[{"role":"system","content":"s"},{"role":"tool","content":"r"}]}`},
-		{Ollama, `{"messages":[{"role":"assistant","content":"","tool_calls":[{"function":{"name":"f","arguments":"{}"}}]}]}`},
+// TestCheckRejects: each body breaks one rule a provider enforces, and
+// Check names it.
+func TestCheckRejects(t *testing.T) {
+	const (
+		an = `"model":"claude-sonnet-5-5","max_tokens":10,`
+		oa = `"model":"gpt-6.1-sol",`
+		ol = `"model":"gemma4","stream":false,"options":{"num_ctx":4096,"num_predict":16},`
+		u  = `{"role":"user","content":[{"type":"text","text":"a"}]}`
+	)
+	tu := `{"role":"assistant","content":[{"type":"tool_use","id":"t","name":"x","input":{}}]}`
+	mark := `{"type":"text","text":"s","cache_control":{"type":"ephemeral"}}`
+	for _, tc := range []struct{ prov, body, want string }{
+		{Anthropic, `{"max_tokens":10,"messages":[` + u + `]}`, "model: missing"},
+		{Anthropic, `{"model":"claude-sonnet-5-5","messages":[` + u + `]}`, "max_tokens: missing"},
+		{Anthropic, `{` + an + `"messages":[{"role":"assistant","content":[{"type":"text","text":"x"}]}]}`, "first message must be a user turn"},
+		{Anthropic, `{` + an + `"messages":[` + u + `,` + u + `]}`, "two user turns in a row"},
+		{Anthropic, `{` + an + `"tools":[{"name":"x","input_schema":{"type":"object"}}],"messages":[` + u + `,` + tu + `,{"role":"user","content":[{"type":"text","text":"b"},{"type":"tool_result","tool_use_id":"t"}]}]}`, "results come first"},
+		{Anthropic, `{` + an + `"messages":[` + u + `,` + tu + `,` + u + `]}`, "which \"tools\" does not define"},
+		{Anthropic, `{` + an + `"tools":[{"name":"x","input_schema":{"type":"object"}}],"messages":[` + u + `,` + tu + `,` + u + `]}`, "not answered"},
+		{Anthropic, `{` + an + `"system":[` + strings.Repeat(mark+",", 4) + mark + `],"messages":[` + u + `]}`, "5 cache_control breakpoints"},
+		{Anthropic, `{` + an + `"messages":[` + u + `],"temperature":1}`, "unknown field"},
+		{Anthropic, `{` + an + `"messages":[{"role":"user","content":[{"type":"text","text":""}]}]}`, "empty text block"},
+		{OpenAI, `{"messages":[{"role":"user","content":"x"}]}`, "model: missing"},
+		{OpenAI, `{` + oa + `"messages":[{"role":"assistant","content":null,"tool_calls":[{"id":"a","type":"function","function":{"name":"x","arguments":"{}"}}]}]}`, "not answered"},
+		{OpenAI, `{` + oa + `"messages":[{"role":"assistant","content":null,"tool_calls":[{"id":"a","type":"function","function":{"name":"x","arguments":{}}}]},{"role":"tool","tool_call_id":"a","content":"r"}]}`, "must be a JSON string"},
+		{OpenAI, `{` + oa + `"messages":[{"role":"assistant","content":null,"tool_calls":[{"id":"b","type":"function","function":{"name":"x","arguments":"{}"}}]},{"role":"tool","tool_call_id":"a","content":"r"},{"role":"tool","tool_call_id":"b","content":"r"}]}`, `tool message for "a"`},
+		{OpenAI, `{` + oa + `"input":[{"type":"function_call","call_id":"c","name":"x","arguments":"{}"}]}`, "not answered"},
+		{OpenAI, `{` + oa + `"input":[{"type":"function_call_output","call_id":"c","output":"r"}]}`, "no earlier function_call"},
+		{Gemini, `{"contents":[{"role":"model","parts":[{"functionCall":{"name":"f","args":{}}}]},{"role":"user","parts":[{"text":"no response"}]}]}`, "first content must be a user turn"},
+		{Gemini, `{"contents":[{"role":"assistant","parts":[{"text":"x"}]}]}`, `role "assistant"`},
+		{Gemini, `{"contents":[{"role":"user","parts":[{"text":"q"}]},{"role":"model","parts":[{"functionCall":{"name":"f","args":{}}}]},{"role":"user","parts":[{"text":"no response"}]}]}`, "not answered by a functionResponse"},
+		{Gemini, `{"contents":[{"role":"user","parts":[{"text":"q"}]},{"role":"model","parts":[{"functionCall":{"name":"f","args":{}}}]},{"role":"user","parts":[{"functionResponse":{"name":"f","response":{}}}]}]}`, "without its thoughtSignature"},
+		{Ollama, `{"model":"gemma4","messages":[{"role":"user","content":"x"}]}`, "num_ctx: missing"},
+		{Ollama, `{` + ol + `"messages":[{"role":"system","content":"s"},{"role":"tool","content":"r"}]}`, "no assistant message right before it called"},
+		{Ollama, `{` + ol + `"messages":[{"role":"assistant","content":"","tool_calls":[{"function":{"name":"f","arguments":"{}"}}]}]}`, "must be a JSON object"},
+		{Ollama, `{"model":"gemma4","options":{"num_ctx":200000,"num_predict":1},"messages":[{"role":"user","content":"x"}]}`, "over gemma4's context length"},
 	} {
-		if err := validateBody(tc.prov, []byte(tc.body)); err == nil {
-			t.Errorf("%s accepted %s", tc.prov, tc.body)
+		probs := Check(tc.prov, []byte(tc.body), CheckOptions{})
+		if !strings.Contains(fmt.Sprint(probs), tc.want) {
+			t.Errorf("%s %s: problems %v, want one saying %q", tc.prov, tc.body, probs, tc.want)
 		}
+	}
+	// The window: a prompt over num_ctx, counted with a counter.
+	words := func(s string) int { return len(strings.Fields(s)) }
+	body := `{"model":"gemma4","stream":false,"options":{"num_ctx":20,"num_predict":5},"messages":[{"role":"user","content":"` + strings.Repeat("w ", 16) + `"}]}`
+	if probs := Check(Ollama, []byte(body), CheckOptions{Count: words}); !strings.Contains(fmt.Sprint(probs), "over options.num_ctx") {
+		t.Errorf("a 16-word prompt in num_ctx 20 less 5: %v", probs)
 	}
 }
 
@@ -378,38 +407,38 @@ func topKeys(t *testing.T, body []byte) []string {
 }
 
 // TestRenderModel checks where a target's model goes: the first key of the
-// anthropic, openai and ollama bodies, with max_tokens (the target's, else
-// 4096) right after it in the anthropic body, which the Messages API
-// requires; never into the gemini body (the model is in its URL). Without a
-// model the top-level keys are the model-less ones and max_tokens is
-// ignored.
+// anthropic, openai and ollama bodies, the provider's default model when
+// the target names none; max_tokens (the target's, else 4096) right after
+// it in the anthropic body, which the Messages API requires; never into
+// the gemini body (the model is in its URL).
 func TestRenderModel(t *testing.T) {
 	p := Assemble(fixtureInput())
 	tests := []struct {
-		prov string
-		opts RenderOptions
-		want string // top-level keys
-		max  int    // anthropic max_tokens, 0 for none
+		prov  string
+		opts  RenderOptions
+		want  string // top-level keys
+		model string
+		max   int // anthropic max_tokens, 0 for none
 	}{
-		{Anthropic, RenderOptions{}, "system,messages", 0},
-		{Anthropic, RenderOptions{MaxTokens: 1024}, "system,messages", 0},
-		{Anthropic, RenderOptions{Model: "claude-sonnet-4-5"}, "model,max_tokens,system,messages", 4096},
-		{Anthropic, RenderOptions{Model: "claude-sonnet-4-5", MaxTokens: 1024}, "model,max_tokens,system,messages", 1024},
-		{OpenAI, RenderOptions{}, "messages", 0},
-		{OpenAI, RenderOptions{Model: "gpt-5", MaxTokens: 1024}, "model,messages", 0},
-		{Ollama, RenderOptions{}, "messages,stream", 0},
-		{Ollama, RenderOptions{Model: "llama3.1"}, "model,messages,stream", 0},
-		{Gemini, RenderOptions{}, "systemInstruction,contents", 0},
-		{Gemini, RenderOptions{Model: "gemini-2.5-pro", MaxTokens: 1024}, "systemInstruction,contents", 0},
+		{Anthropic, RenderOptions{}, "model,max_tokens,tools,system,messages", DefaultAnthropicModel, 4096},
+		{Anthropic, RenderOptions{MaxTokens: 1024}, "model,max_tokens,tools,system,messages", DefaultAnthropicModel, 1024},
+		{Anthropic, RenderOptions{Model: "claude-opus-5-5"}, "model,max_tokens,tools,system,messages", "claude-opus-5-5", 4096},
+		{OpenAI, RenderOptions{}, "model,messages,prompt_cache_key", DefaultOpenAIModel, 0},
+		{OpenAI, RenderOptions{Model: "gpt-5.5", MaxTokens: 1024}, "model,messages,prompt_cache_key", "gpt-5.5", 0},
+		{OpenAI, RenderOptions{OpenAIAPI: OpenAIResponses}, "model,instructions,input,prompt_cache_key", DefaultOpenAIModel, 0},
+		{Ollama, RenderOptions{}, "model,messages,stream,options", DefaultOllamaModel, 0},
+		{Ollama, RenderOptions{Model: "llama3.1"}, "model,messages,stream,options", "llama3.1", 0},
+		{Gemini, RenderOptions{}, "systemInstruction,contents", "", 0},
+		{Gemini, RenderOptions{Model: "gemini-2.5-pro", MaxTokens: 1024}, "systemInstruction,contents", "", 0},
 	}
 	for _, tt := range tests {
-		t.Run(fmt.Sprintf("%s/%s/%d", tt.prov, tt.opts.Model, tt.opts.MaxTokens), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s/%s/%d/%s", tt.prov, tt.opts.Model, tt.opts.MaxTokens, tt.opts.OpenAIAPI), func(t *testing.T) {
 			body, err := Render(p, tt.prov, tt.opts)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := validateBody(tt.prov, body); err != nil {
-				t.Fatalf("invalid %s body: %v", tt.prov, err)
+			if probs := Check(tt.prov, body, CheckOptions{Model: tt.opts.Model}); probs != nil {
+				t.Fatalf("invalid %s body: %v", tt.prov, probs)
 			}
 			if got := strings.Join(topKeys(t, body), ","); got != tt.want {
 				t.Fatalf("keys %s, want %s", got, tt.want)
@@ -421,8 +450,8 @@ func TestRenderModel(t *testing.T) {
 			if err := json.Unmarshal(body, &head); err != nil {
 				t.Fatal(err)
 			}
-			if strings.HasPrefix(tt.want, "model") && head.Model != tt.opts.Model || head.MaxTokens != tt.max {
-				t.Errorf("model %q max_tokens %d, want %q %d", head.Model, head.MaxTokens, tt.opts.Model, tt.max)
+			if head.Model != tt.model || head.MaxTokens != tt.max {
+				t.Errorf("model %q max_tokens %d, want %q %d", head.Model, head.MaxTokens, tt.model, tt.max)
 			}
 		})
 	}

@@ -3,11 +3,10 @@ package prompt
 import (
 	"fmt"
 	"strings"
-	"unicode/utf8"
 )
 
 // Recitation part budgets in lines, each including the part's heading line
-// (FORMATS.md §2.7: current_task ≤ 5, progress ≤ 8, approach ≤ 5, decisions
+// (current_task ≤ 5, progress ≤ 8, approach ≤ 5, decisions
 // ≤ 5 of the last 3, blockers ≤ 3, health ≤ 4; at most 30 lines in all).
 const (
 	RecitationMaxLines = 30
@@ -17,7 +16,8 @@ const (
 	recDecisionLines   = 5
 	recBlockerLines    = 3
 	recHealthLines     = 4
-	// RecitationWidth is the longest line in runes; longer lines end in "…".
+	// RecitationWidth is the longest line in runes; a longer line is cut
+	// at a sentence or word boundary and ends in "⟨+N chars⟩" (cutText).
 	RecitationWidth = 160
 )
 
@@ -39,8 +39,8 @@ type RecitationInput struct {
 	Blockers []string
 	// Health lines (state, circuit breaker, counters), at most 3 are shown.
 	Health []string
-	// Difficulty is the task's routing tier (SIMPLE, MODERATE, COMPLEX;
-	// seeds/002 §5), shown in the task part's heading; "" leaves it out.
+	// Difficulty is the task's routing tier (SIMPLE, MODERATE, COMPLEX),
+	// shown in the task part's heading; "" leaves it out.
 	Difficulty string
 }
 
@@ -51,7 +51,7 @@ type TaskLine struct {
 	Current bool
 }
 
-// Recite renders the recitation block (FORMATS.md §2.7) in recite's one
+// Recite renders the recitation block in recite's one
 // canonical format: at most 30 lines of `### Part` headings and bullets,
 // widths counted in runes, and no `---` fence lines (which would read as
 // YAML front matter at the top of a file). When the parts would exceed
@@ -106,7 +106,7 @@ func Recite(in RecitationInput) string {
 			if n > 0 {
 				b.WriteByte('\n')
 			}
-			b.WriteString(clip(l, RecitationWidth))
+			b.WriteString(cutText(l, RecitationWidth))
 			n++
 		}
 	}
@@ -181,15 +181,4 @@ func lastN(s []string, n int) []string {
 		return s
 	}
 	return s[len(s)-n:]
-}
-
-// clip shortens s to at most w runes, ending in "…" when cut, and replaces
-// line breaks so one item stays on one line.
-func clip(s string, w int) string {
-	s = strings.Join(strings.Fields(strings.ReplaceAll(s, "\r", "")), " ")
-	if utf8.RuneCountInString(s) <= w {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:w-1]) + "…"
 }

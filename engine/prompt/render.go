@@ -7,28 +7,75 @@ import (
 	"strings"
 )
 
-// RenderOptions are per-target choices that change a body's shape.
+// RenderOptions are per-target choices that change a body's shape. The
+// zero value renders every body with the provider's default model
+// (DefaultModel) and limits (Limits).
 type RenderOptions struct {
-	// OpenAISystemRole is "system" or "developer" (PROVIDERS.md §5).
-	OpenAISystemRole string
-	// Model, when set, is written as "model" into the anthropic, openai
-	// and ollama bodies (their first key); "" omits it. Gemini bodies never
-	// carry it: generateContent takes the model in the URL
-	// (models/MODEL:generateContent).
+	// Model is written as "model" into the anthropic, openai and ollama
+	// bodies (their first key); "" writes DefaultModel(provider). Gemini
+	// bodies never carry it: generateContent takes the model in the URL
+	// (models/MODEL:generateContent); the model still selects the Gemini
+	// limits (thought signatures).
 	Model string
-	// MaxTokens is the anthropic body's "max_tokens" (after "model"),
-	// written only with Model: the Messages API requires it. 0 writes
-	// DefaultMaxTokens.
+	// MaxTokens is the reply limit in tokens: the anthropic body's
+	// "max_tokens" (required by the Messages API) and the ollama body's
+	// options.num_predict. 0 writes DefaultMaxTokens.
 	MaxTokens int
+	// Override replaces entries of the model's limits (Limits).
+	Override LimitOverride
+	// OpenAISystemRole is "system" or "developer"; "" picks by model
+	// (Limit.DeveloperRole).
+	OpenAISystemRole string
+	// OpenAIAPI selects the OpenAI shape: "chat" (Chat Completions, the
+	// default) or "responses" (the Responses API).
+	OpenAIAPI string
+	// NumCtx is the ollama body's options.num_ctx in tokens; 0 writes the
+	// model's context window.
+	NumCtx int
+	// Stream is the ollama body's "stream" (false unless configured).
+	Stream bool
+	// Prefill lets an anthropic body end on an assistant turn, which the
+	// Messages API continues (prefill); without it a final assistant turn
+	// is followed by a user turn asking to continue.
+	Prefill bool
 }
 
-// DefaultMaxTokens is the anthropic max_tokens written with a model when
-// RenderOptions.MaxTokens is 0 (recite.yaml targets[].max_tokens default).
+// OpenAI API shapes (RenderOptions.OpenAIAPI).
+const (
+	OpenAIChat      = "chat"
+	OpenAIResponses = "responses"
+)
+
+// DefaultMaxTokens is the reply limit written when RenderOptions.MaxTokens
+// is 0 (recite.yaml targets[].max_tokens default).
 const DefaultMaxTokens = 4096
+
+// model returns the model a body of provider names.
+func (o RenderOptions) model(provider string) string {
+	if o.Model != "" {
+		return o.Model
+	}
+	return DefaultModel(provider)
+}
+
+// maxTokens returns the reply limit in tokens.
+func (o RenderOptions) maxTokens() int {
+	if o.MaxTokens > 0 {
+		return o.MaxTokens
+	}
+	return DefaultMaxTokens
+}
+
+// limit returns the limits of the model a body of provider names.
+func (o RenderOptions) limit(provider string) Limit {
+	return Limits(provider, o.model(provider), o.Override)
+}
 
 // Render returns the request body of p for provider. JSON bodies have keys
 // in a fixed order, are indented with two spaces and end in a newline; the
-// same prompt always renders to the same bytes (DESIGN.md invariant 1).
+// same prompt always renders to the same bytes.
+// Render never fails on a known provider; Notes says what a body had to
+// change to be accepted.
 func Render(p *Prompt, provider string, opts RenderOptions) ([]byte, error) {
 	switch provider {
 	case Markdown:
@@ -38,9 +85,12 @@ func Render(p *Prompt, provider string, opts RenderOptions) ([]byte, error) {
 	case Anthropic:
 		return marshal(anthropicBody(p, opts))
 	case OpenAI:
+		if opts.OpenAIAPI == OpenAIResponses {
+			return marshal(responsesBody(p, opts))
+		}
 		return marshal(openAIBody(p, opts))
 	case Gemini:
-		return marshal(geminiBody(p))
+		return marshal(geminiBody(p, opts))
 	case Ollama:
 		return marshal(ollamaBody(p, opts))
 	}
@@ -71,7 +121,7 @@ func renderMarkdown(p *Prompt) []byte {
 		b.WriteString("\n")
 		if s.ID == IDConversation {
 			b.WriteString("## " + s.Heading + "\n\n")
-			b.WriteString(transcript(p.Messages, "**%s**"))
+			b.WriteString(transcript(pairTools(p.Messages), "**%s**"))
 			continue
 		}
 		b.WriteString(s.Text())
@@ -123,7 +173,7 @@ func roleLabel(m Message) string {
 }
 
 // renderText is the single prompt string of simple completion providers:
-// "System: … Human: … Assistant:" (issue 3). The "System: " part is left
+// "System: … Human: … Assistant:". The "System: " part is left
 // out when the stable and semi tiers are empty (a bare conversation), and
 // the closing "Assistant:" cue is written only when the last turn is not
 // the assistant's: a prompt whose last turn is an assistant message (no
@@ -136,7 +186,7 @@ func renderText(p *Prompt) []byte {
 		b.WriteString("\n")
 	}
 	if len(p.Messages) > 0 {
-		b.WriteString(transcript(p.Messages, "%s"))
+		b.WriteString(transcript(pairTools(p.Messages), "%s"))
 	}
 	dyn := p.DynamicContext()
 	if dyn != "" {
@@ -170,7 +220,7 @@ func argsObject(args string) json.RawMessage {
 	}
 	var obj map[string]json.RawMessage
 	if json.Unmarshal([]byte(t), &obj) == nil && strings.HasPrefix(t, "{") {
-		// Re-marshal compactly with sorted keys (PROVIDERS.md §5 rule 5).
+		// Re-marshal compactly with sorted keys, so the bytes are stable.
 		b, err := json.Marshal(obj)
 		if err == nil {
 			return b
@@ -184,16 +234,17 @@ func argsObject(args string) json.RawMessage {
 // result is not in the conversation tail.
 const noResult = "(no result recorded)"
 
-// pairTools returns msgs in the shape every chat API accepts (PROVIDERS.md
-// §5, DESIGN.md invariant 12): each run of assistant tool calls (an
+// pairTools returns msgs in the shape every chat API accepts: each run of assistant tool calls (an
 // assistant message with tool calls and the assistant messages with tool
 // calls and no text right after it) is followed directly by one tool
 // message per call. A result that names no call id is given the first
 // unanswered call of its tool; a call without a result gets a placeholder
 // result (noResult); a tool result that answers no call of the run before
 // it (its call was pruned, or it follows other messages) becomes a user
-// message "Tool result (NAME): …" after the run's results. msgs is not
-// changed.
+// message "Tool result (NAME): …" after the run's results, in every
+// shape (the markdown and text renders, and so `recite conversation show`,
+// included). A call recorded without an id gets "call_N_K" (message N,
+// call K), so its result can name it. msgs is not changed.
 func pairTools(msgs []Message) []Message {
 	out := make([]Message, 0, len(msgs))
 	orphan := func(m Message) Message {
@@ -215,9 +266,16 @@ func pairTools(msgs []Message) []Message {
 		for j < len(msgs) && msgs[j].Role == "assistant" && len(msgs[j].ToolCalls) > 0 && msgs[j].Content == "" {
 			j++
 		}
-		out = append(out, msgs[i:j]...)
 		var calls []ToolCall
-		for _, a := range msgs[i:j] {
+		for n := i; n < j; n++ {
+			a := msgs[n]
+			a.ToolCalls = append([]ToolCall(nil), a.ToolCalls...)
+			for k := range a.ToolCalls {
+				if a.ToolCalls[k].ID == "" {
+					a.ToolCalls[k].ID = fmt.Sprintf("call_%d_%d", n, k)
+				}
+			}
+			out = append(out, a)
 			calls = append(calls, a.ToolCalls...)
 		}
 		answered := make([]bool, len(calls))

@@ -1,10 +1,12 @@
 // Package scope decides which files of a project may enter an agent's
 // context and why: the ignore files and the current task type's exclude
-// globs (Matcher, Files, Why), the never-exclude list of files named by the
-// current plan, by recorded errors and by include lists (Compute,
-// ErrorPaths, ExtractPaths), and the two sections built from them, the
-// file tree and the files section (Sections). A watcher asks it what to
-// watch (Compute's TaskFiles, TreeDirs).
+// globs (Matcher, Files, Why), whether a path a client names stays inside
+// the project once its symbolic links are followed (InsideProject), the
+// never-exclude list of files named by the current plan, by recorded
+// errors and by include lists (Compute, ErrorPaths, ExtractPaths), and the
+// two sections built from them, the file tree and the files section
+// (Sections). A watcher asks it what to watch (Compute's TaskFiles,
+// TreeDirs).
 //
 // It may import engine/config, engine/prompt, engine/signals,
 // engine/internal/ignore, engine/internal/layout, planning,

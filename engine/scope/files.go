@@ -49,6 +49,10 @@ func (sp *Scope) Files(ctx context.Context, cfg *config.Config, proj *planning.P
 	return out, nil
 }
 
+// ErrNotInProject is Why's error for a path that does not exist or lies
+// outside the project root.
+var ErrNotInProject = errors.New("not in the project")
+
 // Explanation is the answer of Why: what the ignore files and the
 // never-exclude list decide (ignore.Explanation; its fields are inlined in
 // JSON), or, for a path that never enters context whatever they say, the
@@ -75,6 +79,8 @@ func (x Explanation) String() string {
 // the task type), or "never-exclude: named by …" (for a file named by an
 // error: "never-exclude: named by error at SOURCE"), or, for a path under
 // .git/ or beyond a symbolic link that leaves the project, "excluded: …".
+// A path that does not exist or lies outside the project root is
+// ErrNotInProject (wrapped, naming the path).
 func (sp *Scope) Why(ctx context.Context, cfg *config.Config, proj *planning.Project, rel string, include []string) (Explanation, error) {
 	m, sc, err := sp.Matcher(ctx, cfg, proj, include)
 	if err != nil {
@@ -82,10 +88,11 @@ func (sp *Scope) Why(ctx context.Context, cfg *config.Config, proj *planning.Pro
 	}
 	c, err := ignore.Clean(rel)
 	if err != nil {
-		return Explanation{}, &layout.InputError{Err: err}
+		return Explanation{}, fmt.Errorf("%s: %w: outside the project root", rel, ErrNotInProject)
 	}
 	isDir := strings.HasSuffix(rel, "/")
-	if st, err := os.Lstat(filepath.Join(sp.dir, filepath.FromSlash(c))); err == nil {
+	st, statErr := os.Lstat(filepath.Join(sp.dir, filepath.FromSlash(c)))
+	if statErr == nil {
 		isDir = st.IsDir()
 	}
 	x := Explanation{Explanation: m.Explain(c, isDir, sc.Includes)}
@@ -97,6 +104,8 @@ func (sp *Scope) Why(ctx context.Context, cfg *config.Config, proj *planning.Pro
 	}
 	if x.Excluded != "" {
 		x.InContext, x.Include = false, nil
+	} else if errors.Is(statErr, fs.ErrNotExist) {
+		return Explanation{}, fmt.Errorf("%s: %w: no such file or directory", rel, ErrNotInProject)
 	}
 	return x, nil
 }
@@ -168,6 +177,51 @@ func CheckIncludes(include []string) error {
 		}
 	}
 	return nil
+}
+
+// InsideProject rejects a project-relative path rel that resolves outside
+// the project root through a symbolic link: the longest existing prefix of
+// the path, with every link on it followed (a dangling last link judged by
+// where it points), must stay inside root. Unlike resolvesInside it
+// follows the last component too, for a path a caller is about to open or
+// explain. Errors name rel: a path that resolves outside, or one whose
+// links cannot be read.
+func InsideProject(root, rel string) error {
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return err
+	}
+	outside := fmt.Errorf("path %q resolves outside the project through a symbolic link", rel)
+	within := func(real string) bool {
+		r, err := filepath.Rel(realRoot, real)
+		return err == nil && (r == "." || filepath.IsLocal(r))
+	}
+	for q := filepath.Join(root, filepath.FromSlash(rel)); ; q = filepath.Dir(q) {
+		real, err := filepath.EvalSymlinks(q)
+		if err == nil {
+			if !within(real) {
+				return outside
+			}
+			return nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("path %q: %w", rel, err)
+		}
+		if t, lerr := os.Readlink(q); lerr == nil {
+			// A dangling link: judge it by where it points.
+			if !filepath.IsAbs(t) {
+				if dir, derr := filepath.EvalSymlinks(filepath.Dir(q)); derr == nil {
+					t = filepath.Join(dir, t)
+				}
+			}
+			if !within(filepath.Clean(t)) {
+				return outside
+			}
+		}
+		if filepath.Dir(q) == q {
+			return outside
+		}
+	}
 }
 
 // Matcher loads the ignore files with the current task type's globs and

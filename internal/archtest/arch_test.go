@@ -38,20 +38,20 @@ type moduleRule struct {
 }
 
 // importRules is the direction of docs/architecture.md#import-rules, top
-// layer first: cmd → engine → engine/{claudecode, scope, agent, layers} →
-// engine/{prompt, signals, history, compress, budget, config} → planning →
-// markdown. A layer may import the layers below it and its own siblings;
+// layer first: cmd → engine → engine/{claudecode, scope, agent, layers,
+// health, economics, mcp} → engine/{prompt, signals, history, compress,
+// budget, config} → planning → markdown. A layer may import the layers below it and its own siblings;
 // cmd may import engine and nothing else; the leaves (markdown, templates,
 // engine/internal/*, internal/*) import no project package.
-// internal/sharedtest, engine/internal/enginetest and
-// engine/internal/gitstore/gittest are test support: only tests (and each
-// other) may import them.
+// internal/sharedtest, engine/internal/enginetest,
+// engine/internal/gitstore/gittest and engine/providertest are test
+// support: only tests (and each other) may import them.
 func importRules() []importRule {
 	leaves := []string{"markdown", "templates", "engine/internal/...", "internal/fsutil"}
 	planning := []string{"planning", "planning/conversation"}
 	core := []string{"engine/prompt", "engine/signals", "engine/history", "engine/compress", "engine/budget", "engine/config"}
 	mid := []string{"engine/claudecode", "engine/scope", "engine/agent", "engine/layers", "engine/health", "engine/economics", "engine/mcp"}
-	testSupport := []string{"internal/sharedtest", "engine/internal/enginetest", "engine/internal/gitstore/gittest"}
+	testSupport := []string{"internal/sharedtest", "engine/internal/enginetest", "engine/internal/gitstore/gittest", "engine/providertest"}
 	return []importRule{
 		{pkgs: testSupport, may: slices.Concat(testSupport, core, planning, leaves), testOnly: true},
 		{pkgs: []string{"cmd/..."}, may: []string{"engine"}},
@@ -73,6 +73,18 @@ func moduleRules() []moduleRule {
 		{module: "github.com/gofrs/flock", only: []string{"internal/fsutil"}},
 		{module: "github.com/google/renameio/v2", only: []string{"internal/fsutil"}},
 		{module: "github.com/spf13/cobra", only: []string{"cmd/..."}},
+		// The terminal picture of `recite status` is the CLI's alone.
+		{module: "charm.land/lipgloss/v2", only: []string{"cmd/..."}},
+		{module: "github.com/charmbracelet/x/ansi", only: []string{"cmd/..."}},
+		{module: "golang.org/x/term", only: []string{"cmd/..."}},
+		// The providers' SDKs prove request bodies in engine/providertest's
+		// tests (test files are not checked), never in the binary.
+		{module: "github.com/anthropics/anthropic-sdk-go/v2", only: []string{"engine/providertest"}},
+		{module: "github.com/openai/openai-go/v3", only: []string{"engine/providertest"}},
+		{module: "google.golang.org/genai", only: []string{"engine/providertest"}},
+		{module: "github.com/ollama/ollama", only: []string{"engine/providertest"}},
+		{module: "github.com/modelcontextprotocol/go-sdk", only: []string{"engine/mcp"}},
+		{module: "github.com/google/jsonschema-go", only: []string{"engine/mcp"}},
 	}
 }
 

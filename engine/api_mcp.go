@@ -1,0 +1,502 @@
+package engine
+
+import (
+	"cmp"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/recite-dev/recite/engine/claudecode"
+	"github.com/recite-dev/recite/engine/config"
+	"github.com/recite-dev/recite/engine/internal/layout"
+	"github.com/recite-dev/recite/engine/mcp"
+	"github.com/recite-dev/recite/engine/prompt"
+	"github.com/recite-dev/recite/engine/scope"
+	"github.com/recite-dev/recite/engine/signals"
+	"github.com/recite-dev/recite/planning/conversation"
+)
+
+// MCPOptions configures ServeMCP.
+type MCPOptions struct {
+	// Dir is the project named on the command line (-C); "" takes it from
+	// the client's roots, else from WorkDir (each at or above).
+	Dir string
+	// WorkDir is the working directory, the fallback.
+	WorkDir string
+	// Version is sent to the client as the server's version.
+	Version string
+	// NoWatch leaves the prompt files alone between tool calls (no
+	// watcher, no change notifications from other edits).
+	NoWatch bool
+	// Logger receives the server's notices (stderr); nil discards them.
+	Logger *slog.Logger
+}
+
+// ServeMCP runs recite's MCP server (engine/mcp) for one client over stdio
+// (in, out) until the client closes in or ctx ends. The project is
+// opts.Dir, else the first of the client's roots inside a project, else
+// the project at or above opts.WorkDir; while it runs, the engine's watcher
+// keeps the prompt files current and the client is notified of changed
+// resources. Errors: opts.Dir that is in no project (*InputError);
+// otherwise only a broken stdio.
+func ServeMCP(ctx context.Context, in io.Reader, out io.Writer, opts MCPOptions) error {
+	return mcp.Serve(ctx, in, out, mcp.Options{Dir: opts.Dir, Fallback: opts.WorkDir, Open: OpenMCP,
+		Version: opts.Version, NoWatch: opts.NoWatch, Logger: opts.Logger})
+}
+
+// OpenMCP opens the project at or above dir as an mcp.Project (the
+// adapter the MCP server calls). Errors: no .planning folder at or above
+// dir, or a recite.yaml that does not load (*InputError, naming file and
+// line).
+func OpenMCP(dir string) (mcp.Project, error) {
+	root, err := layout.ProjectRoot(dir)
+	if err != nil {
+		return nil, &InputError{Err: err}
+	}
+	if _, _, err := config.Load(root); err != nil {
+		return nil, &InputError{Err: err}
+	}
+	return &mcpProject{e: New(root), dir: root}, nil
+}
+
+// mcpProject implements mcp.Project on the engine's exported API. Calls
+// are serialised (an Engine is not safe for concurrent builds); the
+// watcher uses its own Engine.
+type mcpProject struct {
+	mu  sync.Mutex
+	e   *Engine
+	dir string
+}
+
+// PreservedURI names the latest preservation block as an MCP resource.
+const PreservedURI = "recite://preserved/latest"
+
+func (p *mcpProject) Dir() string { return p.dir }
+
+// targetName is name, or the first configured target's name when name is
+// "".
+func (p *mcpProject) targetName(name string) (string, error) {
+	if name != "" {
+		return name, nil
+	}
+	cfg, _, err := config.Load(p.dir)
+	if err != nil {
+		return "", err
+	}
+	return cfg.Targets[0].Name, nil
+}
+
+func (p *mcpProject) Recitation(ctx context.Context, in mcp.RecitationInput) (*mcp.RecitationOutput, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	name, err := p.targetName(in.Target)
+	if err != nil {
+		return nil, err
+	}
+	text, err := p.e.Recitation(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	out := &mcp.RecitationOutput{Target: name, Text: text}
+	if text != "" {
+		out.Lines = strings.Count(text, "\n") + 1
+	}
+	return out, nil
+}
+
+func (p *mcpProject) StopSignals(ctx context.Context, in mcp.StopSignalsInput) (*mcp.StopSignalsOutput, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	rep, err := p.e.Status(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := &mcp.StopSignalsOutput{Signals: []mcp.Signal{}, Conversations: []string{}, Diagnostics: mcpDiagnostics(rep.Diagnostics)}
+	sr := rep.Signals
+	if sr == nil {
+		return out, nil
+	}
+	out.Health, out.Breaker, out.Conversations = string(sr.Health.State), sr.BreakerLine, sr.Conversations
+	var sigs []signals.Signal
+	for _, s := range sr.Signals {
+		if len(in.Kinds) == 0 || slices.Contains(in.Kinds, string(s.Kind)) {
+			sigs = append(sigs, s)
+		}
+	}
+	// Newest first; signals without a time keep their order, last.
+	slices.SortStableFunc(sigs, func(a, b signals.Signal) int {
+		if a.LastSeen.IsZero() != b.LastSeen.IsZero() {
+			return cmp.Compare(btoi(a.LastSeen.IsZero()), btoi(b.LastSeen.IsZero()))
+		}
+		return b.LastSeen.Compare(a.LastSeen)
+	})
+	out.Total = len(sigs)
+	if in.Limit > 0 && len(sigs) > in.Limit {
+		sigs = sigs[:in.Limit]
+	}
+	out.Signals = mcpSignals(sigs)
+	return out, nil
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// mcpSignals converts signals for the wire (already redacted by the
+// caller's source).
+func mcpSignals(sigs []signals.Signal) []mcp.Signal {
+	out := make([]mcp.Signal, 0, len(sigs))
+	stamp := func(t time.Time) string {
+		if t.IsZero() {
+			return ""
+		}
+		return t.UTC().Format(time.RFC3339Nano)
+	}
+	for _, s := range sigs {
+		out = append(out, mcp.Signal{Kind: string(s.Kind), KeyLine: signalKeyLine(s), Command: signalCommand(s),
+			Text: s.Text, Detail: s.Detail, ID: s.ID, Source: s.Source, FirstSeen: stamp(s.FirstSeen),
+			LastSeen: stamp(s.LastSeen), Count: s.Count, Hash: s.Hash})
+	}
+	return out
+}
+
+// signalKeyLine is a signal's key line: the text `recite verify` looks for
+// in a summary (signals.Key). When signals.Signal carries its own key line
+// this is where to read it.
+func signalKeyLine(s signals.Signal) string { return signals.Key(s) }
+
+// signalCommand is the command behind a signal. signals.Signal has no
+// command field yet; when it gets one, this is where to read it. Until
+// then the field is omitted.
+func signalCommand(signals.Signal) string { return "" }
+
+func mcpDiagnostics(ds []Diagnostic) []mcp.Diagnostic {
+	out := []mcp.Diagnostic{}
+	for _, d := range ds {
+		out = append(out, mcp.Diagnostic{Path: d.Path, Line: d.Line, Message: d.Message})
+	}
+	return out
+}
+
+// blockedWord is the signals rule for a blocked line (engine/signals).
+var blockedWord = regexp.MustCompile(`\b(BLOCKED|STUCK)\b`)
+
+func (p *mcpProject) Record(ctx context.Context, in mcp.RecordInput) (*mcp.RecordOutput, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	store, err := p.e.OpenConversations()
+	if err != nil {
+		return nil, err
+	}
+	agent := cmp.Or(in.Client, "mcp")
+	// The agent's text enters the committed log and later prompts: secrets
+	// become placeholders first, as in the Claude Code hook's records.
+	in.Text, in.Command = p.e.redactText("", in.Text), p.e.redactText("", in.Command)
+	var recs []conversation.Record
+	switch in.Kind {
+	case mcp.RecordMessage:
+		recs = []conversation.Record{{Kind: conversation.KindMessage, Role: cmp.Or(in.Role, conversation.RoleAssistant), Agent: agent, Content: in.Text}}
+	case mcp.RecordBlocker:
+		text := in.Text
+		if !blockedWord.MatchString(text) {
+			text = "BLOCKED: " + text
+		}
+		recs = []conversation.Record{{Kind: conversation.KindMessage, Role: conversation.RoleAssistant, Agent: agent, Content: text}}
+	case mcp.RecordError:
+		tool, args := in.Tool, []byte("{}")
+		if in.Command != "" {
+			var b strings.Builder
+			enc := json.NewEncoder(&b)
+			enc.SetEscapeHTML(false) // `a && b` stays readable in the log
+			_ = enc.Encode(map[string]string{"command": in.Command})
+			args = []byte(strings.TrimSpace(b.String()))
+			tool = cmp.Or(tool, "shell")
+		}
+		tool = cmp.Or(tool, "mcp")
+		call := conversation.ToolCall{ID: "call-" + rand.Text(), Name: tool, Arguments: string(args)}
+		recs = []conversation.Record{
+			{Kind: conversation.KindMessage, Role: conversation.RoleAssistant, Agent: agent, ToolCalls: []conversation.ToolCall{call}},
+			{Kind: conversation.KindMessage, Role: conversation.RoleTool, ToolCallID: call.ID, ToolName: tool, IsError: true, Content: in.Text},
+		}
+	}
+	out := &mcp.RecordOutput{Conversation: in.Conversation, Log: ConversationLog(in.Conversation), Records: []string{}, Rebuilt: []string{}}
+	written, err := store.AppendStamped(ctx, in.Conversation, recs...)
+	if errors.Is(err, conversation.ErrNotFound) && in.Create {
+		if err = store.Create(ctx, in.Conversation, conversation.Meta{AgentType: agent, Title: "recorded over MCP"}); err == nil {
+			out.Created = true
+			written, err = store.AppendStamped(ctx, in.Conversation, recs...)
+		}
+	}
+	if errors.Is(err, conversation.ErrNotFound) {
+		var ids []string
+		if list, lerr := store.List(); lerr == nil {
+			for _, s := range list {
+				ids = append(ids, s.ID)
+			}
+		}
+		return nil, fmt.Errorf("conversation %q does not exist (existing: %s); pass create: true to start it", in.Conversation, cmp.Or(strings.Join(ids, ", "), "none"))
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range written {
+		out.Records = append(out.Records, r.ID)
+	}
+	rep, err := p.e.BuildConversation(ctx, in.Conversation)
+	if err != nil {
+		out.RebuildError = "recorded; prompt files not rebuilt: " + err.Error()
+		return out, nil
+	}
+	for _, t := range rep.Targets {
+		out.Rebuilt = append(out.Rebuilt, t.Name)
+	}
+	return out, nil
+}
+
+func (p *mcpProject) Preserve(ctx context.Context, in mcp.PreserveInput) (*mcp.PreserveOutput, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	res, err := p.e.Preserve(ctx, PreserveOptions{Trigger: in.Trigger})
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.PreserveOutput{Path: res.Path, Summary: res.Summary, Block: signals.RenderBlock(res.Block),
+		Signals: len(res.Block.Signals), Diagnostics: mcpDiagnostics(res.Diagnostics)}, nil
+}
+
+func (p *mcpProject) VerifySummary(ctx context.Context, in mcp.VerifySummaryInput) (*mcp.VerifySummaryOutput, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	res, err := p.e.Verify(ctx, in.Summary, VerifyOptions{FromBlock: in.FromBlock})
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.VerifySummaryOutput{Checked: res.Checked, Against: res.Against, Lost: mcpSignals(res.Lost),
+		Reinject: res.Reinject, Diagnostics: mcpDiagnostics(res.Diagnostics)}, nil
+}
+
+func (p *mcpProject) Files(ctx context.Context, in mcp.FilesInput) (*mcp.FilesOutput, error) {
+	for _, rel := range append(slices.Clone(in.Include), in.Why) {
+		if rel == "" {
+			continue
+		}
+		if err := scope.InsideProject(p.dir, rel); err != nil {
+			return nil, err
+		}
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if in.Why != "" {
+		x, err := p.e.Why(ctx, in.Why, in.Include)
+		if err != nil {
+			return nil, err
+		}
+		return &mcp.FilesOutput{Why: &mcp.Why{Path: x.Path, InContext: x.InContext, Verdict: x.String()}}, nil
+	}
+	files, err := p.e.Files(ctx, in.Include)
+	if err != nil {
+		return nil, err
+	}
+	limit := cmp.Or(in.Limit, mcp.MaxFilesDefault)
+	out := &mcp.FilesOutput{Files: []mcp.FileEntry{}, Total: len(files)}
+	for _, f := range files[:min(limit, len(files))] {
+		out.Files = append(out.Files, mcp.FileEntry{Path: f.Path, NeverExclude: f.NeverExclude})
+	}
+	return out, nil
+}
+
+func (p *mcpProject) Prompt(ctx context.Context, in mcp.PromptInput) (*mcp.PromptOutput, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	name, err := p.targetName(in.Target)
+	if err != nil {
+		return nil, err
+	}
+	body, kept, err := p.e.RenderFile(ctx, name, in.Provider)
+	if err != nil {
+		return nil, err
+	}
+	caps, _ := prompt.CapabilitiesOf(in.Provider)
+	return &mcp.PromptOutput{Target: name, Provider: in.Provider, MIMEType: mimeOf(caps.Ext), Body: string(body), Bytes: len(body), Kept: kept}, nil
+}
+
+// mimeOf is the media type of a prompt file by its extension.
+func mimeOf(ext string) string {
+	switch filepath.Ext(ext) {
+	case ".json":
+		return "application/json"
+	case ".md":
+		return "text/markdown"
+	}
+	return "text/plain"
+}
+
+// promptFile is one prompt file a target writes.
+type promptFile struct {
+	res              mcp.Resource
+	abs              string
+	target, provider string
+}
+
+// promptResources maps the URIs of the prompt files the targets write to
+// them (whether or not a build wrote them yet).
+func (p *mcpProject) promptResources() (map[string]promptFile, error) {
+	cfg, _, err := config.Load(p.dir)
+	if err != nil {
+		return nil, err
+	}
+	files := map[string]promptFile{}
+	for _, tg := range cfg.Targets {
+		for _, prov := range tg.Providers {
+			caps, err := prompt.CapabilitiesOf(prov)
+			if err != nil {
+				continue
+			}
+			rel := PromptsDir + "/" + tg.Name + caps.Ext
+			abs := filepath.Join(p.dir, filepath.FromSlash(rel))
+			u := fileURI(abs)
+			files[u] = promptFile{abs: abs, target: tg.Name, provider: prov, res: mcp.Resource{URI: u, Name: filepath.Base(rel),
+				Title:       fmt.Sprintf("prompt of target %s (%s)", tg.Name, prov),
+				Description: fmt.Sprintf("%s: target %s's prompt in the %s shape, as recite build writes it", rel, tg.Name, prov), MIMEType: mimeOf(caps.Ext)}}
+		}
+	}
+	return files, nil
+}
+
+// fileURI is the file:// URI of an absolute path.
+func fileURI(abs string) string {
+	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String()
+}
+
+func (p *mcpProject) Resources(context.Context) ([]mcp.Resource, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	files, err := p.promptResources()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]mcp.Resource, 0, len(files)+1)
+	for _, f := range files {
+		out = append(out, f.res)
+	}
+	slices.SortFunc(out, func(a, b mcp.Resource) int { return cmp.Compare(a.URI, b.URI) })
+	if _, ok, _ := p.e.latestPreserved(); ok {
+		out = append(out, mcp.Resource{URI: PreservedURI, Name: "context-preserved.md", Title: "latest preservation block",
+			Description: "the newest block of " + PreservedFile + ": the stop signals and working state to keep across a compaction", MIMEType: "text/markdown"})
+	}
+	return out, nil
+}
+
+func (p *mcpProject) ReadResource(ctx context.Context, uri string) (*mcp.ResourceContent, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if uri == PreservedURI {
+		f, ok, _ := p.e.latestPreserved()
+		if !ok {
+			return nil, fmt.Errorf("%s holds no preservation block: %w", PreservedFile, mcp.ErrUnknownResource)
+		}
+		return &mcp.ResourceContent{URI: uri, MIMEType: "text/markdown", Text: f.Text}, nil
+	}
+	files, err := p.promptResources()
+	if err != nil {
+		return nil, err
+	}
+	f, ok := files[uri]
+	if !ok {
+		return nil, fmt.Errorf("%s: %w", uri, mcp.ErrUnknownResource)
+	}
+	b, err := os.ReadFile(f.abs)
+	if errors.Is(err, fs.ErrNotExist) {
+		// Not built yet: the bytes a build would write.
+		b, _, err = p.e.RenderFile(ctx, f.target, f.provider)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.ResourceContent{URI: uri, MIMEType: f.res.MIMEType, Text: string(b)}, nil
+}
+
+// Watch runs the engine's watcher (Engine.Watch, with its own Engine) and
+// reports the prompt files each render wrote, and the preservation block
+// when context-preserved.md changed (or after a rescan, which names no
+// paths).
+func (p *mcpProject) Watch(ctx context.Context, changed func([]string)) error {
+	return New(p.dir).Watch(ctx, WatchOptions{}, func(ev WatchEvent) {
+		if ev.Kind != EventRender {
+			return
+		}
+		var uris []string
+		for _, w := range ev.Written {
+			uris = append(uris, fileURI(filepath.Join(p.dir, filepath.FromSlash(w))))
+		}
+		if ev.Trigger == "rescan" || slices.Contains(ev.Changed, PreservedFile) {
+			uris = append(uris, PreservedURI)
+		}
+		changed(uris)
+	})
+}
+
+// MCPConfigFile is Claude Code's project-scoped MCP server list, relative
+// to the project root (https://code.claude.com/docs/en/mcp).
+const MCPConfigFile = ".mcp.json"
+
+// MCPInitResult is what InitMCP did.
+type MCPInitResult struct {
+	// Path is the file, project-relative; Created reports it did not
+	// exist; Added that recite's server was added (false: an entry named
+	// recite was already there and is kept as the user wrote it).
+	Path    string `json:"path"`
+	Created bool   `json:"created"`
+	Added   bool   `json:"added"`
+	// Snippets are the other agents' configurations (mcp.Snippets).
+	Snippets []mcp.Snippet `json:"snippets"`
+}
+
+// InitMCP adds recite's server (mcp.ProjectEntry) to the project's
+// .mcp.json under "mcpServers" with the merge .claude/settings.json gets
+// (claudecode.MergeJSONFile): every other key and server is kept with its
+// value and order (a rewrite re-indents with two spaces), a file that
+// already names a "recite" server is not rewritten, and a missing or empty
+// file is created. A file that is not a JSON object, or whose mcpServers
+// is not an object, is an *InputError naming the file (and line and
+// column for invalid JSON), and the file is left untouched. The write is
+// atomic and keeps the file's mode (0644 when new); a symbolic link stays
+// one. It also returns the snippets for Codex CLI, Cursor and Gemini CLI.
+func InitMCP(dir string) (*MCPInitResult, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	res := &MCPInitResult{Path: MCPConfigFile, Snippets: mcp.Snippets(abs)}
+	res.Created, err = claudecode.MergeJSONFile(filepath.Join(abs, MCPConfigFile), MCPConfigFile, "mcpServers",
+		func(servers map[string]json.RawMessage, set func(string, json.RawMessage)) error {
+			if _, ok := servers[mcp.ServerName]; !ok {
+				set(mcp.ServerName, mcp.ProjectEntry())
+				res.Added = true
+			}
+			return nil
+		})
+	if se := (*claudecode.SettingsError)(nil); errors.As(err, &se) {
+		return nil, &InputError{Err: se.Err}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}

@@ -1,0 +1,151 @@
+package config
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/recite-dev/recite/engine/prompt"
+)
+
+// Models names one model per provider: `models: {anthropic: …, openai: …,
+// gemini: …, ollama: …}` at the top level of recite.yaml and per target.
+// "" leaves the choice to the next level: the target's models, then the
+// target's legacy model (for its family), then the top-level models, then
+// prompt.DefaultModel.
+type Models struct {
+	Anthropic string `yaml:"anthropic"`
+	OpenAI    string `yaml:"openai"`
+	Gemini    string `yaml:"gemini"`
+	Ollama    string `yaml:"ollama"`
+}
+
+// get returns the model of provider ("" for a provider that names no
+// model: markdown, text).
+func (m Models) get(provider string) string {
+	switch provider {
+	case prompt.Anthropic:
+		return m.Anthropic
+	case prompt.OpenAI:
+		return m.OpenAI
+	case prompt.Gemini:
+		return m.Gemini
+	case prompt.Ollama:
+		return m.Ollama
+	}
+	return ""
+}
+
+func (m *Models) set(provider, model string) {
+	switch provider {
+	case prompt.Anthropic:
+		m.Anthropic = model
+	case prompt.OpenAI:
+		m.OpenAI = model
+	case prompt.Gemini:
+		m.Gemini = model
+	case prompt.Ollama:
+		m.Ollama = model
+	}
+}
+
+// modelProviders are the providers whose bodies name a model.
+var modelProviders = []string{prompt.Anthropic, prompt.OpenAI, prompt.Gemini, prompt.Ollama}
+
+// familyOf returns the provider a model name belongs to by its family
+// prefix, or "" when the name says nothing (local models served by
+// Ollama, fine-tunes, gateways' names). A name with an Ollama tag
+// ("NAME:TAG") or an open-weight gpt-oss model names no family: Ollama
+// serves those.
+func familyOf(model string) string {
+	m := strings.ToLower(model)
+	switch {
+	case strings.Contains(m, ":"), strings.HasPrefix(m, "gpt-oss"):
+		return ""
+	case strings.HasPrefix(m, "claude-"):
+		return prompt.Anthropic
+	case strings.HasPrefix(m, "gpt-"), strings.HasPrefix(m, "chatgpt-"),
+		len(m) > 1 && m[0] == 'o' && m[1] >= '1' && m[1] <= '9':
+		return prompt.OpenAI
+	case strings.HasPrefix(m, "gemini-"):
+		return prompt.Gemini
+	}
+	return ""
+}
+
+// resolveModels fills every target's Models with the model of each
+// provider (target models, then the legacy model for its family, then the
+// top-level models, then prompt.DefaultModel). A legacy model of no known
+// family, or one that a target's models already set for its provider, is
+// an error at its line.
+func (c *Config) resolveModels(fail failFunc) error {
+	for i := range c.Targets {
+		t := &c.Targets[i]
+		at := fmt.Sprintf("targets[%d]", i)
+		own := t.Models
+		if t.Model != "" {
+			prov := familyOf(t.Model)
+			if prov == "" {
+				return fail(at+".model", "target %q: model %q names no provider's family (claude-…, gpt-…, o1…, gemini-…); write models: {PROVIDER: %s} (for example models: {ollama: %s})", t.Name, t.Model, t.Model, t.Model)
+			}
+			if own.get(prov) != "" && own.get(prov) != t.Model {
+				return fail(at+".model", "target %q: model %q and models.%s %q both set the %s model; keep models.%s", t.Name, t.Model, prov, own.get(prov), prov, prov)
+			}
+			own.set(prov, t.Model)
+		}
+		for _, p := range modelProviders {
+			m, key := own.get(p), at+".models"
+			if m == "" {
+				m, key = c.Models.get(p), "models"
+			}
+			if m == "" {
+				m = prompt.DefaultModel(p)
+			}
+			if fam := familyOf(m); fam != "" && fam != p && p != prompt.Ollama {
+				return fail(key, "target %q: the %s model %q is a model of %s", t.Name, p, m, fam)
+			}
+			t.Models.set(p, m)
+		}
+	}
+	return nil
+}
+
+// ModelFor returns the model the target's body for provider names: the
+// resolved models (Parse, Default), or prompt.DefaultModel for a Target
+// built by hand. "" for markdown and text.
+func (t *Target) ModelFor(provider string) string {
+	if m := t.Models.get(provider); m != "" {
+		return m
+	}
+	return prompt.DefaultModel(provider)
+}
+
+// LimitOverride returns the target's capabilities for provider as a
+// prompt.LimitOverride.
+func (t *Target) LimitOverride(provider string) prompt.LimitOverride {
+	o := t.Capabilities[provider]
+	return prompt.LimitOverride{ContextWindow: o.MaxContext, MaxOutput: o.MaxOutput, MinCacheable: o.MinCacheable, DeveloperRole: o.DeveloperRole}
+}
+
+// Limits returns the limits of the target's model for provider, with the
+// target's capabilities applied.
+func (t *Target) Limits(provider string) prompt.Limit {
+	return prompt.Limits(provider, t.ModelFor(provider), t.LimitOverride(provider))
+}
+
+// RenderOptions returns the options the target's body for provider is
+// rendered with. The engine adds NumCtx for ollama, once the prompt is
+// fitted.
+func (t *Target) RenderOptions(provider string) prompt.RenderOptions {
+	return prompt.RenderOptions{
+		Model: t.ModelFor(provider), MaxTokens: t.MaxTokens, Override: t.LimitOverride(provider),
+		OpenAISystemRole: t.OpenAISystemRole, OpenAIAPI: t.OpenAIAPI,
+		Stream: t.OllamaStream, Prefill: t.Prefill,
+	}
+}
+
+// CheckOptions returns the options prompt.Check validates the target's
+// body for provider with: the model the body names and the target's
+// capabilities, counting tokens with count.
+func (t *Target) CheckOptions(provider string, count prompt.Counter) prompt.CheckOptions {
+	return prompt.CheckOptions{Count: count, Model: t.ModelFor(provider), Override: t.LimitOverride(provider)}
+}
