@@ -386,7 +386,6 @@ func goTestMessage(lines []string, i int) int {
 	return -1
 }
 
-
 // nextNonBlankIndex is the index of the first non-blank line after i, or
 // -1.
 func nextNonBlankIndex(lines []string, i int) int {
