@@ -16,9 +16,10 @@ import (
 // (planning.Summary).
 type PlanningSummary = planning.Summary
 
-// Inspect loads the planning tree and summarises it, every secret the
-// planning files hold replaced by its placeholder (redactValues). The tree
-// is Dir()/.planning, or Dir() itself when it is named .planning. Errors, all
+// Inspect loads the planning tree and summarises it, paths relative to
+// the project root (".planning/STATE.md"), every secret the planning files
+// hold replaced by its placeholder (redactValues). The tree is
+// Dir()/.planning, or Dir() itself when it is named .planning. Errors, all
 // *InputError: the project directory or its .planning folder is missing,
 // unreadable or not a directory; the tree cannot be loaded (the error names
 // the folder).
@@ -27,11 +28,12 @@ func (e *Engine) Inspect() (PlanningSummary, error) {
 	if err != nil {
 		return PlanningSummary{}, err
 	}
-	proj, err := planning.Load(os.DirFS(dir))
+	proj, err := planning.LoadCached(os.DirFS(dir), e.parsed)
 	if err != nil {
 		return PlanningSummary{}, &InputError{Err: fmt.Errorf("%s: %w", dir, err)}
 	}
 	sum := proj.Summary()
+	rootRelativeSummary(&sum)
 	// An agent runs inspect too: its output shows placeholders, with the
 	// key of the project the tree belongs to.
 	red := e

@@ -14,7 +14,6 @@ import (
 
 	"github.com/recite-dev/recite/engine/internal/enginetest"
 	"github.com/recite-dev/recite/engine/internal/gitstore/gittest"
-	"github.com/recite-dev/recite/engine/mcp"
 	"github.com/recite-dev/recite/engine/signals"
 )
 
@@ -45,7 +44,7 @@ func noSecretIn(t *testing.T, p string) string {
 
 // TestEveryLogWriterRedacts: the records `conversation say`, `conversation
 // run` (the user's text, the agent's failure and its iteration record),
-// the three importers and the MCP record tool write hold placeholders,
+// and the three importers write hold placeholders,
 // never the secrets; with conversations.keep_raw the raw records are kept
 // beside them (mode 0600) and ReadRaw shows them, while Read shows the
 // placeholders.
@@ -88,11 +87,9 @@ func TestEveryLogWriterRedacts(t *testing.T) {
 			t.Fatalf("import %s = %+v, %v", format, res, err)
 		}
 	}
-	p := &mcpProject{e: e, dir: dir}
-	if _, err := p.Record(ctx, mcp.RecordInput{Conversation: "mcp", Kind: mcp.RecordError, Text: "auth failed " + ghToken, Command: "curl -u " + enginetest.TestSecret + ": x", Create: true}); err != nil {
-		t.Fatal(err)
-	}
-	for _, id := range []string{"dev", "imp-claude-code", "imp-aider", "imp-codex", "mcp"} {
+	// The MCP record tool writes through the same store
+	// (engine/mcp: TestRecordWritesConversation).
+	for _, id := range []string{"dev", "imp-claude-code", "imp-aider", "imp-codex"} {
 		log := noSecretIn(t, filepath.Join(dir, filepath.FromSlash(ConversationLog(id))))
 		if !placeholderRe.MatchString(log) {
 			t.Errorf("%s has no placeholder:\n%s", id, log)
