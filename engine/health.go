@@ -5,8 +5,6 @@ import (
 	"context"
 	"errors"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"slices"
 
 	"github.com/recite-dev/recite/engine/claudecode"
@@ -54,9 +52,11 @@ func (e *Engine) promptHealth(ctx context.Context, cfg *config.Config, proj *pla
 }
 
 // readPreserved parses the preservation blocks of context-preserved.md
-// (every layout signals.ParseBlocks knows); a missing file yields none.
+// (every layout signals.ParseBlocks knows); a missing file yields none. It
+// enters the prompt, so it is read through scope.ReadFile: a symbolic link
+// that leads out of the project is a *scope.OutsideError.
 func (e *Engine) readPreserved() ([]signals.Block, []Diagnostic, error) {
-	b, err := os.ReadFile(filepath.Join(e.dir, filepath.FromSlash(PreservedFile)))
+	b, err := scope.ReadFile(e.dir, PreservedFile, scope.MaxPreservedFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, nil
 	}

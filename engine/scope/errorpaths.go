@@ -59,7 +59,7 @@ func (sp *Scope) ErrorPaths(ctx context.Context, proj *planning.Project, convs [
 			}
 		}
 	}
-	if src, err := os.ReadFile(filepath.Join(sp.dir, filepath.FromSlash(layout.PreservedFile))); err == nil {
+	if src, err := ReadFile(sp.dir, layout.PreservedFile, MaxPreservedFile); err == nil {
 		blocks, _ := signals.ParseBlocks(layout.PreservedFile, src)
 		if b, ok := signals.Latest(blocks); ok {
 			at := fmt.Sprintf("%s:%d", layout.PreservedFile, b.Line)

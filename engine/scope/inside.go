@@ -89,14 +89,20 @@ func linkOutside(root, rel, shown, boundary string) *OutsideError {
 	return nil
 }
 
+// MaxPreservedFile bounds what is read of context-preserved.md through
+// ReadFile, in bytes: the file is append-only and only its latest block
+// counts, but it is read whole up to this size.
+const MaxPreservedFile = 1 << 30
+
 // ReadFile reads the project file rel (a slash path relative to the
 // project root) when it resolves inside the root once every symbolic link
 // on its way is followed, through an os.Root (so a link swapped in
 // between the check and the open is refused too), at most limit bytes
 // plus one (the caller sees that the file is longer). This is the one
 // door for files recite reads into a prompt: system and default
-// AGENTS.md/CLAUDE.md files, tools and skills, and the files section
-// (task files, files named by errors, include lists); the rule is
+// AGENTS.md/CLAUDE.md files, tools and skills, context-preserved.md, and
+// the files section (task files, files named by errors, include lists);
+// the rule is
 // docs/formats.md#files-from-outside-the-project. Errors: an
 // *OutsideError naming the link and its target (errors.As), a file that
 // is not a regular file, the read's own (fs.ErrNotExist for a missing
