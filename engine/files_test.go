@@ -85,8 +85,9 @@ func TestFileSectionsGolden(t *testing.T) {
 }
 
 // TestFilesSectionOnce: a file named twice (plan and error) or already in
-// the system prompt appears once; a symlink out of the project and a
-// binary file are not shown.
+// the system prompt appears once; a symlink out of the project is not
+// read and is said (a diagnostic naming the link and its target); a binary
+// file is not shown.
 func TestFilesSectionOnce(t *testing.T) {
 	dir := filesProject(t, "", "files_modified: [AGENTS.md, a.go, a.go, bin.dat, link.go]\n", "x", map[string]string{
 		"AGENTS.md": "rules\n", "a.go": "package a\n", "bin.dat": "\x00\x01",
@@ -101,8 +102,9 @@ func TestFilesSectionOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	in := prompt.Input{System: []prompt.File{{Path: "AGENTS.md", Text: "rules"}}}
-	if d := e.fileSections(context.Background(), cfg, &cfg.Targets[0], proj, &in); len(d) > 0 {
-		t.Fatal(d)
+	d := e.fileSections(context.Background(), cfg, &cfg.Targets[0], proj, &in)
+	if want := "link.go: files section: link.go is a symbolic link to " + outside + ", outside the project; not read"; len(d) != 1 || d[0].String() != want {
+		t.Fatalf("diagnostics %v, want only %q", d, want)
 	}
 	var got []string
 	for _, f := range in.Files {
