@@ -1,7 +1,6 @@
 package planning
 
 import (
-	"bytes"
 	"io/fs"
 	"sync"
 	"time"
@@ -35,6 +34,10 @@ type Cache struct {
 	hits     int
 	misses   int
 	skips    int
+	// dirty is set when an entry was added, refreshed or dropped since the
+	// cache was seeded from or saved to its file (diskcache.go); saved once
+	// it was.
+	dirty, saved bool
 	// now is the clock, replaceable in tests.
 	now func() time.Time
 }
@@ -58,6 +61,10 @@ type cacheEntry struct {
 	doc     *markdown.Document
 	// derived holds results computed from doc (see derive).
 	derived map[string]any
+	// sum is the SHA-256 of the bytes read, once computed (hasSum); an
+	// entry seeded from the parsed-file cache has it instead of data.
+	sum    [32]byte
+	hasSum bool
 }
 
 // dirEntry is one folder's listing as last read.
@@ -137,8 +144,9 @@ func (c *Cache) Unread() int {
 	return c.skips
 }
 
-// fresh returns the entry for k when the file's stat proves it unchanged.
-func (c *Cache) fresh(k cacheKey, st fileStat) *cacheEntry {
+// fresh returns the entry for k when the file's stat proves it unchanged
+// (and, for a raw read, the entry holds the bytes).
+func (c *Cache) fresh(k cacheKey, st fileStat, raw bool) *cacheEntry {
 	if c == nil {
 		return nil
 	}
@@ -146,7 +154,7 @@ func (c *Cache) fresh(k cacheKey, st fileStat) *cacheEntry {
 	defer c.mu.Unlock()
 	c.seen[k] = true
 	e, ok := c.entries[k]
-	if !ok || !e.stat.trusted(st, e.readAt) {
+	if !ok || !e.stat.trusted(st, e.readAt) || raw && e.data == nil {
 		return nil
 	}
 	c.hits++
@@ -177,9 +185,13 @@ func (c *Cache) store(k cacheKey, st fileStat, readAt time.Time, data []byte, di
 	}
 	c.mu.Lock()
 	c.seen[k] = true
+	c.dirty = true
 	old := c.entries[k]
-	if old != nil && old.skipped == skipped && bytes.Equal(old.data, data) {
+	if old != nil && old.skipped == skipped && old.sameBytes(data) && (raw || skipped || old.doc != nil) {
 		old.stat, old.readAt = st, readAt
+		if old.data == nil {
+			old.data = data // seeded from the parsed-file cache: only the hash was kept
+		}
 		c.hits++
 		c.mu.Unlock()
 		return old
@@ -266,6 +278,7 @@ func (c *Cache) sweep() {
 	for k := range c.entries {
 		if !c.seen[k] {
 			delete(c.entries, k)
+			c.dirty = true
 		}
 	}
 	for d := range c.dirs {
