@@ -232,7 +232,9 @@ type ConversationJSON = conversation.View
 // NewConversationJSON is the JSON view of c: its replayable messages (every
 // message when all is true; see Replayable), iteration and event records
 // and deliverables (conversation.NewView).
-func NewConversationJSON(c *Conversation, all bool) ConversationJSON { return conversation.NewView(c, all) }
+func NewConversationJSON(c *Conversation, all bool) ConversationJSON {
+	return conversation.NewView(c, all)
+}
 
 // ShowConversation renders c as `recite conversation show` prints it:
 // "md" or "markdown" is ConversationMarkdown; openai, anthropic, gemini,
