@@ -225,9 +225,10 @@ func (e *encoder) node(n *yaml.Node, index map[*yaml.Node]int) error {
 	return nil
 }
 
-// decoder reads the binary form; the first error sticks.
+// decoder reads the binary form from a string, so the strings it returns
+// are slices of it, not copies; the first error sticks.
 type decoder struct {
-	b   []byte
+	b   string
 	err error
 }
 
@@ -235,34 +236,42 @@ func (d *decoder) fail(what string) {
 	if d.err == nil {
 		d.err = fmt.Errorf("%w: %s", errBinary, what)
 	}
+	d.b = ""
 }
 
 func (d *decoder) uint() uint64 {
-	v, n := binary.Uvarint(d.b)
-	if n <= 0 {
-		d.fail("varint")
-		d.b = nil
-		return 0
+	var v uint64
+	for i := 0; i < len(d.b) && i < binary.MaxVarintLen64; i++ {
+		c := d.b[i]
+		v |= uint64(c&0x7f) << (7 * i)
+		if c < 0x80 {
+			if i == binary.MaxVarintLen64-1 && c > 1 {
+				break
+			}
+			d.b = d.b[i+1:]
+			return v
+		}
 	}
-	d.b = d.b[n:]
-	return v
+	d.fail("varint")
+	return 0
 }
 
 func (d *decoder) int() int {
-	v, n := binary.Varint(d.b)
-	if n <= 0 || v < math.MinInt32 || v > math.MaxInt32 {
+	u := d.uint()
+	v := int64(u >> 1)
+	if u&1 != 0 {
+		v = ^v
+	}
+	if v < math.MinInt32 || v > math.MaxInt32 {
 		d.fail("int")
-		d.b = nil
 		return 0
 	}
-	d.b = d.b[n:]
 	return int(v)
 }
 
 func (d *decoder) bool() bool {
 	if len(d.b) == 0 || d.b[0] > 1 {
 		d.fail("bool")
-		d.b = nil
 		return false
 	}
 	v := d.b[0] == 1
@@ -274,10 +283,9 @@ func (d *decoder) str() string {
 	n := d.uint()
 	if n > uint64(len(d.b)) {
 		d.fail("string length")
-		d.b = nil
 		return ""
 	}
-	s := string(d.b[:n])
+	s := d.b[:n]
 	d.b = d.b[n:]
 	return s
 }
@@ -292,7 +300,6 @@ func (d *decoder) count() (n int, ok bool) {
 	}
 	if v-1 > uint64(len(d.b)) {
 		d.fail("list length")
-		d.b = nil
 		return 0, false
 	}
 	return int(v - 1), true
@@ -338,8 +345,13 @@ func (d *decoder) strMap() map[string]string {
 // DecodeDocument reads a Document from its binary form (AppendBinary).
 // Every error wraps a decoding error: bytes of another version, truncated
 // or not written by AppendBinary.
-func DecodeDocument(b []byte) (*Document, error) {
-	d := &decoder{b: b}
+func DecodeDocument(b []byte) (*Document, error) { return DecodeDocumentString(string(b)) }
+
+// DecodeDocumentString is DecodeDocument of a string: the document's
+// strings are slices of s (no copies), so s stays in memory while the
+// document does.
+func DecodeDocumentString(s string) (*Document, error) {
+	d := &decoder{b: s}
 	if v := d.uint(); v != binaryVersion {
 		return nil, fmt.Errorf("%w: version %d", errBinary, v)
 	}

@@ -65,6 +65,10 @@ type cacheEntry struct {
 	// entry seeded from the parsed-file cache has it instead of data.
 	sum    [32]byte
 	hasSum bool
+	// blob is the entry's payload in the parsed-file cache (the document's
+	// binary form, or the bytes of a raw read), encoded once (hasBlob).
+	blob    string
+	hasBlob bool
 }
 
 // dirEntry is one folder's listing as last read.

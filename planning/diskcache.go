@@ -1,12 +1,14 @@
 package planning
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -113,16 +115,16 @@ func (c *Cache) SaveFile(path string) error {
 	for i, k := range keys {
 		ents[i] = c.entries[k]
 	}
-	// Encoded under the lock: a load may update an entry's stat meanwhile.
-	b := encodeDiskCache(keys, ents)
-	c.dirty, c.saved = false, true
-	c.mu.Unlock()
+	// Written under the lock: a load may update an entry's stat meanwhile.
+	defer c.mu.Unlock()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("save parsed files: %w", err)
 	}
-	if err := writeNoSync(path, b); err != nil {
+	err := writeNoSync(path, func(w io.Writer) error { return writeDiskCache(w, keys, ents) })
+	if err != nil {
 		return fmt.Errorf("save parsed files: %w", err)
 	}
+	c.dirty, c.saved = false, true
 	return nil
 }
 
@@ -157,35 +159,54 @@ func (old *cacheEntry) sameBytes(data []byte) bool {
 }
 
 // encodeDiskCache formats the entries (sorted, with their keys) as the
-// cache file's bytes, within the bounds. An entry whose document cannot be
-// encoded is left out.
+// cache file's bytes (writeDiskCache).
 func encodeDiskCache(keys []cacheKey, ents []*cacheEntry) []byte {
+	var b bytes.Buffer
+	_ = writeDiskCache(&b, keys, ents)
+	return b.Bytes()
+}
+
+// writeDiskCache writes the entries (sorted, with their keys) to w as the
+// cache file, within the bounds; the payloads are written as they are,
+// not copied. An entry whose document cannot be encoded is left out.
+func writeDiskCache(w io.Writer, keys []cacheKey, ents []*cacheEntry) error {
+	var heads [][]byte
+	var kept []*cacheEntry
+	size := 0
+	for i, e := range ents {
+		if len(kept) == maxDiskEntries || size > maxDiskBytes {
+			break
+		}
+		head, err := appendDiskEntry(nil, keys[i], e)
+		if err != nil {
+			continue
+		}
+		heads, kept = append(heads, head), append(kept, e)
+		size += len(head) + len(e.blob)
+	}
+	crc := crc32.New(castagnoli)
+	bw := bufio.NewWriterSize(io.MultiWriter(w, crc), 256<<10)
 	b := []byte(diskMagic)
 	b = binary.LittleEndian.AppendUint32(b, diskVersion)
 	b = binary.LittleEndian.AppendUint32(b, markdown.BinaryVersion)
-	countAt := len(b)
-	b = binary.LittleEndian.AppendUint32(b, 0)
-	n := 0
-	for i, e := range ents {
-		if n == maxDiskEntries || len(b) > maxDiskBytes {
-			break
-		}
-		start := len(b)
-		var err error
-		if b, err = appendDiskEntry(b, keys[i], e); err != nil {
-			b = b[:start]
-			continue
-		}
-		n++
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(kept)))
+	_, _ = bw.Write(b)
+	for i, e := range kept {
+		_, _ = bw.Write(heads[i])
+		_, _ = bw.WriteString(e.blob)
 	}
-	binary.LittleEndian.PutUint32(b[countAt:], uint32(n))
-	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	_, err := w.Write(binary.LittleEndian.AppendUint32(nil, crc.Sum32()))
+	return err
 }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// appendDiskEntry appends one entry, computing its hash once when the
-// entry has its bytes. The cache's lock is held.
+// appendDiskEntry appends one entry up to its payload (which follows it:
+// e.blob, encoded here once), computing its hash once when the entry has
+// its bytes. The cache's lock is held.
 func appendDiskEntry(b []byte, k cacheKey, e *cacheEntry) ([]byte, error) {
 	str := func(s string) {
 		b = binary.AppendUvarint(b, uint64(len(s)))
@@ -224,18 +245,23 @@ func appendDiskEntry(b []byte, k cacheKey, e *cacheEntry) ([]byte, error) {
 	switch {
 	case e.skipped:
 		b = append(b, 0)
+		return b, nil
 	case e.doc == nil:
 		b = append(b, 1) // read raw: the bytes
-		str(string(e.data))
+		if !e.hasBlob {
+			e.blob, e.hasBlob = string(e.data), true
+		}
 	default:
 		b = append(b, 2)
-		doc, err := e.doc.AppendBinary(nil)
-		if err != nil {
-			return b, err
+		if !e.hasBlob {
+			doc, err := e.doc.AppendBinary(nil)
+			if err != nil {
+				return b, err
+			}
+			e.blob, e.hasBlob = string(doc), true
 		}
-		str(string(doc))
 	}
-	return b, nil
+	return binary.AppendUvarint(b, uint64(len(e.blob))), nil
 }
 
 // diskEntry is one decoded entry.
@@ -261,7 +287,7 @@ func decodeDiskCache(data []byte) ([]diskEntry, error) {
 	if n > maxDiskEntries {
 		return nil, fmt.Errorf("%w: %d entries", errDiskCache, n)
 	}
-	r := &diskReader{b: body[16:]}
+	r := &diskReader{b: string(body[16:])}
 	out := make([]diskEntry, 0, n)
 	for range n {
 		de, err := r.entry()
@@ -276,9 +302,10 @@ func decodeDiskCache(data []byte) ([]diskEntry, error) {
 	return out, nil
 }
 
-// diskReader reads the entries of a cache file.
+// diskReader reads the entries of a cache file from a string, so the
+// documents' strings are slices of it.
 type diskReader struct {
-	b   []byte
+	b   string
 	err error
 }
 
@@ -286,11 +313,11 @@ func (r *diskReader) fail() {
 	if r.err == nil {
 		r.err = fmt.Errorf("%w: truncated entry", errDiskCache)
 	}
-	r.b = nil
+	r.b = ""
 }
 
 func (r *diskReader) uvarint() uint64 {
-	v, n := binary.Uvarint(r.b)
+	v, n := binary.Uvarint([]byte(r.b[:min(len(r.b), binary.MaxVarintLen64)]))
 	if n <= 0 {
 		r.fail()
 		return 0
@@ -300,7 +327,7 @@ func (r *diskReader) uvarint() uint64 {
 }
 
 func (r *diskReader) varint() int64 {
-	v, n := binary.Varint(r.b)
+	v, n := binary.Varint([]byte(r.b[:min(len(r.b), binary.MaxVarintLen64)]))
 	if n <= 0 {
 		r.fail()
 		return 0
@@ -309,22 +336,19 @@ func (r *diskReader) varint() int64 {
 	return v
 }
 
-func (r *diskReader) bytes(n uint64) []byte {
+func (r *diskReader) take(n uint64) string {
 	if n > uint64(len(r.b)) {
 		r.fail()
-		return nil
+		return ""
 	}
-	v := r.b[:n:n]
+	v := r.b[:n]
 	r.b = r.b[n:]
 	return v
 }
 
-func (r *diskReader) str() string { return string(r.bytes(r.uvarint())) }
+func (r *diskReader) str() string { return r.take(r.uvarint()) }
 
-func (r *diskReader) flag() bool {
-	b := r.bytes(1)
-	return len(b) == 1 && b[0] == 1
-}
+func (r *diskReader) flag() bool { return r.take(1) == "\x01" }
 
 func (r *diskReader) entry() (diskEntry, error) {
 	k := cacheKey{path: r.str(), fmOnly: r.flag()}
@@ -333,7 +357,7 @@ func (r *diskReader) entry() (diskEntry, error) {
 	if at := r.varint(); at != 0 {
 		e.readAt = time.Unix(0, at)
 	}
-	copy(e.sum[:], r.bytes(sha256.Size))
+	copy(e.sum[:], r.take(sha256.Size))
 	e.hasSum = true
 	e.skipped = r.flag()
 	nd := r.uvarint()
@@ -343,19 +367,18 @@ func (r *diskReader) entry() (diskEntry, error) {
 	for i := uint64(0); i < nd && r.err == nil; i++ {
 		e.diags = append(e.diags, Diagnostic{Path: r.str(), Line: int(r.varint()), Message: r.str()})
 	}
-	kind := r.bytes(1)
+	kind := r.take(1)
 	if r.err != nil {
 		return diskEntry{}, r.err
 	}
 	switch {
 	case kind[0] == 0 && e.skipped:
 	case kind[0] == 1 && !e.skipped:
-		e.data = []byte(r.str())
-		if e.data == nil {
-			e.data = []byte{}
-		}
+		e.blob, e.hasBlob = r.str(), true
+		e.data = []byte(e.blob)
 	case kind[0] == 2 && !e.skipped:
-		doc, err := markdown.DecodeDocument(r.bytes(r.uvarint()))
+		e.blob, e.hasBlob = r.str(), true
+		doc, err := markdown.DecodeDocumentString(e.blob)
 		if err != nil || r.err != nil {
 			return diskEntry{}, fmt.Errorf("%w: %v", errDiskCache, errors.Join(err, r.err))
 		}
@@ -369,14 +392,15 @@ func (r *diskReader) entry() (diskEntry, error) {
 	return diskEntry{k, e}, nil
 }
 
-// writeNoSync replaces path with data atomically (a temporary file in the
-// same folder, renamed over path) without fsync: the file is a cache.
-func writeNoSync(path string, data []byte) error {
+// writeNoSync replaces path with what write writes, atomically (a
+// temporary file in the same folder, renamed over path) without fsync: the
+// file is a cache.
+func writeNoSync(path string, write func(io.Writer) error) error {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(data)
+	err = write(f)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

@@ -13,10 +13,11 @@ import (
 
 // buildOptions are the inputs of `recite build`.
 type buildOptions struct {
-	io    IOStreams
-	dir   string
-	json  jsonFlag
-	check bool
+	io      IOStreams
+	dir     string
+	json    jsonFlag
+	check   bool
+	noCache bool
 }
 
 func newBuildCmd(g *globalOptions, streams IOStreams, runF func(context.Context, *buildOptions) error) *cobra.Command {
@@ -35,11 +36,12 @@ to the token budget. Files whose bytes would not change are not written.`,
 	}
 	opts.json.addFlag(cmd, "print the report as JSON")
 	cmd.Flags().BoolVar(&opts.check, "check", false, "validate every prompt file against its provider's request schema and the model's window; exit 1 when one would be rejected")
+	cmd.Flags().BoolVar(&opts.noCache, "no-cache", false, "neither read nor write the on-disk caches of .planning/.recite (token counts, parsed planning files)")
 	return cmd
 }
 
 func buildRun(ctx context.Context, opts *buildOptions) error {
-	e := engine.New(opts.dir)
+	e := engine.NewWith(opts.dir, engine.Options{NoCache: opts.noCache})
 	rep, err := e.Build(ctx)
 	if err != nil {
 		return err

@@ -13,9 +13,10 @@ import (
 
 // statusOptions are the inputs of `recite status`.
 type statusOptions struct {
-	io   IOStreams
-	dir  string
-	json jsonFlag
+	io      IOStreams
+	dir     string
+	json    jsonFlag
+	noCache bool
 }
 
 func newStatusCmd(g *globalOptions, streams IOStreams, runF func(context.Context, *statusOptions) error) *cobra.Command {
@@ -30,11 +31,12 @@ func newStatusCmd(g *globalOptions, streams IOStreams, runF func(context.Context
 		},
 	}
 	opts.json.addFlag(cmd, "print JSON")
+	cmd.Flags().BoolVar(&opts.noCache, "no-cache", false, "neither read nor write the on-disk caches of .planning/.recite (token counts, parsed planning files)")
 	return cmd
 }
 
 func statusRun(ctx context.Context, opts *statusOptions) error {
-	rep, err := engine.New(opts.dir).Status(ctx)
+	rep, err := engine.NewWith(opts.dir, engine.Options{NoCache: opts.noCache}).Status(ctx)
 	if err != nil {
 		return err
 	}
