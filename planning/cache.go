@@ -189,9 +189,15 @@ func (c *Cache) store(k cacheKey, st fileStat, readAt time.Time, data []byte, di
 	}
 	c.mu.Lock()
 	c.seen[k] = true
-	c.dirty = true
 	old := c.entries[k]
 	if old != nil && old.skipped == skipped && old.sameBytes(data) && (raw || skipped || old.doc != nil) {
+		// The same bytes read again: worth saving only under a new stat or
+		// when the read makes the entry trusted (past the racy window), so
+		// a build over an unchanged tree leaves the parsed-file cache as
+		// it was.
+		if old.stat != st || !old.stat.trusted(old.stat, old.readAt) && st.trusted(st, readAt) {
+			c.dirty = true
+		}
 		old.stat, old.readAt = st, readAt
 		if old.data == nil {
 			old.data = data // seeded from the parsed-file cache: only the hash was kept
@@ -212,6 +218,7 @@ func (c *Cache) store(k cacheKey, st fileStat, readAt time.Time, data []byte, di
 	}
 	c.mu.Lock()
 	c.entries[k] = e
+	c.dirty = true
 	c.mu.Unlock()
 	return e
 }
