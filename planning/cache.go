@@ -191,11 +191,11 @@ func (c *Cache) store(k cacheKey, st fileStat, readAt time.Time, data []byte, di
 	c.seen[k] = true
 	old := c.entries[k]
 	if old != nil && old.skipped == skipped && old.sameBytes(data) && (raw || skipped || old.doc != nil) {
-		// The same bytes read again: worth saving only under a new stat or
-		// when the read makes the entry trusted (past the racy window), so
-		// a build over an unchanged tree leaves the parsed-file cache as
-		// it was.
-		if old.stat != st || !old.stat.trusted(old.stat, old.readAt) && st.trusted(st, readAt) {
+		// The same bytes read again: worth saving only under a new stat,
+		// so a build over an unchanged tree leaves the parsed-file cache
+		// as it was (an entry saved racy is read and hashed again by the
+		// next process, not parsed).
+		if old.stat != st {
 			c.dirty = true
 		}
 		old.stat, old.readAt = st, readAt
