@@ -260,6 +260,11 @@ func (e *Engine) saveCaches() {
 	if e.noCache {
 		return
 	}
+	// Never create a project: without a planning folder (a failed build)
+	// there is nothing to keep.
+	if fi, err := os.Stat(filepath.Join(e.dir, PlanningDir)); err != nil || !fi.IsDir() {
+		return
+	}
 	if e.counter != nil {
 		_ = e.counter.Save()
 	}
