@@ -6,7 +6,7 @@ import (
 	"unicode/utf8"
 )
 
-// plainKeyRE is the shape of a plain field key (FORMATS.md §2.0.3): a
+// plainKeyRE is the shape of a plain field key (docs/formats.md#fields): a
 // letter, then letters, digits, spaces and a little punctuation. It is
 // matched against the short key only, never the whole line, so long lines
 // cost nothing.
@@ -112,7 +112,7 @@ func nextBoldField(v string) int {
 }
 
 // trimValue trims white space and a trailing backslash hard break
-// (FORMATS.md §4.1: trailing double spaces are hard breaks too).
+// (trailing double spaces are hard breaks too: docs/formats.md#encoding-traps).
 func trimValue(v string) string {
 	v = strings.TrimSpace(v)
 	if strings.HasSuffix(v, `\`) && !strings.HasSuffix(v, `\\`) {

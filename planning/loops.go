@@ -15,7 +15,8 @@ import (
 )
 
 var (
-	// loopFileIDRe takes the loop id out of fire-loop-ID.md (FORMATS.md §2.6).
+	// loopFileIDRe takes the loop id out of fire-loop-ID.md
+	// (docs/formats.md#loop-files).
 	loopFileIDRe = regexp.MustCompile(`^fire-loop-(.+)\.md$`)
 	// sabbathNameRe takes the loop id and iteration out of
 	// sabbath-ID-iterN.md or sabbath-ID-stopped.md.
@@ -29,7 +30,7 @@ var (
 )
 
 // parseLoop reads a fire-flow Power Loop file `.planning/loops/fire-loop-ID.md`
-// (FORMATS.md §2.6):
+// (docs/formats.md#loop-files):
 //
 //   - front matter id, status, prompt, completion_promise, max_iterations,
 //     current_iteration, started, health_state and the circuit_breaker block;
@@ -151,12 +152,13 @@ func verbatimErrorsIn(path string, doc *markdown.Document) []Signal {
 }
 
 // parseSnapshot reads a Sabbath Rest snapshot `loops/sabbath-ID-iterN.md` or
-// `sabbath-ID-stopped.md` (FORMATS.md §2.6): front matter loop_id,
+// `sabbath-ID-stopped.md` (docs/formats.md#sabbath-snapshots): front matter loop_id,
 // iteration, timestamp, reason, health_state and circuit_breaker_state (the
 // file name fills loop id and iteration when the front matter lacks them),
 // the "Approaches Tried" items, and every line of a "Preserved Stop
 // Signals" section (`### Preserved Stop Signals (v6.0 — …)` or `## Preserved
-// Stop Signals (DO NOT SUMMARIZE)`, FORMATS.md §2.8) verbatim: `- ERRORS: …`
+// Stop Signals (DO NOT SUMMARIZE)`, docs/formats.md#preservation-blocks)
+// verbatim: `- ERRORS: …`
 // gives Label "ERRORS" and the text after the colon unchanged. It never
 // returns a nil Snapshot.
 func parseSnapshot(path string, doc *markdown.Document) (*Snapshot, []Diagnostic) {
@@ -230,7 +232,7 @@ func stopSignalsIn(path string, doc *markdown.Document) []Signal {
 }
 
 // parseActiveLoop reads loops/active-loop.json or loops/stopped-ID.json
-// (FORMATS.md §2.6): the loop id, its loop file and current_iteration (a
+// (docs/formats.md#active-loop): the loop id, its loop file and current_iteration (a
 // number or a numeric string). Invalid JSON yields a diagnostic with the
 // line of the syntax error; missing fields are left empty.
 func parseActiveLoop(path string, data []byte) (id string, loopFile string, iteration int, diags []Diagnostic) {

@@ -27,7 +27,8 @@ type candidate struct {
 }
 
 // Extract keeps about keep (0 < keep ≤ 1) of text's tokens by extractive
-// rules (seeds/002 §6 "compress to key points"), no model involved:
+// rules that keep the key points (docs/formats.md#compression), no model
+// involved:
 //
 //   - markdown (code false): headings first, then the first sentence of
 //     each paragraph, then the first line of each list item, then the

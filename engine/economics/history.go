@@ -20,8 +20,8 @@ const RendersFile = layout.CacheDir + "/renders.jsonl"
 const MaxRenders = 50
 
 // PassesFile records each compression pass once, when a build first
-// reaches it: the tokens before and after it (seeds/002 §6 "report the
-// tokens saved by each pass").
+// reaches it: the tokens before and after it, so the tokens each pass saved
+// can be reported (docs/formats.md#compression).
 const PassesFile = layout.CacheDir + "/passes.jsonl"
 
 // MaxPasses bounds PassesFile: older lines are dropped.
