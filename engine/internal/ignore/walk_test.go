@@ -165,10 +165,10 @@ func TestPowerignoreOutranksGitignore(t *testing.T) {
 }
 
 // TestWalkBenchTree compares Walk with git on the 90,716-file tree of
-// ../shared/bench/mktree.go (issue "What enters context", measures): the
-// tree RECITE_BENCH_TREE names (a git repository with nothing tracked, as
-// scripts/bench-files.sh prepares), or one written into a temp dir (about
-// 7 s and 480 MB); skipped with -short or without ../shared.
+// ../shared/bench/mktree.go: the tree RECITE_BENCH_TREE names (a git
+// repository with nothing tracked, as scripts/bench-files.sh prepares), or one
+// written into a temp dir (about 7 s and 480 MB); skipped with -short or
+// without ../shared.
 func TestWalkBenchTree(t *testing.T) {
 	needGit(t)
 	dir := os.Getenv("RECITE_BENCH_TREE")
