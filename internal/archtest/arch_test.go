@@ -50,7 +50,7 @@ type moduleRule struct {
 func importRules() []importRule {
 	leaves := []string{"markdown", "templates", "engine/internal/...", "internal/fsutil"}
 	planning := []string{"planning", "planning/conversation"}
-	core := []string{"engine/prompt", "engine/signals", "engine/history", "engine/compress", "engine/budget", "engine/config"}
+	core := []string{"engine/prompt", "engine/signals", "engine/history", "engine/compress", "engine/budget", "engine/config", "engine/diagnostics"}
 	mid := []string{"engine/claudecode", "engine/scope", "engine/agent", "engine/layers", "engine/health", "engine/economics"}
 	// Front ends beside cmd: they speak a protocol and call the engine.
 	front := []string{"engine/mcp"}
