@@ -70,8 +70,8 @@ func (c *CompressReport) Summary() string {
 }
 
 // routeDifficulty classifies the current task
-// (docs/formats.md#difficulty-routing) and puts the
-// level in the recitation input.
+// (docs/formats.md#difficulty-routing) and puts the level in the recitation
+// input.
 func routeDifficulty(tg *config.Target, proj *planning.Project, in *prompt.Input) compress.Routing {
 	t := compress.Task{Skills: tg.Skills}
 	if nt := proj.NextTask; nt != nil {
@@ -284,12 +284,12 @@ func (e *Engine) projectPath(p string) string {
 
 // approachItems are the iterations whose approach a commit may have landed
 // (the account of a committed approach is LOW: docs/formats.md#compression):
-// iterations old enough to be LOW at pass (older than 3) that did not fail
-// and changed files. The commit must come during the iteration or after
-// it, and before the fourth iteration after it began, so whether an
-// approach is committed is settled by the time it is old enough to
-// compress. Failed approaches are never compressed this way: what did not
-// work is never forgotten (docs/formats.md#what-a-pass-forgets).
+// iterations old enough to be LOW at pass (older than 3) that did not fail and
+// changed files. The commit must come during the iteration or after it, and
+// before the fourth iteration after it began, so whether an approach is
+// committed is settled by the time it is old enough to compress. Failed
+// approaches are never compressed this way: what did not work is never
+// forgotten (docs/formats.md#what-a-pass-forgets).
 func approachItems(facts map[int]*compress.IterationFacts, pass int) []gitstore.Item {
 	var items []gitstore.Item
 	for n := 1; n <= pass-compress.FileReadLowAge-1; n++ {

@@ -65,8 +65,8 @@ func TestCRLFTaskLines(t *testing.T) {
 	}
 }
 
-// TestFrontMatterLiteral checks that front matter values stay the literal
-// text (docs/formats.md#front-matter-values).
+// TestFrontMatterLiteral checks that front matter values stay the literal text
+// (docs/formats.md#front-matter-values).
 func TestFrontMatterLiteral(t *testing.T) {
 	d := Parse("t.md", []byte("---\nphase: 010\nversion: 1.10\ndate: 2024-01-02\nstatus: no\n---\n"))
 	if len(d.FrontMatter) != 1 || !d.FrontMatter[0].Valid {

@@ -23,7 +23,8 @@ var (
 	// `### BLOCKER-005 [P1] title`, `[P0/P1]` allowed, ` (RESOLVED)` suffix.
 	fireBlockerRe = regexp.MustCompile(`^(BLOCKER-\d{3,})\s*\[(P[0-3](?:\s*/\s*P[0-3])*)\]\s*(.*?)(\s*\(RESOLVED\))?$`)
 	// idBlockerRe is a heading starting with a blocker id: `## B-01 title`,
-	// `## BL-01 — title`, `### BLK-003: title` (docs/formats.md#blockers-in-the-wild).
+	// `## BL-01 — title`, `### BLK-003: title`
+	// (docs/formats.md#blockers-in-the-wild).
 	idBlockerRe = regexp.MustCompile(`^((?:B|BL|BLK|BLOCKER)-\d+)\b\s*(?:\[(P[0-3])[^\]]*\])?\s*[—–:-]*\s*(.*)$`)
 	// blockerIDCellRe is a table cell holding a blocker-like id (BLK-001).
 	blockerIDCellRe = regexp.MustCompile(`^[A-Z][A-Z0-9]*-\d+[A-Za-z]?$`)
@@ -37,10 +38,9 @@ var (
 	// placeholderRe is an entry that says there is nothing: `None`,
 	// `[None currently]`, `None yet.`, `(none)`, `N/A`, `—`.
 	placeholderRe = regexp.MustCompile(`(?i)^[\[(]?\s*(none|nothing|n/a|no blockers?|aucun|нет)\b[^\])]*[\])]?\.?$|^[-—–]$`)
-	// severityEmoji maps a heading's leading emoji to a priority
-	// (ServicImmo's convention, docs/formats.md#blockers-in-the-wild: 🔴
-	// blocks production,
-	// 🟠 blocks a feature, 🟡 nice to have).
+	// severityEmoji maps a heading's leading emoji to a priority (ServicImmo's
+	// convention, docs/formats.md#blockers-in-the-wild: 🔴 blocks production, 🟠
+	// blocks a feature, 🟡 nice to have).
 	severityEmoji = []struct{ emoji, priority string }{
 		{"🔴", "P0"}, {"🛑", "P0"}, {"⛔", "P0"}, {"🚨", "P0"},
 		{"🟠", "P1"}, {"⚠️", "P1"}, {"⚠", "P1"},
@@ -147,9 +147,9 @@ func parseBlockers(path string, doc *markdown.Document) []Blocker {
 // Issues`, `## Blockers`; docs/formats.md#blockers). `- None` and other
 // placeholders yield nothing; a struck-through item (`~~…~~`), one marked
 // "(resolved)", RESOLVED, ✅ or a checked checkbox is resolved. An item that
-// starts with a blocker id (`BLOCKER-001 [P1] …`) keeps that id and
-// priority; the others get the derived id "path:line". A section index out of
-// range yields nil.
+// starts with a blocker id (`BLOCKER-001 [P1] …`) keeps that id and priority;
+// the others get the derived id "path:line". A section index out of range
+// yields nil.
 func blockersFromBullets(path string, doc *markdown.Document, section int) []Blocker {
 	if doc == nil || section < 0 || section >= len(doc.Sections) {
 		return nil
@@ -259,9 +259,9 @@ func blockersFromTable(path string, t markdown.Table) []Blocker {
 	return out
 }
 
-// sectionBlockerStatus is the status implied by the nearest enclosing
-// section named like "Resolved Blockers" or "Deferred" (fire-flow keeps the
-// status only in the section, docs/formats.md#blockers); "open" otherwise.
+// sectionBlockerStatus is the status implied by the nearest enclosing section
+// named like "Resolved Blockers" or "Deferred" (fire-flow keeps the status
+// only in the section, docs/formats.md#blockers); "open" otherwise.
 func sectionBlockerStatus(doc *markdown.Document, i int) string {
 	for p := doc.Sections[i].Parent; p >= 0 && p < len(doc.Sections); p = doc.Sections[p].Parent {
 		if st, ok := statusSection(doc.Sections[p].Title); ok {
@@ -317,8 +317,9 @@ func isResolvedText(s string) bool {
 	return resolvedWordRe.MatchString(s) && !notResolvedRe.MatchString(s)
 }
 
-// isCompletionLog reports a completion-log line such as Pinkowo's
-// `✓ T01 completed at Sat Jun  6 00:24:09 CST 2026` (docs/formats.md#blockers-in-the-wild).
+// isCompletionLog reports a completion-log line such as Pinkowo's `✓ T01
+// completed at Sat Jun  6 00:24:09 CST 2026`
+// (docs/formats.md#blockers-in-the-wild).
 func isCompletionLog(s string) bool {
 	return strings.HasPrefix(s, "✓") || strings.HasPrefix(s, "✔") ||
 		(strings.Contains(strings.ToLower(s), " completed at ") && !strings.Contains(strings.ToLower(s), "block"))
@@ -507,7 +508,6 @@ func isHRule(s string) bool {
 	}
 	return strings.Trim(t, "-") == "" || strings.Trim(t, "*") == "" || strings.Trim(t, "_") == ""
 }
-
 
 // cleanInline removes emphasis and strike-through markers (`**`, `__`, `~~`)
 // and surrounding space from a one-line text; code spans and links are kept

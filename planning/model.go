@@ -4,9 +4,9 @@
 // CONSCIENCE, BLOCKERS, phases/N-name/N-NN-BLUEPRINT.md and -RECORD.md,
 // loops/), a mix of both, or neither.
 //
-// Load is lenient (docs/formats.md#reading-pipeline): what it cannot read becomes a Diagnostic
-// naming file and line, and progress is derived from the files on disk,
-// never from counters written in front matter
+// Load is lenient (docs/formats.md#reading-pipeline): what it cannot read
+// becomes a Diagnostic naming file and line, and progress is derived from the
+// files on disk, never from counters written in front matter
 // (docs/formats.md#front-matter-traps).
 package planning
 
@@ -167,9 +167,9 @@ type Plan struct {
 type Task struct {
 	// Text is the task's name (`<name>`, `**Action:**`) or checkbox text.
 	Text string `json:"text"`
-	// State is one of: todo, done, in_progress, skipped. `<task>` blocks
-	// carry no completion of their own (docs/formats.md#plans): they are todo
-	// unless the plan has a summary.
+	// State is one of: todo, done, in_progress, skipped. `<task>` blocks carry
+	// no completion of their own (docs/formats.md#plans): they are todo unless
+	// the plan has a summary.
 	State string `json:"state"`
 	// Line is where the task starts in its plan.
 	Line int `json:"line"`
@@ -194,8 +194,8 @@ type State struct {
 	// Plan is the raw current-plan text, or "".
 	Plan string `json:"plan,omitempty"`
 	// Status is normalised as GSD does (docs/formats.md#status-normalisation):
-	// paused,
-	// executing, planning, discussing, verifying, completed, or the raw text.
+	// paused, executing, planning, discussing, verifying, completed, or the
+	// raw text.
 	Status string `json:"status,omitempty"`
 	// LastActivity is the raw last-activity text, or "".
 	LastActivity string `json:"last_activity,omitempty"`
@@ -223,8 +223,8 @@ type Blocker struct {
 	Title string `json:"title"`
 	// Priority is P0–P3 when given, or "".
 	Priority string `json:"priority,omitempty"`
-	// Status is "open", "resolved" or "deferred" (a fire-flow entry under
-	// "## Deferred Blockers", docs/formats.md#blockers). Only "open" blocks work.
+	// Status is "open", "resolved" or "deferred" (a fire-flow entry under "##
+	// Deferred Blockers", docs/formats.md#blockers). Only "open" blocks work.
 	Status string `json:"status"`
 	// Source is "path:line".
 	Source string `json:"source"`
@@ -301,12 +301,11 @@ type LoopBreaker struct {
 	ApproachesTried []string `json:"approaches_tried,omitempty"`
 }
 
-// Iteration is one row of a loop's progress table (`## Loop Progress` or a
-// `## Loop Progress (Continued)` table with other columns;
-// docs/formats.md#loop-files).
-// Columns are mapped by header name; a number the table does not record is
-// -1 (FilesChanged, OutputLines), never 0, so that "not recorded" is not
-// mistaken for "no progress".
+// Iteration is one row of a loop's progress table (`## Loop Progress` or a `##
+// Loop Progress (Continued)` table with other columns;
+// docs/formats.md#loop-files). Columns are mapped by header name; a number the
+// table does not record is -1 (FilesChanged, OutputLines), never 0, so that
+// "not recorded" is not mistaken for "no progress".
 type Iteration struct {
 	N            int    `json:"n"`
 	Timestamp    string `json:"timestamp,omitempty"`

@@ -121,14 +121,14 @@ type roadmapPhase struct {
 	archived bool
 }
 
-// parseRoadmap reads the phases a roadmap declares (docs/formats.md#the-roadmap;
-// a VISION.md may be the roadmap: docs/formats.md#the-brief-and-the-vision):
-// the summary checklist (`- [x] **Phase 1: Name** - …`, `[~]`, and
-// `(completed DATE)`), detail headings `## … #### Phase N: Name` with their
-// **Goal:** and **Status:** fields and heading markers, and Progress or
-// Overview tables with a Phase column. Phases are returned in order of first
-// appearance; later sources fill in what earlier ones lack. Phases inside a
-// `<details>` block are marked archived.
+// parseRoadmap reads the phases a roadmap declares
+// (docs/formats.md#the-roadmap; a VISION.md may be the roadmap:
+// docs/formats.md#the-brief-and-the-vision): the summary checklist (`- [x]
+// **Phase 1: Name** - …`, `[~]`, and `(completed DATE)`), detail headings `##
+// … #### Phase N: Name` with their **Goal:** and **Status:** fields and
+// heading markers, and Progress or Overview tables with a Phase column. Phases
+// are returned in order of first appearance; later sources fill in what
+// earlier ones lack. Phases inside a `<details>` block are marked archived.
 func parseRoadmap(path string, doc *markdown.Document) []roadmapPhase {
 	r := &roadmapReader{doc: doc, index: map[string]int{}, details: detailsRanges(doc)}
 	r.checklist()
@@ -183,8 +183,8 @@ func (r *roadmapReader) checklist() {
 		}
 		p := r.get(normalizePhaseID(m[1]), cb.Line)
 		if p.name == "" {
-			// GSD bolds the "Phase N: Name" part; the bold is the name's
-			// only reliable end (docs/formats.md#the-roadmap).
+			// GSD bolds the "Phase N: Name" part; the bold is the name's only
+			// reliable end (docs/formats.md#the-roadmap).
 			if b := boldPhaseRe.FindStringSubmatch(r.doc.Lines(cb.Line, cb.Line)); b != nil {
 				p.name = cleanHeadingName(b[1])
 			} else {
@@ -377,8 +377,7 @@ func stripInline(s string) string {
 
 // detailsRanges returns the line ranges [open, close] of `<details>` HTML
 // blocks (GSD's collapsed shipped milestones, docs/formats.md#the-roadmap),
-// skipping
-// fenced code. An unclosed block runs to the end of the file.
+// skipping fenced code. An unclosed block runs to the end of the file.
 func detailsRanges(doc *markdown.Document) [][2]int {
 	var out [][2]int
 	open := 0

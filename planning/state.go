@@ -25,8 +25,7 @@ var noPhaseRe = regexp.MustCompile(`(?i)^(none|not started|n/a|tbd|-|—|–)\b|
 var statePhaseRe = regexp.MustCompile(`(?i)^(?:phase\s+)?(\d+(?:\.\d+)*[a-z]?(?:-[a-z][a-z0-9]*(?:-\d+)?)*)`)
 
 // parseState reads STATE.md or CONSCIENCE.md (docs/formats.md#the-state-file):
-// the
-// current position (front matter current_phase / current_plan / status /
+// the current position (front matter current_phase / current_plan / status /
 // last_activity first, then the position section's Phase, Plan, Status and
 // Last activity fields or key/value table rows), Project Reference, Session
 // Continuity, decisions (bullets `- [Phase X]: text` and tables with a
@@ -127,10 +126,10 @@ func statePhaseNumber(v string) string {
 }
 
 // normalizeStatus maps free status text the way GSD's state.cjs does
-// (docs/formats.md#status-normalisation), by substring: paused/stopped → paused;
-// executing/in progress/ready to execute → executing; planning/ready to plan
-// → planning; discussing; verif → verifying; complete/done → completed;
-// anything else is returned as written (trimmed).
+// (docs/formats.md#status-normalisation), by substring: paused/stopped →
+// paused; executing/in progress/ready to execute → executing; planning/ready
+// to plan → planning; discussing; verif → verifying; complete/done →
+// completed; anything else is returned as written (trimmed).
 func normalizeStatus(s string) string {
 	s = stripInline(s)
 	t := strings.ToLower(s)
@@ -154,10 +153,9 @@ func normalizeStatus(s string) string {
 	return s
 }
 
-// tableValue reads a key/value table row in section sec: the first table
-// whose first cell equals key (bold removed) gives its second cell
-// (AutoFiller's `| **Status** | Phase 11 complete — … |`,
-// docs/formats.md#table-traps).
+// tableValue reads a key/value table row in section sec: the first table whose
+// first cell equals key (bold removed) gives its second cell (AutoFiller's `|
+// **Status** | Phase 11 complete — … |`, docs/formats.md#table-traps).
 func tableValue(doc *markdown.Document, sec int, key string) string {
 	for _, t := range doc.Tables {
 		if !doc.InSection(t.Line, sec) {
@@ -176,8 +174,8 @@ func tableValue(doc *markdown.Document, sec int, key string) string {
 var decisionPhaseRe = regexp.MustCompile(`(?i)^\[(?:phase\s+)?([^\]]+)\]\s*:?\s*(.*)$`)
 
 // sectionDecisions reads the decisions of one section: rows of a table with a
-// Decision column (Phase from a Phase column), else top-level bullet items
-// (`- [Phase X]: text`, docs/formats.md#the-state-file), skipping fenced code.
+// Decision column (Phase from a Phase column), else top-level bullet items (`-
+// [Phase X]: text`, docs/formats.md#the-state-file), skipping fenced code.
 func sectionDecisions(path string, doc *markdown.Document, sec int) []Decision {
 	var out []Decision
 	for _, t := range doc.Tables {

@@ -35,9 +35,9 @@ func parseTodo(path string, doc *markdown.Document) Todo {
 }
 
 // parseTodoList reads the checkboxes of `.planning/todos.md` (the list the
-// fire-loop recitation reads, docs/formats.md#todos): one Todo per checkbox, in
-// file order, Done for `[x]`/`[X]`. Checkboxes in fenced code are not
-// todos (the markdown package already skips them).
+// fire-loop recitation reads, docs/formats.md#todos): one Todo per checkbox,
+// in file order, Done for `[x]`/`[X]`. Checkboxes in fenced code are not todos
+// (the markdown package already skips them).
 func parseTodoList(path string, doc *markdown.Document) []Todo {
 	if doc == nil {
 		return nil

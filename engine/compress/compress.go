@@ -68,17 +68,17 @@ const (
 	// KindHistory is any other conversation message: one line when older
 	// than 5 iterations.
 	KindHistory
-	// KindApproach is an assistant's account of an approach a commit
-	// landed: LOW once older than 3 iterations, compressed to the commit
-	// hash and its first line (docs/formats.md#what-a-pass-forgets).
+	// KindApproach is an assistant's account of an approach a commit landed:
+	// LOW once older than 3 iterations, compressed to the commit hash and its
+	// first line (docs/formats.md#what-a-pass-forgets).
 	KindApproach
 	// KindEditing is a file being edited in the current iteration: never
 	// forgotten.
 	KindEditing
-	// KindFailedApproach is what an iteration that failed tried (its
-	// assistant messages): HIGH and never forgotten, since what not to do
-	// is worth more than what succeeded (docs/formats.md#compression); its
-	// heat is HOT (docs/formats.md#budget-levels).
+	// KindFailedApproach is what an iteration that failed tried (its assistant
+	// messages): HIGH and never forgotten, since what not to do is worth more
+	// than what succeeded (docs/formats.md#compression); its heat is HOT
+	// (docs/formats.md#budget-levels).
 	KindFailedApproach
 )
 
@@ -103,9 +103,10 @@ type Segment struct {
 	// Resolved marks an error with a fix: a later commit changing a file it
 	// names, or the next iteration running without it.
 	Resolved bool
-	// Unreferenced marks a file read that no message of the 3 iterations
-	// after it mentions (docs/formats.md#what-a-pass-forgets). It depends only on those iterations, so it never
-	// changes once the read is old enough to be LOW.
+	// Unreferenced marks a file read that no message of the 3 iterations after
+	// it mentions (docs/formats.md#what-a-pass-forgets). It depends only on
+	// those iterations, so it never changes once the read is old enough to be
+	// LOW.
 	Unreferenced bool
 	// Commit is the abbreviated hash of the commit that landed a
 	// KindApproach segment's approach.
@@ -133,16 +134,15 @@ func LevelPinned(s Segment) bool {
 // Options steer a compression pass.
 type Options struct {
 	// Pass is the iteration the pass is computed at: the current iteration
-	// rounded down to the cadence, so builds between passes produce the
-	// same bytes (a pass every 3 iterations: docs/formats.md#compression).
-	// 0 disables the
-	// age-based rules.
+	// rounded down to the cadence, so builds between passes produce the same
+	// bytes (a pass every 3 iterations: docs/formats.md#compression). 0
+	// disables the age-based rules.
 	Pass int
 	// Current is the current iteration (0 when unknown): its segments and
 	// the previous iteration's are HOT (HeatOf).
 	Current int
-	// Upcoming are the texts of the next tasks after the current one (at
-	// most 3 are used: docs/formats.md#what-a-pass-forgets).
+	// Upcoming are the texts of the next tasks after the current one (at most
+	// 3 are used: docs/formats.md#what-a-pass-forgets).
 	Upcoming []string
 	// Count counts tokens.
 	Count Counter
@@ -268,14 +268,13 @@ func Score(s Segment, pass int) (Relevance, string) {
 }
 
 // Compress scores every segment, upgrades LOW segments that match the next
-// tasks' keywords to MEDIUM ("kept for upcoming task N"), and shortens each
-// by its score: CRITICAL, HIGH and NEUTRAL unchanged, MEDIUM to ~50% and LOW
-// to ~15% by Extract (or Options.Summarize), and forgotten segments (a
-// reason from Score) to one line. Never forgotten
-// (docs/formats.md#what-a-pass-forgets): the
-// current task, the recitation, stop signals, errors of the last 2
-// iterations, files being edited — their kinds score HIGH or CRITICAL and
-// their text is returned byte for byte.
+// tasks' keywords to MEDIUM ("kept for upcoming task N"), and shortens each by
+// its score: CRITICAL, HIGH and NEUTRAL unchanged, MEDIUM to ~50% and LOW to
+// ~15% by Extract (or Options.Summarize), and forgotten segments (a reason
+// from Score) to one line. Never forgotten
+// (docs/formats.md#what-a-pass-forgets): the current task, the recitation,
+// stop signals, errors of the last 2 iterations, files being edited — their
+// kinds score HIGH or CRITICAL and their text is returned byte for byte.
 func Compress(segs []Segment, opt Options) Result {
 	r := Result{Pass: opt.Pass, Outcomes: make([]Outcome, 0, len(segs))}
 	upcoming := opt.Upcoming
@@ -349,10 +348,9 @@ func upcomingMatch(s Segment, up [][]string) int {
 }
 
 // Heat is a segment's budget tier (docs/formats.md#budget-levels: HOT ≈
-// current task,
-// active errors, recitation, circuit breaker, failed approaches; WARM ≈
-// plan, skills, recent reads and decisions; COLD ≈ evictable: reads older
-// than 5 iterations, completed work).
+// current task, active errors, recitation, circuit breaker, failed approaches;
+// WARM ≈ plan, skills, recent reads and decisions; COLD ≈ evictable: reads
+// older than 5 iterations, completed work).
 type Heat int
 
 // The heat tiers.
@@ -368,13 +366,13 @@ func (h Heat) String() string { return [...]string{"COLD", "WARM", "HOT"}[h] }
 // MarshalText makes a Heat read as its name in JSON.
 func (h Heat) MarshalText() ([]byte, error) { return []byte(h.String()), nil }
 
-// HeatOf places a scored segment in a budget tier: CRITICAL and HIGH are
-// HOT, and so are the conversation's segments of the current and the
-// previous iteration (current, 0 when unknown): the 2 most recent turns are
-// kept verbatim (docs/formats.md#budget-levels), so budget levels, which work from the dynamic end
-// backwards, never shorten the turn the agent is in; LOW segments, and any
-// conversation segment idle for more than 5 iterations at pass, are COLD;
-// the rest is WARM.
+// HeatOf places a scored segment in a budget tier: CRITICAL and HIGH are HOT,
+// and so are the conversation's segments of the current and the previous
+// iteration (current, 0 when unknown): the 2 most recent turns are kept
+// verbatim (docs/formats.md#budget-levels), so budget levels, which work from
+// the dynamic end backwards, never shorten the turn the agent is in; LOW
+// segments, and any conversation segment idle for more than 5 iterations at
+// pass, are COLD; the rest is WARM.
 func HeatOf(s Segment, score Relevance, pass, current int) Heat {
 	switch {
 	case score >= High:

@@ -86,14 +86,13 @@ func (r Routing) String() string {
 	return r.Level.String() + " (" + strings.Join(r.Reasons, "; ") + ")"
 }
 
-// keyword is one routing keyword (docs/formats.md#difficulty-routing). A task word matches it
-// when the word, or the first part of a compound word ("authKit",
-// "security-critical"; see headPart), is word or one of forms, as it is or
-// with a plain inflection (see inflects). Words with an everyday sense besides
-// the one routing means ("signature" of a function, "schema" link, a
-// "logging" line, dependency "injection") also need one of near within
-// nearWindow task words either side; keywords without near need no
-// context.
+// keyword is one routing keyword (docs/formats.md#difficulty-routing). A task
+// word matches it when the word, or the first part of a compound word
+// ("authKit", "security-critical"; see headPart), is word or one of forms, as
+// it is or with a plain inflection (see inflects). Words with an everyday
+// sense besides the one routing means ("signature" of a function, "schema"
+// link, a "logging" line, dependency "injection") also need one of near within
+// nearWindow task words either side; keywords without near need no context.
 type keyword struct {
 	// word is the keyword itself and the name shown in the reason
 	// ("security: auth").
@@ -175,13 +174,13 @@ var crossCuttingWords = []keyword{
 // directories is cross-cutting.
 const crossCuttingDirs = 3
 
-// Route classifies a task (docs/formats.md#difficulty-routing): file count 1 → SIMPLE, 2–5 →
-// MODERATE, 6+ → COMPLEX; skill match exact → SIMPLE, partial → MODERATE,
-// none → COMPLEX (only when skills are configured); security or
-// architecture words, and cross-cutting concerns (keywords, or files under
-// 3 or more top-level directories) → always COMPLEX. Keywords match whole
-// words of the task text and file paths, with plain inflections and, for
-// words with an everyday sense, a context word nearby (see keyword). The level is the
+// Route classifies a task (docs/formats.md#difficulty-routing): file count 1 →
+// SIMPLE, 2–5 → MODERATE, 6+ → COMPLEX; skill match exact → SIMPLE, partial →
+// MODERATE, none → COMPLEX (only when skills are configured); security or
+// architecture words, and cross-cutting concerns (keywords, or files under 3
+// or more top-level directories) → always COMPLEX. Keywords match whole words
+// of the task text and file paths, with plain inflections and, for words with
+// an everyday sense, a context word nearby (see keyword). The level is the
 // highest signal. A task with no files and no other signal is MODERATE.
 func Route(t Task) Routing {
 	var r Routing

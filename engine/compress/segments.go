@@ -281,11 +281,10 @@ func (s *segmenter) message(i int, m prompt.Message) Segment {
 	seg := Segment{Key: key, Text: m.Content, Iteration: it, Kind: KindHistory, Tier: int(prompt.Dynamic)}
 	switch {
 	case HasStopSignal(m):
-		// A stop signal (BLOCKED, a rejected tool use with the user's
-		// words) is never compressed (docs/formats.md#compression); the
-		// stops section
-		// keeps only the latest ones. A rejected tool use arrives cut to
-		// 8 KiB (the conversation layer's cutter).
+		// A stop signal (BLOCKED, a rejected tool use with the user's words)
+		// is never compressed (docs/formats.md#compression); the stops section
+		// keeps only the latest ones. A rejected tool use arrives cut to 8 KiB
+		// (the conversation layer's cutter).
 		seg.Kind = KindSignal
 	case m.IsError:
 		seg.Kind = KindError

@@ -14,9 +14,9 @@ import (
 // (docs/formats.md#history-pruning).
 const DefaultTopK = 20
 
-// Scores of the importance rule (docs/formats.md#history-pruning). The
-// first three come from the conversation coordinator design recite started
-// from; CorrectionScore is recite's own.
+// Scores of the importance rule (docs/formats.md#history-pruning). The first
+// three come from the conversation coordinator design recite started from;
+// CorrectionScore is recite's own.
 const (
 	FilesScore      = 10 // the message created or modified files
 	ConfidenceScore = 5  // confidence > 0.9

@@ -21,16 +21,15 @@ import (
 )
 
 // citationRE finds a citation of the repository's docs in source text:
-// `docs/NAME.md#anchor`. The character before it must not continue a path
-// or a word, so "https://host/docs/x.md#a" and "mydocs/x.md#a" are not
-// citations; a path without an anchor ("docs/notes.md" in a test tree) is
-// not one either.
+// `docs/NAME.md#anchor`. The character before it must not continue a path or a
+// word, so "https://host/docs/x.md#a" and "mydocs/x.md#a" are not citations; a
+// path without an anchor ("docs/notes.md" in a test tree) is not one either.
 var citationRE = regexp.MustCompile(`(?:^|[^\w/.-])(docs/[\w.-]+\.md)#([\p{L}\p{N}_-]+)`)
 
 // anchorDropRE is what GitHub removes from a heading's text to make its
-// anchor: everything but letters, marks, decimal and letter numbers,
-// connector punctuation (the underscore), hyphens and spaces. The rule is
-// GitHub's html-pipeline TableOfContentsFilter
+// anchor: everything but letters, marks, decimal and letter numbers, connector
+// punctuation (the underscore), hyphens and spaces. The rule is GitHub's
+// html-pipeline TableOfContentsFilter
 // (https://github.com/gjtorikian/html-pipeline, toc_filter.rb:
 // `text.downcase.gsub(/[^\p{Word}\- ]/u, ”).tr(' ', '-')`).
 var anchorDropRE = regexp.MustCompile(`[^\p{L}\p{M}\p{Nd}\p{Nl}\p{Pc}\- ]`)
@@ -40,8 +39,8 @@ var anchorDropRE = regexp.MustCompile(`[^\p{L}\p{M}\p{Nd}\p{Nl}\p{Pc}\- ]`)
 var outsideDocs = []string{"FORMATS.md", "TRAPS.md", "PROVIDERS.md", "DESIGN.md", "STYLE.md", "/work/shared", "seeds/0"}
 
 // anchor returns the anchor GitHub gives a heading whose rendered text is
-// heading (inline markup already removed): lower-cased, punctuation other
-// than hyphens and underscores dropped, each space a hyphen. Duplicates are
+// heading (inline markup already removed): lower-cased, punctuation other than
+// hyphens and underscores dropped, each space a hyphen. Duplicates are
 // numbered by headingAnchors, not here.
 func anchor(heading string) string {
 	return strings.ReplaceAll(anchorDropRE.ReplaceAllString(strings.ToLower(heading), ""), " ", "-")
@@ -148,15 +147,15 @@ func moduleRoot(t *testing.T) string {
 	}
 }
 
-// selfFile is this file, skipped by the checks: its tests and tables hold
-// bad citations and outside names on purpose.
+// selfFile is this file, skipped by the checks: its tests and tables hold bad
+// citations and outside names on purpose.
 const selfFile = "internal/archtest/docs_test.go"
 
 // sourceFiles lists, relative to root and slash-separated, the files whose
-// text may cite documents: every .go and .txtar file, and the markdown
-// files at the root and in docs/ (markdown under testdata is input data,
-// where a planning file may well be named DESIGN.md). Hidden directories,
-// nested modules and selfFile are skipped.
+// text may cite documents: every .go and .txtar file, and the markdown files
+// at the root and in docs/ (markdown under testdata is input data, where a
+// planning file may well be named DESIGN.md). Hidden directories, nested
+// modules and selfFile are skipped.
 func sourceFiles(root string) ([]string, error) {
 	var files []string
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
@@ -194,10 +193,10 @@ func sourceFiles(root string) ([]string, error) {
 	return files, err
 }
 
-// checkCitations returns one problem per citation under root that names a
-// docs file that does not exist or an anchor that none of its headings has,
-// and per link between docs/*.md files that does the same. Each problem
-// starts with the citing file and line.
+// checkCitations returns one problem per citation under root that names a docs
+// file that does not exist or an anchor that none of its headings has, and per
+// link between docs/*.md files that does the same. Each problem starts with
+// the citing file and line.
 func checkCitations(root string) ([]string, error) {
 	files, err := sourceFiles(root)
 	if err != nil {
@@ -270,8 +269,8 @@ func checkCitations(root string) ([]string, error) {
 	return problems, nil
 }
 
-// outsideCitations returns "file:line" for every line under root that
-// names one of the documents outside the repository.
+// outsideCitations returns "file:line" for every line under root that names
+// one of the documents outside the repository.
 func outsideCitations(root string) (map[string][]int, error) {
 	files, err := sourceFiles(root)
 	if err != nil {
@@ -299,8 +298,8 @@ func outsideCitations(root string) (map[string][]int, error) {
 	return found, nil
 }
 
-// TestDocCitations: every `docs/NAME.md#anchor` a source file cites, and
-// every link between the docs, names a file and a heading that exist
+// TestDocCitations: every `docs/NAME.md#anchor` a source file cites, and every
+// link between the docs, names a file and a heading that exist
 // (docs/architecture.md#tests).
 func TestDocCitations(t *testing.T) {
 	problems, err := checkCitations(moduleRoot(t))
@@ -337,8 +336,8 @@ func TestNoOutsideDocuments(t *testing.T) {
 }
 
 // TestAnchor checks anchor on headings of the docs and on the shapes GitHub
-// treats specially; the expected anchors follow the html-pipeline rule
-// quoted at anchorDropRE.
+// treats specially; the expected anchors follow the html-pipeline rule quoted
+// at anchorDropRE.
 func TestAnchor(t *testing.T) {
 	tests := []struct{ heading, want string }{
 		{"Reading pipeline", "reading-pipeline"},
