@@ -143,13 +143,13 @@ func parseBlockers(path string, doc *markdown.Document) []Blocker {
 }
 
 // blockersFromBullets reads the top-level bullets of a STATE.md or
-// CONSCIENCE.md blocker section (`### Blockers/Concerns`, `### Blockers &
-// Issues`, `## Blockers`; docs/formats.md#blockers). `- None` and other
-// placeholders yield nothing; a struck-through item (`~~…~~`), one marked
-// "(resolved)", RESOLVED, ✅ or a checked checkbox is resolved. An item that
-// starts with a blocker id (`BLOCKER-001 [P1] …`) keeps that id and priority;
-// the others get the derived id "path:line". A section index out of range
-// yields nil.
+// CONSCIENCE.md blocker section (`### Blockers/Concerns`,
+// `### Blockers & Issues`, `## Blockers`; docs/formats.md#blockers). `- None`
+// and other placeholders yield nothing; a struck-through item (`~~…~~`), one
+// marked "(resolved)", RESOLVED, ✅ or a checked checkbox is resolved. An item
+// that starts with a blocker id (`BLOCKER-001 [P1] …`) keeps that id and
+// priority; the others get the derived id "path:line". A section index out of
+// range yields nil.
 func blockersFromBullets(path string, doc *markdown.Document, section int) []Blocker {
 	if doc == nil || section < 0 || section >= len(doc.Sections) {
 		return nil
@@ -317,8 +317,8 @@ func isResolvedText(s string) bool {
 	return resolvedWordRe.MatchString(s) && !notResolvedRe.MatchString(s)
 }
 
-// isCompletionLog reports a completion-log line such as Pinkowo's `✓ T01
-// completed at Sat Jun  6 00:24:09 CST 2026`
+// isCompletionLog reports a completion-log line such as Pinkowo's
+// `✓ T01 completed at Sat Jun  6 00:24:09 CST 2026`
 // (docs/formats.md#blockers-in-the-wild).
 func isCompletionLog(s string) bool {
 	return strings.HasPrefix(s, "✓") || strings.HasPrefix(s, "✔") ||

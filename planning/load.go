@@ -31,8 +31,7 @@ func Load(fsys fs.FS) (*Project, error) {
 }
 
 // LoadCached is Load with a cache of parsed files: a file whose bytes did not
-// change since the previous load through the same cache is not parsed again:
-// only the files that changed are re-parsed
+// change since the previous load through the same cache is not parsed again
 // (docs/formats.md#reading-pipeline). A nil cache parses everything. The
 // cached documents are shared between the Projects returned and must be
 // treated as read-only.

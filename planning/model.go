@@ -223,8 +223,9 @@ type Blocker struct {
 	Title string `json:"title"`
 	// Priority is P0–P3 when given, or "".
 	Priority string `json:"priority,omitempty"`
-	// Status is "open", "resolved" or "deferred" (a fire-flow entry under "##
-	// Deferred Blockers", docs/formats.md#blockers). Only "open" blocks work.
+	// Status is "open", "resolved" or "deferred" (a fire-flow entry under
+	// "## Deferred Blockers", docs/formats.md#blockers). Only "open" blocks
+	// work.
 	Status string `json:"status"`
 	// Source is "path:line".
 	Source string `json:"source"`
@@ -301,8 +302,8 @@ type LoopBreaker struct {
 	ApproachesTried []string `json:"approaches_tried,omitempty"`
 }
 
-// Iteration is one row of a loop's progress table (`## Loop Progress` or a `##
-// Loop Progress (Continued)` table with other columns;
+// Iteration is one row of a loop's progress table (`## Loop Progress` or a
+// `## Loop Progress (Continued)` table with other columns;
 // docs/formats.md#loop-files). Columns are mapped by header name; a number the
 // table does not record is -1 (FilesChanged, OutputLines), never 0, so that
 // "not recorded" is not mistaken for "no progress".

@@ -123,12 +123,13 @@ type roadmapPhase struct {
 
 // parseRoadmap reads the phases a roadmap declares
 // (docs/formats.md#the-roadmap; a VISION.md may be the roadmap:
-// docs/formats.md#the-brief-and-the-vision): the summary checklist (`- [x]
-// **Phase 1: Name** - …`, `[~]`, and `(completed DATE)`), detail headings `##
-// … #### Phase N: Name` with their **Goal:** and **Status:** fields and
-// heading markers, and Progress or Overview tables with a Phase column. Phases
-// are returned in order of first appearance; later sources fill in what
-// earlier ones lack. Phases inside a `<details>` block are marked archived.
+// docs/formats.md#the-brief-and-the-vision): the summary checklist
+// (`- [x] **Phase 1: Name** - …`, `[~]`, and `(completed DATE)`), detail
+// headings `## … #### Phase N: Name` with their **Goal:** and **Status:**
+// fields and heading markers, and Progress or Overview tables with a Phase
+// column. Phases are returned in order of first appearance; later sources fill
+// in what earlier ones lack. Phases inside a `<details>` block are marked
+// archived.
 func parseRoadmap(path string, doc *markdown.Document) []roadmapPhase {
 	r := &roadmapReader{doc: doc, index: map[string]int{}, details: detailsRanges(doc)}
 	r.checklist()

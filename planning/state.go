@@ -154,8 +154,8 @@ func normalizeStatus(s string) string {
 }
 
 // tableValue reads a key/value table row in section sec: the first table whose
-// first cell equals key (bold removed) gives its second cell (AutoFiller's `|
-// **Status** | Phase 11 complete — … |`, docs/formats.md#table-traps).
+// first cell equals key (bold removed) gives its second cell (AutoFiller's
+// `| **Status** | Phase 11 complete — … |`, docs/formats.md#table-traps).
 func tableValue(doc *markdown.Document, sec int, key string) string {
 	for _, t := range doc.Tables {
 		if !doc.InSection(t.Line, sec) {
@@ -174,8 +174,8 @@ func tableValue(doc *markdown.Document, sec int, key string) string {
 var decisionPhaseRe = regexp.MustCompile(`(?i)^\[(?:phase\s+)?([^\]]+)\]\s*:?\s*(.*)$`)
 
 // sectionDecisions reads the decisions of one section: rows of a table with a
-// Decision column (Phase from a Phase column), else top-level bullet items (`-
-// [Phase X]: text`, docs/formats.md#the-state-file), skipping fenced code.
+// Decision column (Phase from a Phase column), else top-level bullet items
+// (`- [Phase X]: text`, docs/formats.md#the-state-file), skipping fenced code.
 func sectionDecisions(path string, doc *markdown.Document, sec int) []Decision {
 	var out []Decision
 	for _, t := range doc.Tables {

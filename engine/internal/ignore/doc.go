@@ -1,7 +1,8 @@
 // Package ignore decides which project files may enter an agent's context:
 // gitignore semantics exactly as git 2.39 applies them (checked row by row
-// against a table of real `git check-ignore` verdicts and against real `git
-// ls-files`), plus recite's .powerignore on top (docs/formats.md#powerignore).
+// against a table of real `git check-ignore` verdicts and against real
+// `git ls-files`), plus recite's .powerignore on top
+// (docs/formats.md#powerignore).
 //
 // # Files read
 //

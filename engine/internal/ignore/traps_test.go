@@ -16,8 +16,8 @@ import (
 // TestTraps covers the inputs that break other matchers (the table of
 // docs/formats.md#powerignore and more, plus the encoding traps of real files,
 // docs/formats.md#encoding-traps). The expected values were checked against
-// git 2.39 and are re-checked against the installed git with `git -c
-// core.excludesFile=.powerignore check-ignore`.
+// git 2.39 and are re-checked against the installed git with
+// `git -c core.excludesFile=.powerignore check-ignore`.
 func TestTraps(t *testing.T) {
 	tests := []struct {
 		name  string

@@ -93,10 +93,10 @@ func TestWalkAgainstGit(t *testing.T) {
 }
 
 // TestWalkExcludeFromGit compares Walk with git's own listing of the files
-// .powerignore leaves in, `git ls-files --others --exclude-standard
-// --exclude-from=.powerignore`, on a tree where no .gitignore line contradicts
-// a .powerignore line (git ranks --exclude-from below .gitignore, recite
-// above: see Matcher).
+// .powerignore leaves in,
+// `git ls-files --others --exclude-standard --exclude-from=.powerignore`, on a
+// tree where no .gitignore line contradicts a .powerignore line (git ranks
+// --exclude-from below .gitignore, recite above: see Matcher).
 func TestWalkExcludeFromGit(t *testing.T) {
 	needGit(t)
 	root := t.TempDir()

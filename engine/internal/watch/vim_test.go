@@ -13,11 +13,12 @@ import (
 // TestRealVim is the real vim save of docs/architecture.md#watcher-checks,
 // with the real editor. vim's backupskip defaults to
 // "/tmp/*,$TMPDIR/*,$TMP/*,$TEMP/*", so in t.TempDir() (under /tmp) vim skips
-// the write backup and overwrites notes.md in place (same inode); with `set
-// backupskip=`, or in a project outside the temp directories such as /var/tmp,
-// backupcopy=auto renames notes.md to notes.md~ and writes a new file (new
-// inode), with the 4913 probe and swap files around it. Either way the watcher
-// must deliver exactly one batch with the final content and no artefact names.
+// the write backup and overwrites notes.md in place (same inode); with
+// `set backupskip=`, or in a project outside the temp directories such as
+// /var/tmp, backupcopy=auto renames notes.md to notes.md~ and writes a new
+// file (new inode), with the 4913 probe and swap files around it. Either way
+// the watcher must deliver exactly one batch with the final content and no
+// artefact names.
 func TestRealVim(t *testing.T) {
 	vim, err := exec.LookPath("vim")
 	if err != nil {
