@@ -21,7 +21,7 @@ import (
 )
 
 // citationRE finds a citation of the repository's docs in source text:
-// `docs/NAME.md#anchor`. The character before it must not continue a path or a
+// `docs/<file>.md#<anchor>`. The character before it must not continue a path or a
 // word, so "https://host/docs/x.md#a" and "mydocs/x.md#a" are not citations; a
 // path without an anchor ("docs/notes.md" in a test tree) is not one either.
 var citationRE = regexp.MustCompile(`(?:^|[^\w/.-])(docs/[\w.-]+\.md)#([\p{L}\p{N}_-]+)`)
@@ -298,7 +298,7 @@ func outsideCitations(root string) (map[string][]int, error) {
 	return found, nil
 }
 
-// TestDocCitations: every `docs/NAME.md#anchor` a source file cites, and every
+// TestDocCitations: every `docs/<file>.md#<anchor>` a source file cites, and every
 // link between the docs, names a file and a heading that exist
 // (docs/architecture.md#tests).
 func TestDocCitations(t *testing.T) {
