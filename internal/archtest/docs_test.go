@@ -300,7 +300,7 @@ func outsideCitations(root string) (map[string][]int, error) {
 
 // TestDocCitations: every `docs/<file>.md#<anchor>` a source file cites, and every
 // link between the docs, names a file and a heading that exist
-// (docs/architecture.md#tests).
+// (docs/architecture.md#import-rules).
 func TestDocCitations(t *testing.T) {
 	problems, err := checkCitations(moduleRoot(t))
 	if err != nil {
