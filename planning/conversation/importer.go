@@ -81,7 +81,7 @@ func looksAider(line []byte) bool {
 }
 
 // ccEntry is the part of a Claude Code transcript entry the importer reads
-// (PROVIDERS.md §3; there is no official schema).
+// (docs/providers.md#claude-code-transcripts; there is no official schema).
 type ccEntry struct {
 	Type             string          `json:"type"`
 	Subtype          string          `json:"subtype"`
@@ -123,8 +123,9 @@ type ccBlock struct {
 // ccAgent is the Agent of imported Claude Code records.
 const ccAgent = "claude-code"
 
-// ImportClaudeCode turns a Claude Code session transcript (JSONL, one entry
-// a line, PROVIDERS.md §3) into records, in file order:
+// ImportClaudeCode turns a Claude Code session transcript (JSONL, one entry a
+// line, docs/providers.md#claude-code-transcripts) into records, in file
+// order:
 //
 //   - user and assistant entries become one message record per content
 //     block: text → a message of the entry's role; thinking → an internal
@@ -465,12 +466,13 @@ func toolResultText(raw json.RawMessage) string {
 	return strings.Join(parts, "\n")
 }
 
-// aiderStart is the line aider writes when a session starts (PROVIDERS.md
-// §1, aider/io.py).
+// aiderStart is the line aider writes when a session starts
+// (docs/providers.md#aider-history; aider's source, aider/io.py).
 const aiderStart = "# aider chat started at "
 
 // ImportAider turns an aider chat history (.aider.chat.history.md,
-// PROVIDERS.md §1) into records. The file is read as blocks, each an entry:
+// docs/providers.md#aider-history) into records. The file is read as blocks,
+// each an entry:
 //
 //   - a "# aider chat started at YYYY-MM-DD HH:MM:SS" line → a meta record
 //     with EventSessionStart; the local time is taken as UTC (aider writes
