@@ -39,9 +39,9 @@ func cacheFiles(dir string) []string {
 
 // buildFresh builds dir with a new Engine, as a new process does, and
 // returns the Anthropic body, the files parsed and the texts counted.
-func buildFresh(t *testing.T, dir string, opts Options) (body string, parsed, counted int) {
+func buildFresh(t *testing.T, dir string, opts ...Option) (body string, parsed, counted int) {
 	t.Helper()
-	e := NewWith(dir, opts)
+	e := New(dir, opts...)
 	if _, err := e.Build(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func buildFresh(t *testing.T, dir string, opts Options) (body string, parsed, co
 func TestDiskCachesAcrossEngines(t *testing.T) {
 	dir := copyTree(t, filepath.Join(sharedtest.ModuleRoot(), "examples", "gsd"))
 	agePlanning(t, dir)
-	_, coldParsed, coldCounted := buildFresh(t, dir, Options{})
+	_, coldParsed, coldCounted := buildFresh(t, dir)
 	files := cacheFiles(dir)
 	if len(files) != 2 {
 		t.Fatalf("cache files after a build: %v, want the parsed files and one token-count file", files)
@@ -76,7 +76,7 @@ func TestDiskCachesAcrossEngines(t *testing.T) {
 	if err := replaceIn(dir, ".planning/STATE.md", "last_activity: 2026-03-04", "last_activity: 2026-03-05"); err != nil {
 		t.Fatal(err)
 	}
-	warm, parsed, counted := buildFresh(t, dir, Options{})
+	warm, parsed, counted := buildFresh(t, dir)
 	if parsed != 1 || counted >= coldCounted/2 {
 		t.Errorf("warm start after a one-line edit parsed %d files (cold %d) and counted %d texts (cold %d); want 1 file and few texts", parsed, coldParsed, counted, coldCounted)
 	}
@@ -97,14 +97,14 @@ func TestDiskCachesAcrossEngines(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			got, parsed, counted := buildFresh(t, dir, Options{})
+			got, parsed, counted := buildFresh(t, dir)
 			if got != warm {
 				t.Errorf("the body built over %s caches differs from the one built over good caches", name)
 			}
 			if parsed < coldParsed || counted < coldCounted/2 {
 				t.Errorf("over %s caches parsed %d files (cold %d), counted %d texts (cold %d): a damaged cache was trusted", name, parsed, coldParsed, counted, coldCounted)
 			}
-			if _, parsed, _ := buildFresh(t, dir, Options{}); parsed != 0 {
+			if _, parsed, _ := buildFresh(t, dir); parsed != 0 {
 				t.Errorf("after replacing %s caches the next build parsed %d files, want 0", name, parsed)
 			}
 		})
@@ -115,7 +115,7 @@ func TestDiskCachesAcrossEngines(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if got, _, _ := buildFresh(t, dir, Options{NoCache: true}); got != warm {
+	if got, _, _ := buildFresh(t, dir, WithNoCache(true)); got != warm {
 		t.Error("--no-cache built another body")
 	}
 	for _, p := range files {

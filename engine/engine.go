@@ -76,33 +76,31 @@ type Engine struct {
 	// history answers and caches the commit questions of compression
 	// (compress.go).
 	history gitstore.History
-	// noCache bypasses the on-disk caches (Options); seeded is set once
-	// the parsed-file cache was read.
+	// noCache bypasses the on-disk caches (WithNoCache); seeded is set
+	// once the parsed-file cache was read.
 	noCache, seeded bool
-}
-
-// Options configure an Engine (NewWith).
-type Options struct {
-	// NoCache neither reads nor writes the on-disk caches of
-	// .planning/.recite, the token counts and the parsed planning files
-	// (`recite build --no-cache`); the in-memory ones still apply.
-	NoCache bool
-}
-
-// NewWith is New with opts.
-func NewWith(dir string, opts Options) *Engine {
-	e := New(dir)
-	e.noCache = opts.NoCache
-	return e
+	// progress receives the steps of long operations (WithProgress).
+	progress func(Progress)
 }
 
 // New returns an Engine for the project rooted at dir. The engine keeps
 // what it read between builds (planning.Cache): a rebuild does not read
 // files whose stat is unchanged, and re-parses only the changed section of
 // a changed file; token counts and redactions of unchanged text are kept
-// too (the warm path of `recite watch`).
-func New(dir string) *Engine {
-	return &Engine{dir: dir, parsed: planning.NewCache(), scope: scope.New(dir)}
+// too (the warm path of `recite watch`). Options: WithProgress.
+func New(dir string, opts ...Option) *Engine {
+	e := &Engine{dir: dir, parsed: planning.NewCache(), scope: scope.New(dir)}
+	for _, o := range opts {
+		o(e)
+	}
+	return e
+}
+
+// WithNoCache(true) makes the engine neither read nor write the on-disk
+// caches of .planning/.recite, the token counts and the parsed planning
+// files (`recite build --no-cache`); the in-memory ones still apply.
+func WithNoCache(on bool) Option {
+	return func(e *Engine) { e.noCache = on }
 }
 
 // Dir is the project root.
@@ -110,7 +108,7 @@ func (e *Engine) Dir() string { return e.dir }
 
 // Counter returns the engine's token counter for the given encoding,
 // creating it on first use, backed by the project's on-disk count cache
-// (budget.Options; none with Options.NoCache). The tokenizer itself is
+// (budget.Options; none WithNoCache). The tokenizer itself is
 // loaded only when a text must be counted that no cache holds.
 func (e *Engine) Counter(encoding string) (*budget.Counter, error) {
 	if e.counter != nil && e.counter.Encoding() == encoding {
@@ -135,6 +133,9 @@ type Report struct {
 	// Signals are the loop health, circuit breaker and stop signals (set by
 	// Status only; see health.go).
 	Signals *SignalsReport `json:"signals,omitempty"`
+	// Thresholds are the WARNING and CRITICAL fractions of each target's
+	// budget (recite.yaml's thresholds; 0.70 and 0.85 by default).
+	Thresholds budget.Thresholds `json:"thresholds"`
 }
 
 // Diagnostic is a problem found in an input file (path relative to the
@@ -239,7 +240,7 @@ func (e *Engine) load() (*config.Config, bool, *planning.Project, error) {
 
 // loadPlanning loads the planning tree at pdir through the engine's cache
 // of parsed files, seeded once from the on-disk one (planning.DiskCacheFile,
-// unless Options.NoCache).
+// unless WithNoCache).
 func (e *Engine) loadPlanning(pdir string) (*planning.Project, error) {
 	if !e.seeded && !e.noCache {
 		e.seeded = true
@@ -380,4 +381,15 @@ func (e *Engine) BuildConversation(ctx context.Context, id string) (*Report, err
 	defer e.saveCaches()
 	rep, _, err := e.build(ctx, true, func(tg *config.Target) bool { return tg.Conversation == id })
 	return rep, err
+}
+
+// ProjectRoot returns the project root at or above dir: the nearest
+// directory holding a .planning folder. Errors: no such directory
+// (*InputError).
+func ProjectRoot(dir string) (string, error) {
+	root, err := layout.ProjectRoot(dir)
+	if err != nil {
+		return "", &InputError{Err: err}
+	}
+	return root, nil
 }

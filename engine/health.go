@@ -20,7 +20,8 @@ import (
 	"github.com/recite-dev/recite/planning/conversation"
 )
 
-// PreservedFile is where preservation blocks are appended (DESIGN.md §2).
+// PreservedFile is where preservation blocks are appended
+// (docs/formats.md#preservation-blocks).
 const PreservedFile = layout.PreservedFile
 
 // SignalsReport is the stop-signal side of a status: the loop health and
@@ -47,9 +48,10 @@ func (e *Engine) collectSignals(ctx context.Context, cfg *config.Config, proj *p
 }
 
 // promptHealth computes the prompt's health and approach lines from the
-// project's active loop (health.PromptHealth).
-func promptHealth(cfg *config.Config, proj *planning.Project) (lines, approach []string) {
-	return health.PromptHealth(cfg, scope.ActiveLoop(proj))
+// project's health (health.PromptHealth: the active loop's rows, else the
+// conversations' iteration records, as `recite status` reports them).
+func (e *Engine) promptHealth(ctx context.Context, cfg *config.Config, proj *planning.Project) (lines, approach []string) {
+	return health.PromptHealth(ctx, e.dir, cfg, scope.ActiveLoop(proj))
 }
 
 // readPreserved parses the preservation blocks of context-preserved.md
@@ -103,4 +105,13 @@ func (e *Engine) addSignals(ctx context.Context, rep *Report) {
 	slices.SortStableFunc(rep.Diagnostics, func(a, b Diagnostic) int {
 		return cmp.Or(cmp.Compare(a.Path, b.Path), cmp.Compare(a.Line, b.Line))
 	})
+}
+
+// LatestPreserved returns the newest preservation block of
+// context-preserved.md in the canonical format, and false when the file is
+// absent, unreadable or holds no block (its diagnostics come with Status
+// and Build).
+func (e *Engine) LatestPreserved() (text string, ok bool) {
+	f, ok, _ := e.latestPreserved()
+	return f.Text, ok
 }

@@ -2,6 +2,7 @@ package scope
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -246,6 +247,7 @@ func TestWhyOutput(t *testing.T) {
 		"src/api/users.go": "x",
 		"debug.log":        "x",
 		"main.go":          "x",
+		"extra.txt":        "x",
 	})
 	tests := []struct{ path, want string }{
 		{"dist/other.js", ".powerignore:1:dist/\tdist/other.js (inside excluded directory dist)"},
@@ -262,6 +264,13 @@ func TestWhyOutput(t *testing.T) {
 		}
 		if got := ex.String(); got != tt.want {
 			t.Errorf("Why(%s) =\n%q\nwant\n%q", tt.path, got, tt.want)
+		}
+	}
+	// A path that is not in the project, missing or outside the root, is
+	// ErrNotInProject, even when --include names it.
+	for _, p := range []string{"missing.go", "extra-missing.txt", "../outside.go", "/etc/passwd"} {
+		if _, err := newTestEngine(t, dir).Why(context.Background(), p, []string{"extra-missing.txt"}); !errors.Is(err, ErrNotInProject) {
+			t.Errorf("Why(%s) error %v, want ErrNotInProject", p, err)
 		}
 	}
 }
@@ -482,11 +491,11 @@ func TestErrorPathsFromDebug(t *testing.T) {
 	t.Errorf("errorPaths = %+v, want a path named by .planning/debug/redirect-returns-404.md", got)
 }
 
-// TestFilesNotBeyondSymlinkOrGit: a never-exclude entry beyond a symbolic
-// link that leaves the project, or under .git/, is not listed (git lists
-// the link itself and nothing below it), and --why says why (issue 6
-// review: src/dirlink → /tmp/x listed src/dirlink/outside.txt; --why
-// .git/config printed git's "::" although .git/ is always excluded).
+// TestFilesNotBeyondSymlinkOrGit: a never-exclude entry beyond a symbolic link
+// that leaves the project, or under .git/, is not listed (git lists the link
+// itself and nothing below it), and --why says why. Before, with src/dirlink →
+// /tmp/x, src/dirlink/outside.txt was listed, and --why .git/config printed
+// git's "::" although .git/ is always excluded.
 func TestFilesNotBeyondSymlinkOrGit(t *testing.T) {
 	dir := filesProject(t, "", "files_modified:\n  - src/dirlink/outside.txt\n  - src/inlink/a.go\n  - .git/config\n  - src/main.go\n", "x", map[string]string{
 		".gitignore":    "src/real/\n", // never-exclude must bring src/real/a.go back only by its own name
