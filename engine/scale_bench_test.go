@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -124,13 +125,33 @@ func scaleProject(b *testing.B, n int) string {
 	return dir
 }
 
-// scaleBench runs op on a project of each size, a fresh Engine per op as
-// each CLI call and hook event has, and reports CPU per op and the peak
-// RSS of the process.
+// scaleGitProject is scaleProject in a git repository with everything,
+// the log included, committed, as `recite commit` leaves a project.
+func scaleGitProject(b *testing.B, n int) string {
+	b.Helper()
+	dir := scaleProject(b, n)
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"commit", "-q", "-m", "base"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=b", "GIT_AUTHOR_EMAIL=b@example.com", "GIT_COMMITTER_NAME=b", "GIT_COMMITTER_EMAIL=b@example.com", "GIT_CONFIG_NOSYSTEM=1")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	return dir
+}
+
+// scaleBench runs op on a project of each size (made by project), a fresh
+// Engine per op as each CLI call and hook event has, and reports CPU per op
+// and the peak RSS of the process.
 func scaleBench(b *testing.B, op func(b *testing.B, dir string, i int)) {
+	scaleBenchOn(b, scaleProject, op)
+}
+
+func scaleBenchOn(b *testing.B, project func(*testing.B, int) string, op func(b *testing.B, dir string, i int)) {
 	for _, sz := range scaleSizes {
 		b.Run(sz.name, func(b *testing.B) {
-			dir := scaleProject(b, sz.n)
+			dir := project(b, sz.n)
 			b.ReportAllocs()
 			i := 0
 			c0 := cpuTime()
@@ -177,11 +198,28 @@ func BenchmarkSay(b *testing.B) {
 // reads the session's newest part and the ledger of its old stops and
 // errors and writes the preservation block.
 func BenchmarkHookEvent(b *testing.B) {
+	hookBench(b, scaleProject)
+}
+
+// BenchmarkHookEventGit is BenchmarkHookEvent in a repository where the
+// log is committed and then grows, as a user's is between two `recite
+// commit`s: the working state's modified files come from git, which must
+// not read the log.
+func BenchmarkHookEventGit(b *testing.B) {
+	if _, err := exec.LookPath("git"); err != nil {
+		b.Skip("git CLI not installed")
+	}
+	hookBench(b, scaleGitProject)
+}
+
+// hookBench sends a failed tool use and a PreCompact to the hook on each
+// size's project.
+func hookBench(b *testing.B, project func(*testing.B, int) string) {
 	events := []string{
 		`{"session_id":"abc123","transcript_path":"","cwd":"{{DIR}}","permission_mode":"default","hook_event_name":"PostToolUseFailure","tool_name":"Bash","tool_input":{"command":"go test ./..."},"tool_use_id":"toolu_04","error":"--- FAIL: TestRedirect (0.00s)\n    handler_test.go:29: got 404, want 302","is_interrupt":false}`,
 		`{"session_id":"abc123","transcript_path":"","cwd":"{{DIR}}","permission_mode":"default","hook_event_name":"PreCompact","trigger":"manual","custom_instructions":""}`,
 	}
-	scaleBench(b, func(b *testing.B, dir string, _ int) {
+	scaleBenchOn(b, project, func(b *testing.B, dir string, _ int) {
 		for _, ev := range events {
 			var out, errOut bytes.Buffer
 			RunClaudeHook(context.Background(), claudecode.Options{Timeout: time.Minute}, strings.NewReader(strings.ReplaceAll(ev, "{{DIR}}", dir)), &out, &errOut)
