@@ -102,6 +102,7 @@ func (h hookEngine) ModifiedFiles(ctx context.Context) ([]string, error) {
 }
 
 func (h hookEngine) PreserveCompaction(ctx context.Context, convs []string, now func() time.Time, tail int) ([]markdown.Diagnostic, error) {
+	defer h.e.saveCaches() // the next event's process starts warm
 	pr, err := h.e.Preserve(ctx, PreserveOptions{Trigger: signals.TriggerCompaction, Conversations: convs, Now: now, tail: tail, lenient: true})
 	if pr == nil {
 		return nil, err
@@ -133,6 +134,7 @@ func (h hookEngine) OpenSignals(ctx context.Context, known []signals.Signal) ([]
 // configuration that does not load is a diagnostic, and the defaults are
 // used.
 func (h hookEngine) Recitation(ctx context.Context) (string, []markdown.Diagnostic, error) {
+	defer h.e.saveCaches() // the next event's process starts warm
 	cfg, proj, diags, err := h.e.loadLenient()
 	if err != nil {
 		return "", diags, err

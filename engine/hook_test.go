@@ -59,8 +59,8 @@ func TestPreserveLenientPastDeadline(t *testing.T) {
 }
 
 // TestTailConversation: the tail of a long log holds the last n messages
-// and the iteration records among them, in read order; a short log is
-// read whole.
+// and the iteration records among them, in read order, and counts what
+// lies before; a log within the window is read whole.
 func TestTailConversation(t *testing.T) {
 	dir := enginetest.HookProject(t)
 	enginetest.WriteBigLog(t, dir, 20000)
@@ -72,7 +72,7 @@ func TestTailConversation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, diags, err := health.TailConversation(store, "cc-abc123", 100, health.TailMaxBytes)
+	c, diags, err := health.ConversationWindow(context.Background(), store, "cc-abc123", 100)
 	if err != nil || len(diags) != 0 {
 		t.Fatal(err, diags)
 	}
@@ -82,8 +82,11 @@ func TestTailConversation(t *testing.T) {
 	if len(c.Iterations) != 25 || c.Iterations[24].ID != full.Iterations[len(full.Iterations)-1].ID {
 		t.Errorf("%d iterations", len(c.Iterations))
 	}
-	small, _, err := health.TailConversation(store, "cc-abc123", 1<<30, 1<<30)
-	if err != nil || len(small.Messages) != len(full.Messages) {
+	if c.Earlier.Messages != len(full.Messages)-100 || c.Earlier.Iterations != len(full.Iterations)-25 {
+		t.Errorf("earlier %+v, want %d messages and %d iterations", c.Earlier, len(full.Messages)-100, len(full.Iterations)-25)
+	}
+	small, _, err := health.ConversationWindow(context.Background(), store, "cc-abc123", 1<<30)
+	if err != nil || len(small.Messages) != len(full.Messages) || small.Earlier != (conversation.Earlier{}) {
 		t.Errorf("a log within the window is read whole: %d messages, %v", len(small.Messages), err)
 	}
 	// PreCompact on the long log keeps the newest errors.

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
+
 	"path/filepath"
 	"slices"
 	"strings"
@@ -222,9 +222,9 @@ func (e *Engine) loadLenient() (*config.Config, *planning.Project, []Diagnostic,
 		diags = append(diags, d)
 		cfg = config.Default()
 	}
-	proj, err := planning.LoadCached(os.DirFS(pdir), e.parsed)
+	proj, err := e.loadPlanning(pdir)
 	if err != nil {
-		return nil, nil, nil, &InputError{Err: fmt.Errorf("read %s: %w", pdir, err)}
+		return nil, nil, nil, err
 	}
 	return cfg, proj, diags, nil
 }

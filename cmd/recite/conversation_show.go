@@ -21,6 +21,7 @@ type convShowOptions struct {
 	format string
 	all    bool
 	raw    bool
+	tail   int
 }
 
 func newConvShowCmd(g *globalOptions, streams IOStreams, runF func(context.Context, *convShowOptions) error) *cobra.Command {
@@ -32,6 +33,8 @@ func newConvShowCmd(g *globalOptions, streams IOStreams, runF func(context.Conte
 position in the log (the N of fork --at N) and hides internal and sidechain
 messages unless --all; json prints the records; openai, anthropic, gemini,
 ollama and text print the messages alone in that provider's request shape.
+--tail N prints only the last N messages (read from the end of the log);
+without it md and json stream the whole log in constant memory.
 
 Secrets are shown as their ⟨secret:KIND:hash8⟩ placeholders, as the log
 holds them. --raw shows the records as they were before redaction, from
@@ -46,40 +49,25 @@ recite.yaml); stderr says how many came from there.`,
 	cmd.Flags().StringVar(&opts.format, "format", "md", "md, json, openai, anthropic, gemini, ollama or text")
 	cmd.Flags().BoolVar(&opts.all, "all", false, "include internal and sidechain messages")
 	cmd.Flags().BoolVar(&opts.raw, "raw", false, "show the raw text kept by conversations.keep_raw instead of placeholders")
+	cmd.Flags().IntVar(&opts.tail, "tail", 0, "print only the last N messages")
 	return cmd
 }
 
-func convShowRun(_ context.Context, opts *convShowOptions) error {
+func convShowRun(ctx context.Context, opts *convShowOptions) error {
+	if opts.tail < 0 {
+		return usageError{fmt.Errorf("--tail %d: want a number of messages, at least 1", opts.tail)}
+	}
 	cs, err := engine.New(opts.dir).Conversations()
 	if err != nil {
 		return err
 	}
-	var c *engine.Conversation
-	var diags []engine.Diagnostic
-	if opts.raw {
-		var n int
-		c, diags, n, err = cs.ReadRaw(opts.id)
-		if err == nil {
+	show := engine.ShowOptions{ID: opts.id, Format: opts.format, All: opts.all, Tail: opts.tail, Raw: opts.raw,
+		RawShown: func(n int) {
 			fmt.Fprintf(opts.io.ErrOut, "%d %s shown raw from %s/ (the others hold no secret, or were written without conversations.keep_raw)\n", n, plural(n, "record", "records"), engine.RawDir)
-		}
-	} else {
-		c, diags, err = cs.Read(opts.id)
-	}
-	if err != nil {
-		return err
-	}
-	for _, d := range diags {
+		}}
+	return cs.Show(ctx, show, opts.io.Out, func(d engine.Diagnostic) {
 		fmt.Fprintf(opts.io.ErrOut, "diagnostic: %s\n", d)
-	}
-	if opts.format == "json" {
-		return printJSON(opts.io.Out, engine.NewConversationJSON(c, opts.all))
-	}
-	body, err := engine.ShowConversation(c, opts.format, opts.all)
-	if err != nil {
-		return usageError{fmt.Errorf("--format %q: want md, json, openai, anthropic, gemini, ollama or text", opts.format)}
-	}
-	_, err = opts.io.Out.Write(body)
-	return err
+	})
 }
 
 // convForkOptions are the inputs of `conversation fork`.

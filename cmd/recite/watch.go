@@ -60,7 +60,7 @@ prints one JSON object per event instead.
 every --commit-interval when it changed, and once more on exit, as
 'recite commit' does (a failed commit is a "commit failed" line, and the
 next interval tries again). Defaults come from the watch block of
-recite.yaml (quiet 50ms, max_wait 250ms, commit_interval 1m); flags
+recite.yaml (quiet 20ms, max_wait 250ms, commit_interval 1m); flags
 override it. SIGINT or SIGTERM ends the watch: exit 0, or 1 when the
 final commit on the way out failed (the history since the last commit is
 not in git).`,

@@ -34,7 +34,7 @@ func TestParseErrorLines(t *testing.T) {
 		{"zero timeout", "agent:\n  timeout: 0s\n", 2, "agent.timeout is 0: a duration must be positive (leave the key out for the default 10m0s)"},
 		{"zero commit interval", "watch:\n  quiet: 10ms\n  commit_interval: 0s\n", 3, "watch.commit_interval is 0: a duration must be positive (leave the key out for the default 1m0s)"},
 		{"negative commit interval", "watch:\n  quiet: 10ms\n  commit_interval: -1m\n", 3, "watch.commit_interval -1m0s must be a positive duration"},
-		{"zero quiet", "watch:\n  quiet: 0\n", 2, "watch.quiet is 0: a duration must be positive (leave the key out for the default 50ms)"},
+		{"zero quiet", "watch:\n  quiet: 0\n", 2, "watch.quiet is 0: a duration must be positive (leave the key out for the default 20ms)"},
 		{"zero max_wait", "watch:\n\n  max_wait: 0ms\n", 3, "watch.max_wait is 0"},
 		{"zero every", "compression:\n  every: 0\n", 2, "compression.every must be a positive number of iterations, got 0 (leave the key out for the default 3)"},
 		// Negative sizes, at the key's line.

@@ -289,7 +289,7 @@ func TestWorktreeConfigExtension(t *testing.T) {
 	r.base()
 	r.git("config", "extensions.worktreeConfig", "true")
 	r.write(".planning/conversations/c-001.jsonl", "{\"id\":\"1\"}\n{\"id\":\"2\"}\n")
-	files, err := ModifiedFiles(r.dir)
+	files, err := ModifiedFiles(r.dir, nil)
 	if err != nil || !slices.Equal(files, []string{".planning/conversations/c-001.jsonl"}) {
 		t.Errorf("ModifiedFiles = %q, %v", files, err)
 	}
