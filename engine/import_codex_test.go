@@ -62,8 +62,10 @@ func TestCodexSignalsMatchClaudeCode(t *testing.T) {
 		recs, _, err := conversation.ImportClaudeCode(f)
 		return recs, err
 	})
-	if len(codex) != 6 {
-		t.Errorf("codex signals: want 6 (2 failed commands, 1 error line, 1 failed user command, STOP, BLOCKED), got %d:\n%v", len(codex), codex)
+	// The command that exited 0 prints two cause lines (cat's and node's
+	// ENOENT): each is its own error (signals' key-line rules).
+	if len(codex) != 7 {
+		t.Errorf("codex signals: want 7 (2 failed commands, 2 error lines of a command that exited 0, 1 failed user command, STOP, BLOCKED), got %d:\n%v", len(codex), codex)
 	}
 	if !slices.Equal(codex, claude) {
 		t.Errorf("signals differ\ncodex:\n%v\nclaude code:\n%v", codex, claude)
