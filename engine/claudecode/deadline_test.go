@@ -1,14 +1,18 @@
 package claudecode_test
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/recite-dev/recite/engine"
 	"github.com/recite-dev/recite/engine/claudecode"
 	"github.com/recite-dev/recite/engine/internal/enginetest"
 	"github.com/recite-dev/recite/engine/signals"
@@ -93,8 +97,9 @@ func TestConfiguredTimeout(t *testing.T) {
 }
 
 // recordDeadline is an Options.Deadline that records the durations Run
-// asks for and never ends, unless expireSoft: then the second context
-// (the soft deadline the work watches) has ended already.
+// asks for (reading the event, hard, soft) and never ends, unless
+// expireSoft: then the third context (the soft deadline the work
+// watches) has ended already.
 type recordDeadline struct {
 	mu         sync.Mutex
 	got        []time.Duration
@@ -106,7 +111,7 @@ func (r *recordDeadline) deadline(ctx context.Context, d time.Duration) (context
 	defer r.mu.Unlock()
 	r.got = append(r.got, d)
 	c, cancel := context.WithCancel(ctx)
-	if r.expireSoft && len(r.got) == 2 {
+	if r.expireSoft && len(r.got) == 3 {
 		cancel()
 	}
 	return c, cancel
@@ -114,8 +119,8 @@ func (r *recordDeadline) deadline(ctx context.Context, d time.Duration) (context
 
 // TestClaudeHookBudgetFromSettings: Run's hard deadline is the budget of
 // the timeout the project's settings give the event's hook, and the
-// work's soft deadline three quarters of it; Options.Budget overrides
-// both.
+// work's soft deadline three quarters of it (reading the event is bounded
+// by the default budget); Options.Budget overrides them all.
 func TestClaudeHookBudgetFromSettings(t *testing.T) {
 	dir := enginetest.HookProject(t)
 	if _, err := claudecode.InstallHooks(dir); err != nil {
@@ -124,8 +129,8 @@ func TestClaudeHookBudgetFromSettings(t *testing.T) {
 	// Installed as init writes it: 10 s, so 8.5 s and 6.375 s.
 	r := &recordDeadline{}
 	hook(t, dir, "", evPrompt, claudecode.Options{Deadline: r.deadline})
-	want := []time.Duration{8500 * time.Millisecond, 6375 * time.Millisecond}
-	if len(r.got) != 2 || r.got[0] != want[0] || r.got[1] != want[1] {
+	want := []time.Duration{8500 * time.Millisecond, 8500 * time.Millisecond, 6375 * time.Millisecond}
+	if !slices.Equal(r.got, want) {
 		t.Errorf("deadlines %v, want %v", r.got, want)
 	}
 	// The user raised every timeout to 30 s.
@@ -139,8 +144,8 @@ func TestClaudeHookBudgetFromSettings(t *testing.T) {
 	}
 	r = &recordDeadline{}
 	hook(t, dir, "", evPre, claudecode.Options{Deadline: r.deadline})
-	want = []time.Duration{28500 * time.Millisecond, 21375 * time.Millisecond}
-	if len(r.got) != 2 || r.got[0] != want[0] || r.got[1] != want[1] {
+	want = []time.Duration{8500 * time.Millisecond, 28500 * time.Millisecond, 21375 * time.Millisecond}
+	if !slices.Equal(r.got, want) {
 		t.Errorf("PreCompact deadlines %v, want %v", r.got, want)
 	}
 	// A personal settings file also runs the hook on PreCompact, with 4 s:
@@ -151,14 +156,14 @@ func TestClaudeHookBudgetFromSettings(t *testing.T) {
 	}
 	r = &recordDeadline{}
 	hook(t, dir, "", evPre, claudecode.Options{Deadline: r.deadline})
-	want = []time.Duration{2500 * time.Millisecond, 1875 * time.Millisecond}
-	if len(r.got) != 2 || r.got[0] != want[0] || r.got[1] != want[1] {
+	want = []time.Duration{8500 * time.Millisecond, 2500 * time.Millisecond, 1875 * time.Millisecond}
+	if !slices.Equal(r.got, want) {
 		t.Errorf("PreCompact deadlines with the local file %v, want %v", r.got, want)
 	}
 	r = &recordDeadline{}
 	hook(t, dir, "", evPre, claudecode.Options{Budget: 4 * time.Second, Deadline: r.deadline})
-	want = []time.Duration{4 * time.Second, 3 * time.Second}
-	if len(r.got) != 2 || r.got[0] != want[0] || r.got[1] != want[1] {
+	want = []time.Duration{4 * time.Second, 4 * time.Second, 3 * time.Second}
+	if !slices.Equal(r.got, want) {
 		t.Errorf("Budget 4 s: deadlines %v, want %v", r.got, want)
 	}
 }
@@ -193,5 +198,23 @@ func TestClaudeHookPreCompactOutOfTime(t *testing.T) {
 	hook(t, dir, "", evPre, claudecode.Options{})
 	if blocks, _ := readPreserved(dir); len(blocks) != 2 || !strings.Contains(signals.RenderBlock(blocks[1]), "invoices_v2") {
 		t.Errorf("after a PreCompact in time: %d blocks", len(blocks))
+	}
+}
+
+// TestClaudeHookStdinLeftOpen: a stdin that is never closed does not hang
+// the hook: reading the event is bounded, and Run says it gave up.
+func TestClaudeHookStdinLeftOpen(t *testing.T) {
+	dir := enginetest.HookProject(t)
+	pr, pw := io.Pipe()
+	defer func() { _ = pw.Close() }()
+	expired := func(ctx context.Context, _ time.Duration) (context.Context, context.CancelFunc) {
+		c, cancel := context.WithCancel(ctx)
+		cancel()
+		return c, cancel
+	}
+	var out, errOut bytes.Buffer
+	engine.RunClaudeHook(context.Background(), claudecode.Options{Dir: dir, Deadline: expired}, pr, &out, &errOut)
+	if out.Len() != 0 || !strings.Contains(errOut.String(), "gave up reading the event") {
+		t.Errorf("stdout %q, stderr %q", out.String(), errOut.String())
 	}
 }

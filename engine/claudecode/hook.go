@@ -68,10 +68,12 @@ type Options struct {
 	// it found can still be written or printed.
 	Budget time.Duration
 	// Deadline derives a context that ends after a duration; nil means
-	// context.WithTimeout (the wall clock). Run calls it twice: on its
-	// caller's context with the budget (the hard deadline, after which Run
-	// returns whatever the work has done), then on that context with
-	// three quarters of the budget (the soft one, which the work watches).
+	// context.WithTimeout (the wall clock). Run calls it three times, on
+	// its caller's context: while it reads the event, with the default
+	// budget (or Budget); then with the budget (the hard deadline, after
+	// which Run returns whatever the work has done); then, on that
+	// context, with three quarters of the budget (the soft one, which the
+	// work watches).
 	// Tests pass one that never ends, or one that has ended, so no test
 	// depends on the machine's speed.
 	Deadline func(parent context.Context, d time.Duration) (context.Context, context.CancelFunc)
@@ -196,7 +198,7 @@ func Run(ctx context.Context, opts Options, open Opener, in io.Reader, out, errO
 			_, _ = fmt.Fprintln(errOut, "recite hook claude-code:", n)
 		}
 	}()
-	h, budget, ok := prepare(opts, open, in, &res)
+	h, budget, ok := prepareWithin(ctx, opts, open, in, &res)
 	if !ok {
 		return
 	}
@@ -230,12 +232,44 @@ func Run(ctx context.Context, opts Options, open Opener, in io.Reader, out, errO
 	}
 }
 
+// prepareWithin runs prepare, giving up when reading the event takes
+// longer than the budget of the default timeout (or opts.Budget): Claude
+// Code writes the event and closes stdin, but a stdin left open must not
+// hang the hook.
+func prepareWithin(ctx context.Context, opts Options, open Opener, in io.Reader, res *result) (*claudeHook, time.Duration, bool) {
+	limit := opts.Budget
+	if limit <= 0 {
+		limit = Budget(DefaultHookTimeout)
+	}
+	rctx, cancel := opts.withDeadline(ctx, limit)
+	defer cancel()
+	type prepared struct {
+		h      *claudeHook
+		budget time.Duration
+		ok     bool
+		res    result
+	}
+	ready := make(chan prepared, 1)
+	go func() {
+		var p prepared
+		p.h, p.budget, p.ok = prepare(opts, open, in, &p.res)
+		ready <- p
+	}()
+	select {
+	case p := <-ready:
+		res.notes = append(res.notes, p.res.notes...)
+		return p.h, p.budget, p.ok
+	case <-rctx.Done():
+		res.notef("gave up reading the event after %s: %v", limit, rctx.Err())
+		return nil, 0, false
+	}
+}
+
 // prepare reads and decodes the event, finds its project and the time
 // budget (opts.Budget, else Budget of the project's ConfiguredTimeout for
 // the event), noting on res what went wrong; ok is false when there is
 // nothing to do. It reads at most hookMaxInput bytes and the settings
-// files' first hookMaxSettings bytes, before any deadline: Claude Code
-// writes the event and closes stdin.
+// files' first hookMaxSettings bytes.
 func prepare(opts Options, open Opener, in io.Reader, res *result) (h *claudeHook, budget time.Duration, ok bool) {
 	defer func() {
 		if p := recover(); p != nil {
