@@ -16,11 +16,12 @@ import (
 	"github.com/recite-dev/recite/planning/conversation"
 )
 
-// Limits of the Claude Code hook (claudecode.HookTimeout,
-// claudecode.HookMaxOutput).
+// Limits of the Claude Code hook (claudecode.DefaultHookTimeout,
+// claudecode.HookMaxOutput; docs/architecture.md#hook-deadline).
 const (
-	// HookTimeout bounds one hook invocation.
-	HookTimeout = claudecode.HookTimeout
+	// DefaultHookTimeout is the timeout `recite init --claude` gives the
+	// hook; its budget is claudecode.Budget of it.
+	DefaultHookTimeout = claudecode.DefaultHookTimeout
 	// HookMaxOutput is the most UTF-16 code units SessionStart prints.
 	HookMaxOutput = claudecode.HookMaxOutput
 )
@@ -51,7 +52,10 @@ type ClaudeResult = claudecode.SettingsResult
 // RunClaudeHook handles one Claude Code hook event read from in
 // (`recite hook claude-code`), as claudecode.Run describes, on the engine
 // of the project the event names. It never fails: problems are lines on
-// errOut, and the work is bounded by opts.Timeout (2 s by default).
+// errOut, and the work is bounded by opts.Budget (by default the
+// timeout of the project's Claude Code settings less
+// claudecode.HookMargin: 8.5 s of the 10 s `init --claude` writes;
+// docs/architecture.md#hook-deadline).
 func RunClaudeHook(ctx context.Context, opts HookOptions, in io.Reader, out, errOut io.Writer) {
 	claudecode.Run(ctx, opts, func(dir string) claudecode.Engine { return hookEngine{New(dir)} }, in, out, errOut)
 }

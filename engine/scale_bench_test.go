@@ -222,7 +222,7 @@ func hookBench(b *testing.B, project func(*testing.B, int) string) {
 	scaleBenchOn(b, project, func(b *testing.B, dir string, _ int) {
 		for _, ev := range events {
 			var out, errOut bytes.Buffer
-			RunClaudeHook(context.Background(), claudecode.Options{Timeout: time.Minute}, strings.NewReader(strings.ReplaceAll(ev, "{{DIR}}", dir)), &out, &errOut)
+			RunClaudeHook(context.Background(), claudecode.Options{Budget: time.Minute}, strings.NewReader(strings.ReplaceAll(ev, "{{DIR}}", dir)), &out, &errOut)
 			if errOut.Len() > 0 {
 				b.Fatal(errOut.String())
 			}
