@@ -3,6 +3,7 @@ module github.com/recite-dev/recite
 go 1.26.0
 
 require (
+	github.com/agnivade/levenshtein v1.1.1
 	github.com/anthropics/anthropic-sdk-go/v2 v2.16.0
 	github.com/fsnotify/fsnotify v1.10.1
 	github.com/go-git/go-billy/v5 v5.9.2

@@ -1,7 +1,5 @@
 package config
 
-import "fmt"
-
 // Compression is the `compression` block of recite.yaml: difficulty
 // routing and relevance-scored context compression (seeds/002 §5 and §6,
 // FORMATS.md §2.9).
@@ -54,16 +52,6 @@ type DifficultyPolicy struct {
 	DoubleCheck *bool `yaml:"double_check"`
 }
 
-// omittable are the sections a difficulty policy may leave out. The system
-// prompt, plan, state, health, preserved signals, errors and recitation
-// carry the current task and stop signals, which are never forgotten
-// (seeds/002 §6), so they cannot be omitted. directives and rewards name
-// fire-flow steps 8.5 and 8.8 for prompts that carry them.
-var omittable = map[string]bool{
-	"learnings": true, "directives": true, "rewards": true, "epic": true,
-	"loop": true, "file-tree": true, "files": true, "skills": true,
-}
-
 // CompressionOn reports whether compression passes are enabled.
 func (x *Compression) CompressionOn() bool { return x.Enabled == nil || *x.Enabled }
 
@@ -91,22 +79,4 @@ func (x *Compression) fill() {
 	if x.Difficulty.Complex.DoubleCheck == nil {
 		x.Difficulty.Complex.DoubleCheck = &t
 	}
-}
-
-// validate reports a bad value with its line.
-func (x *Compression) validate(fail failFunc) error {
-	if x.Every < 1 {
-		return fail("compression", "compression.every must be a positive number of iterations, got %d", x.Every)
-	}
-	for _, lv := range []struct {
-		name string
-		p    DifficultyPolicy
-	}{{"simple", x.Difficulty.Simple}, {"moderate", x.Difficulty.Moderate}, {"complex", x.Difficulty.Complex}} {
-		for _, id := range lv.p.Omit {
-			if !omittable[id] {
-				return fail("compression", "%s", fmt.Sprintf("compression.difficulty.%s.omit: %q cannot be omitted (want learnings, directives, rewards, epic, loop, file-tree, files or skills)", lv.name, id))
-			}
-		}
-	}
-	return nil
 }

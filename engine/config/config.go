@@ -14,10 +14,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
-	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -190,16 +189,11 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 	return nil
 }
 
-// Providers recite renders.
-var knownProviders = map[string]bool{"markdown": true, "anthropic": true, "openai": true, "gemini": true, "ollama": true, "text": true}
-
-var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
-
 // Default returns the configuration used when recite.yaml is absent.
 func Default() *Config {
 	c := &Config{}
 	c.fill()
-	_ = c.resolveModels(func(string, string, ...any) error { return nil }) // no legacy model: cannot fail
+	c.resolveModels(func(string, string, ...any) {}) // no legacy model: cannot fail
 	return c
 }
 
@@ -247,159 +241,143 @@ func (c *Config) fill() {
 	c.Watch.fill()
 }
 
-// Error is a configuration error with its position.
+// Error is a problem of a configuration file with its position.
 type Error struct {
+	// Path is the file as named in messages (FileName).
 	Path string
+	// Line is the 1-based line of the problem, 0 when it has none (a
+	// check of the defaults).
 	Line int
-	Msg  string
+	// Key is the dotted key the problem is about ("thresholds.warning",
+	// "targets[0].providers[1]"), "" for the file as a whole.
+	Key string
+	// Msg is the problem, starting with the key when there is one.
+	Msg string
+	// More is how many further problems the file has (Parse reports the
+	// first one only; Check returns them all).
+	More int
 }
 
+// Error returns "PATH:LINE: MSG", and a second line counting the other
+// problems when there are any.
 func (e *Error) Error() string {
+	s := fmt.Sprintf("%s: %s", e.Path, e.Msg)
 	if e.Line > 0 {
-		return fmt.Sprintf("%s:%d: %s", e.Path, e.Line, e.Msg)
+		s = fmt.Sprintf("%s:%d: %s", e.Path, e.Line, e.Msg)
 	}
-	return fmt.Sprintf("%s: %s", e.Path, e.Msg)
+	if e.More > 0 {
+		s += fmt.Sprintf("\n%s: %d more %s; `recite config check` lists them all", e.Path, e.More, map[bool]string{true: "problem", false: "problems"}[e.More == 1])
+	}
+	return s
 }
 
-var unknownFieldRE = regexp.MustCompile(`field (\S+) not found in type (\S+)`)
-
-// Parse reads a configuration from src; path is used in errors. Unknown
-// keys, bad values and invalid YAML are *Error values with the line.
+// Parse reads a configuration from src; path is used in errors. The
+// error is the first problem Check finds, an *Error whose More counts
+// the others.
 func Parse(path string, src []byte) (*Config, error) {
-	c := &Config{}
-	src = bytes.TrimPrefix(src, []byte("\uFEFF"))
-	dec := yaml.NewDecoder(bytes.NewReader(src))
-	dec.KnownFields(true)
-	if err := dec.Decode(c); err != nil && !errors.Is(err, io.EOF) {
-		return nil, yamlError(path, src, err)
-	}
-	if err := checkValues(path, src); err != nil {
-		return nil, err
-	}
-	lines := keyLines(src)
-	c.fill()
-	for i := range c.Targets {
-		c.Targets[i].Line = lines[fmt.Sprintf("targets[%d]", i)]
-	}
-	if err := c.validate(path, lines); err != nil {
-		return nil, err
+	c, errs := Check(path, src)
+	if len(errs) > 0 {
+		first := *errs[0]
+		first.More = len(errs) - 1
+		return nil, &first
 	}
 	return c, nil
+}
+
+// Check reads a configuration from src and returns it with every problem
+// it has, in line order (path names the file in them): invalid YAML (the
+// one problem then), unknown keys with the key they most likely meant,
+// values of the wrong type or out of range with what the key takes and an
+// example, and the checks across keys (validate). The configuration is
+// nil when src is not YAML; otherwise it holds the good values, with
+// defaults for the rest.
+func Check(path string, src []byte) (*Config, []*Error) {
+	src = bytes.TrimPrefix(src, []byte("\uFEFF"))
+	var doc yaml.Node
+	if err := yaml.Unmarshal(src, &doc); err != nil {
+		return nil, []*Error{yamlError(path, src, err)}
+	}
+	ch := newChecker(path)
+	c := &Config{}
+	if len(doc.Content) > 0 {
+		root := doc.Content[0]
+		if ch.value(ch.root, root.Line, root, "") {
+			if err := root.Decode(c); err != nil {
+				ch.decodeErrors(src, err)
+			}
+		}
+	}
+	c.fill()
+	for i := range c.Targets {
+		c.Targets[i].Line = ch.lines[fmt.Sprintf("targets[%d]", i)]
+	}
+	c.validate(ch.fail)
+	slices.SortStableFunc(ch.errs, func(a, b *Error) int { return a.Line - b.Line })
+	return c, ch.errs
 }
 
 // yamlError is err at the line of src it points to
 // (markdown.LocateYAMLError: yaml.v3's parser lines are 0-based, reader
 // errors such as control characters carry none).
-func yamlError(path string, src []byte, err error) error {
+func yamlError(path string, src []byte, err error) *Error {
 	line, text := markdown.LocateYAMLError(err, src)
-	if fm := unknownFieldRE.FindStringSubmatch(text); fm != nil {
-		text = fmt.Sprintf("unknown key %q", fm[1])
-	}
 	return &Error{Path: path, Line: line, Msg: text}
 }
 
-// keyLines maps "targets[i].name" style positions: for validation errors we
-// only need the line of each target's mapping, found with a yaml.Node pass.
-func keyLines(src []byte) map[string]int {
-	lines := map[string]int{}
-	var root yaml.Node
-	if yaml.Unmarshal(src, &root) != nil || len(root.Content) == 0 {
-		return lines
+// decodeErrors records the errors of decoding the checked document: the
+// checks of the files block's globs (Files.UnmarshalYAML), one per
+// "line N: …" entry.
+func (ch *checker) decodeErrors(src []byte, err error) {
+	var te *yaml.TypeError
+	if !errors.As(err, &te) {
+		e := yamlError(ch.path, src, err)
+		ch.record(e.Line, "files", e.Msg)
+		return
 	}
-	doc := root.Content[0]
-	for i := 0; i+1 < len(doc.Content); i += 2 {
-		k, v := doc.Content[i], doc.Content[i+1]
-		lines[k.Value] = k.Line
-		if k.Value == "targets" && v.Kind == yaml.SequenceNode {
-			for j, t := range v.Content {
-				lines[fmt.Sprintf("targets[%d]", j)] = t.Line
-				for m := 0; m+1 < len(t.Content); m += 2 {
-					lines[fmt.Sprintf("targets[%d].%s", j, t.Content[m].Value)] = t.Content[m].Line
-				}
-			}
-		}
+	for _, s := range te.Errors {
+		e := yamlError(ch.path, src, &yaml.TypeError{Errors: []string{s}})
+		ch.record(e.Line, "files", e.Msg)
 	}
-	return lines
 }
 
-func (c *Config) validate(path string, lines map[string]int) error {
-	fail := func(key, format string, args ...any) error {
-		return &Error{Path: path, Line: lines[key], Msg: fmt.Sprintf(format, args...)}
+// fail records a problem of a check across keys at the line of the dotted
+// key (or of the nearest key above it that was written), unless a value
+// under that key was already reported.
+func (ch *checker) fail(key, format string, args ...any) {
+	if ch.reported(key) {
+		return
 	}
-	if c.ContextWindow < 0 {
-		return fail("context_window", "context_window must be a positive number of tokens")
-	}
-	if c.Tokenizer != budget.O200kBase && c.Tokenizer != budget.Cl100kBase {
-		return fail("tokenizer", "tokenizer %q: want %s or %s", c.Tokenizer, budget.O200kBase, budget.Cl100kBase)
-	}
+	ch.record(ch.line(key), key, fmt.Sprintf(format, args...))
+}
+
+// failFunc records a problem at the line of a dotted key ("history",
+// "targets[0].providers").
+type failFunc func(key, format string, args ...any)
+
+// validate runs the checks that need more than one value, or the values
+// with their defaults: target names present and unique, thresholds in
+// order, the models of each provider, and the blocks' own checks.
+func (c *Config) validate(fail failFunc) {
 	if err := c.Thresholds.Validate(); err != nil {
-		return fail("thresholds", "%v", err)
+		fail("thresholds", "%v", err)
 	}
-	seen := map[string]bool{}
+	seen := map[string]int{}
 	for i, t := range c.Targets {
 		at := fmt.Sprintf("targets[%d]", i)
-		if !nameRE.MatchString(t.Name) {
-			return fail(at, "target name %q must match %s", t.Name, nameRE)
-		}
-		if seen[t.Name] {
-			return fail(at, "duplicate target name %q", t.Name)
-		}
-		seen[t.Name] = true
-		for _, p := range t.Providers {
-			if !knownProviders[p] {
-				return fail(at+".providers", "target %q: unknown provider %q (want markdown, anthropic, openai, gemini, ollama or text)", t.Name, p)
-			}
-		}
-		for p := range t.Capabilities {
-			if !knownProviders[p] {
-				return fail(at+".capabilities", "target %q: capabilities for unknown provider %q", t.Name, p)
-			}
-		}
-		if t.Budget < 0 {
-			return fail(at+".budget", "target %q: budget must be a positive number of tokens", t.Name)
-		}
-		if t.MaxTokens < 0 {
-			return fail(at+".max_tokens", "target %q: max_tokens must be a positive number of tokens", t.Name)
-		}
-		if t.OpenAISystemRole != "" && t.OpenAISystemRole != "system" && t.OpenAISystemRole != "developer" {
-			return fail(at+".openai_system_role", "target %q: openai_system_role must be system or developer", t.Name)
-		}
-		if t.OpenAIAPI != prompt.OpenAIChat && t.OpenAIAPI != prompt.OpenAIResponses {
-			return fail(at+".openai_api", "target %q: openai_api must be chat or responses", t.Name)
-		}
-		for _, f := range append(append(append([]string{}, t.System...), t.Skills...), t.Include...) {
-			if err := checkRel(f); err != nil {
-				return fail(at, "target %q: %v", t.Name, err)
-			}
-		}
-		if t.Tools != "" {
-			if err := checkRel(t.Tools); err != nil {
-				return fail(at+".tools", "target %q: %v", t.Name, err)
-			}
+		switch {
+		case t.Name == "":
+			fail(at+".name", "a target needs a name (example: name: agent)")
+		case seen[t.Name] > 0:
+			fail(at+".name", "duplicate target name %q (the first is at line %d)", t.Name, seen[t.Name])
+		default:
+			seen[t.Name] = max(t.Line, 1)
 		}
 	}
-	if c.Agent.MaxIterations < 0 {
-		return fail("agent", "agent.max_iterations must be 0 (unset) or a positive number of iterations")
-	}
-	switch c.History.Strategy {
-	case "window", "tokens", "summary", "importance":
-	default:
-		return fail("history", "history.strategy %q: want window, tokens, summary or importance", c.History.Strategy)
-	}
-	if err := c.resolveModels(fail); err != nil {
-		return err
-	}
-	for _, v := range []func(fail failFunc) error{c.CircuitBreaker.validate, c.Files.validate, c.Compression.validate, c.Watch.validate} {
-		if err := v(fail); err != nil {
-			return err
-		}
-	}
-	return nil
+	c.resolveModels(fail)
+	c.CircuitBreaker.validate(fail)
+	c.Files.validate(fail)
+	c.Watch.validate(fail)
 }
-
-// failFunc builds an *Error at the line of a dotted key ("history",
-// "targets[0].providers"), as keyLines records them.
-type failFunc func(key, format string, args ...any) error
 
 // checkRel rejects paths that are absolute or leave the project.
 func checkRel(p string) error {

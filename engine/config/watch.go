@@ -48,19 +48,10 @@ func (x *Watch) fill() {
 	}
 }
 
-// validate reports a bad value with its line: every duration must be
-// positive and max_wait at least quiet.
-func (x *Watch) validate(fail failFunc) error {
-	for _, d := range []struct {
-		key string
-		v   Duration
-	}{{"quiet", x.Quiet}, {"max_wait", x.MaxWait}, {"commit_interval", x.CommitInterval}} {
-		if d.v < 0 {
-			return fail("watch", "watch.%s %v must be a positive duration", d.key, time.Duration(d.v))
-		}
-	}
+// validate reports a max_wait below quiet, at the line of max_wait (each
+// duration's range is checked where it is written: rules).
+func (x *Watch) validate(fail failFunc) {
 	if x.MaxWait < x.Quiet {
-		return fail("watch", "watch.max_wait %v must be at least watch.quiet %v", time.Duration(x.MaxWait), time.Duration(x.Quiet))
+		fail("watch.max_wait", "watch.max_wait %v must be at least watch.quiet %v", time.Duration(x.MaxWait), time.Duration(x.Quiet))
 	}
-	return nil
 }
