@@ -3,7 +3,7 @@ package config
 import "github.com/recite-dev/recite/engine/signals"
 
 // CircuitBreaker is the `circuit_breaker` block of recite.yaml: the
-// loop-health thresholds of FORMATS.md §2.13. Preset picks fire-flow's
+// loop-health thresholds of docs/formats.md#circuit-breaker. Preset picks fire-flow's
 // defaults (stall 3/5, spin 3/5, output decline 50%/70%, baseline 3
 // iterations), its `--aggressive` variant or `/fire-debug`'s relaxed stall
 // (see signals.Preset); each threshold key set to a positive number

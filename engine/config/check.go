@@ -37,9 +37,12 @@ func (c *checker) add(line int, name, format string, args ...any) {
 	c.record(line, name, msg)
 }
 
-// record records the problem msg of the key named name at line.
-func (c *checker) record(line int, name, msg string) {
-	c.errs = append(c.errs, &Error{Path: c.path, Line: line, Key: name, Msg: msg})
+// record records the problem msg of the key named name at line and
+// returns it.
+func (c *checker) record(line int, name, msg string) *Error {
+	e := &Error{Path: c.path, Line: line, Key: name, Msg: msg}
+	c.errs = append(c.errs, e)
+	return e
 }
 
 // reported reports whether a problem was already recorded for the key
@@ -52,22 +55,6 @@ func (c *checker) reported(name string) bool {
 		}
 	}
 	return false
-}
-
-// line returns the line of the key named name, or of the nearest key
-// above it that was written, or 0.
-func (c *checker) line(name string) int {
-	for name != "" {
-		if l, ok := c.lines[name]; ok {
-			return l
-		}
-		i := strings.LastIndexAny(name, ".[")
-		if i < 0 {
-			break
-		}
-		name = name[:i]
-	}
-	return 0
 }
 
 // value checks v, the value of key k named name, written at line (its
@@ -215,7 +202,8 @@ func (c *checker) scalar(k *key, line int, v *yaml.Node, name string) bool {
 	var num float64
 	switch k.kind {
 	case kindString:
-		if tag != "!!str" {
+		// A date is text to recite, as to YAML 1.2 editors.
+		if tag != "!!str" && tag != "!!timestamp" {
 			c.typeError(k, line, v, name)
 			return false
 		}
@@ -250,12 +238,12 @@ func (c *checker) scalar(k *key, line int, v *yaml.Node, name string) bool {
 		}
 		return true
 	case kindInt:
-		var n int
-		if tag != "!!int" || v.Decode(&n) != nil {
+		// yaml.v3 would truncate 1.5 to 1: a float is a whole number only
+		// when it is one (1.0, 1e3), as in JSON Schema.
+		if (tag != "!!int" && tag != "!!float") || v.Decode(&num) != nil || num != math.Trunc(num) || math.Abs(num) > 1<<53 {
 			c.typeError(k, line, v, name)
 			return false
 		}
-		num = float64(n)
 	default: // kindFloat
 		if (tag != "!!int" && tag != "!!float") || v.Decode(&num) != nil || math.IsNaN(num) {
 			c.typeError(k, line, v, name)

@@ -3,6 +3,7 @@ package config
 import (
 	"bytes"
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -108,6 +109,120 @@ func FuzzParseErrorLine(f *testing.F) {
 		}
 		if lines := bytes.Count(src, []byte{'\n'}) + 1; ce.Line < 1 || ce.Line > lines {
 			t.Fatalf("%q: %v: line %d outside 1..%d", src, err, ce.Line, lines)
+		}
+	})
+}
+
+// TestCheckEveryProblem: Check returns every problem in line order, each
+// with its key, and Parse the first one with a count of the others; the
+// good values around the bad ones still decode.
+func TestCheckEveryProblem(t *testing.T) {
+	src := "contex_window: 1000\nthresholds:\n  warning: high\ntargets:\n  - name: a\n    budget: 500\n    providers: [markdown, antropic]\n  - name: a\nhistory:\n  strategie: tokens\n"
+	c, errs := Check("recite.yaml", []byte(src))
+	want := []struct {
+		line     int
+		key, msg string
+	}{
+		{1, "contex_window", `unknown key "contex_window": did you mean context_window?`},
+		{3, "thresholds.warning", `thresholds.warning: expected a number between 0 and 1, got "high" (example: warning: 0.70)`},
+		{7, "targets[0].providers[1]", `targets[0].providers[1]: expected markdown, anthropic, openai, gemini, ollama or text, got "antropic": did you mean anthropic?`},
+		{8, "targets[1].name", `duplicate target name "a" (the first is at line 5)`},
+		{10, "history.strategie", `unknown key "strategie" in history: did you mean strategy?`},
+	}
+	if len(errs) != len(want) {
+		t.Fatalf("%d problems, want %d: %v", len(errs), len(want), errs)
+	}
+	for i, w := range want {
+		if e := errs[i]; e.Line != w.line || e.Key != w.key || e.Msg != w.msg || e.Path != "recite.yaml" {
+			t.Errorf("problem %d = %+v, want %+v", i, *e, w)
+		}
+	}
+	if c == nil || c.Targets[0].Budget != 500 || strings.Join(c.Targets[0].Providers, ",") != "markdown" || c.Thresholds.Critical != 0.85 {
+		t.Errorf("the good values did not decode: %+v", c)
+	}
+	if c.KeyLine("targets[0].budget") != 6 || c.KeyLine("targets[1].model") != 8 || c.KeyLine("agent.timeout") != 0 {
+		t.Errorf("KeyLine: %d %d %d", c.KeyLine("targets[0].budget"), c.KeyLine("targets[1].model"), c.KeyLine("agent.timeout"))
+	}
+	_, err := Parse("recite.yaml", []byte(src))
+	wantErr := "recite.yaml:1: unknown key \"contex_window\": did you mean context_window?\nrecite.yaml: 4 more problems; `recite config check` lists them all"
+	if err == nil || err.Error() != wantErr {
+		t.Errorf("Parse: %v\nwant %s", err, wantErr)
+	}
+	if _, err := Parse("recite.yaml", []byte("contex_window: 1\n")); err == nil || strings.Contains(err.Error(), "more problem") {
+		t.Errorf("one problem: %v", err)
+	}
+}
+
+// TestCheckMessages: the message of each kind of problem.
+func TestCheckMessages(t *testing.T) {
+	for _, tc := range []struct{ src, want string }{
+		{"- a\n", `recite.yaml:1: expected a mapping of recite's keys (context_window, tokenizer, thresholds, …), got a list`},
+		{"bogus: 1\n", `recite.yaml:1: unknown key "bogus" (the keys here: context_window, tokenizer, thresholds, targets, agent, history, circuit_breaker, files, compression, watch, models)`},
+		{"role: x\n", `recite.yaml:1: unknown key "role": it belongs under targets[]`},
+		{"history:\n  models: {}\n", `recite.yaml:2: unknown key "models" in history: it belongs under targets[] or at the top level`},
+		{"Context_Window: 1\n", `recite.yaml:1: unknown key "Context_Window": did you mean context_window?`},
+		{"circuit: {}\n", `recite.yaml:1: unknown key "circuit": did you mean circuit_breaker?`},
+		{"thresholds: high\n", `recite.yaml:1: thresholds: expected a mapping (warning, critical), got "high" (example: thresholds: {warning: 0.70, critical: 0.85})`},
+		{"targets: {name: a}\n", `recite.yaml:1: targets: expected a list, got a mapping (example: targets: [{name: agent, role: implementer}])`},
+		{"targets: [{name: a, system: AGENTS.md}]\n", `recite.yaml:1: targets[0].system: expected a list, got "AGENTS.md" (example: system: [AGENTS.md, CLAUDE.md])`},
+		{"targets: [{name: a, system: [[x]]}]\n", `recite.yaml:1: targets[0].system[0]: expected a string, got a list (example: system: [AGENTS.md, CLAUDE.md])`},
+		{"targets: [{name: a, tools: 5}]\n", `recite.yaml:1: targets[0].tools: expected a string, got 5 (quote it to mean the text: "5") (example: tools: docs/tools.md)`},
+		{"targets: [{name: a, prefill: yes}]\n", `recite.yaml:1: targets[0].prefill: expected true or false, got "yes" (example: prefill: false)`},
+		{"targets: [{name: a, budget: 1.5}]\n", `recite.yaml:1: targets[0].budget: expected a whole number of tokens, 0 or more, got 1.5 (example: budget: 50000)`},
+		{"tokenizer:\n", `recite.yaml:1: tokenizer: expected o200k_base or cl100k_base, got nothing (example: tokenizer: o200k_base)`},
+		{"agent: {timeout: 10}\n", `recite.yaml:1: agent.timeout: expected a positive duration such as 30s, 10m or 1h, got 10 (example: timeout: 10m)`},
+		{"targets: [{name: a, capabilities: {olama: {}}}]\n", `recite.yaml:1: targets[0].capabilities: unknown provider "olama": did you mean ollama?`},
+		{"targets: [{name: a, capabilities: {claude: {}}}]\n", `recite.yaml:1: targets[0].capabilities: unknown provider "claude" (want markdown, anthropic, openai, gemini, ollama or text)`},
+		{"targets: [{role: x}]\n", `recite.yaml:1: a target needs a name (example: name: agent)`},
+		{"targets: [{name: a, include: [/etc/passwd]}]\n", `recite.yaml:1: targets[0].include[0]: path "/etc/passwd" must be relative to the project and stay inside it`},
+		{"a: &x 1\n<<: {tokenizer: p50k}\n", `recite.yaml:1: unknown key "a"`},
+	} {
+		_, err := Parse("recite.yaml", []byte(tc.src))
+		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("%q:\n got %v\nwant %s", tc.src, err, tc.want)
+		}
+	}
+}
+
+// TestClosest: "did you mean" picks the nearest key within a few edits,
+// or a key the word is a prefix of, and nothing far off.
+func TestClosest(t *testing.T) {
+	keys := []string{"context_window", "tokenizer", "thresholds", "targets", "circuit_breaker", "history", "watch"}
+	for word, want := range map[string]string{
+		"contex_window": "context_window", "context-window": "context_window", "CONTEXT_WINDOW": "context_window",
+		"tokeniser": "tokenizer", "target": "targets", "treshold": "thresholds", "circuit": "circuit_breaker",
+		"histroy": "history", "wacth": "watch", "window": "", "bogus": "", "x": "", "hist": "history",
+	} {
+		if got := closest(word, keys); got != want {
+			t.Errorf("closest(%q) = %q, want %q", word, got, want)
+		}
+	}
+}
+
+// FuzzCheck: Check never panics, returns its problems in line order with
+// lines inside the file, and Parse's error is Check's first problem.
+func FuzzCheck(f *testing.F) {
+	for _, s := range []string{
+		"contex_window: 1\nthresholds: {warning: high}\n", "targets: [{name: a}, {name: a}]\n", "a: &x {b: 1}\nfiles: *x\n",
+		"<<: {tokenizer: x}\n", "targets:\n  - <<: {name: a}\n    budget: -1\n", "files: {task_types: {testing: [x], b: [\"[\"]}}\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		_, errs := Check("recite.yaml", src)
+		lines := bytes.Count(src, []byte{'\n'}) + 1
+		for i, e := range errs {
+			if e.Line < 0 || e.Line > lines || i > 0 && e.Line < errs[i-1].Line {
+				t.Fatalf("%q: problem %d %v: line %d out of order or outside 1..%d", src, i, e, e.Line, lines)
+			}
+		}
+		_, err := Parse("recite.yaml", src)
+		var ce *Error
+		switch {
+		case len(errs) == 0 && err != nil, len(errs) > 0 && !errors.As(err, &ce):
+			t.Fatalf("%q: Parse %v, Check %v", src, err, errs)
+		case len(errs) > 0 && (ce.Msg != errs[0].Msg || ce.Line != errs[0].Line || ce.More != len(errs)-1):
+			t.Fatalf("%q: Parse %v, Check's first %v", src, ce, errs[0])
 		}
 	})
 }

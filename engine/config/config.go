@@ -1,13 +1,25 @@
 // Package config reads `.planning/recite.yaml`, recite's configuration.
 //
-// Parsing is strict: an unknown key is an error naming the file and line, so
-// a typo never silently falls back to a default. With no file, Default
+// Parsing is strict: an unknown key is an error naming the file and line
+// and the key it most likely meant, so a typo never silently falls back to
+// a default; a value of the wrong type or out of range says what the key
+// takes, with an example. Check returns every problem of a file, Parse the
+// first. The keys are the yaml tags of the config types, read by
+// reflection (keys.go); what each accepts beyond its Go type is one table
+// (rules.go), from which, with the first paragraph of each field's doc
+// comment, this package's tests generate the JSON Schema of recite.yaml
+// (templates/recite.schema.json). With no file, Default
 // applies: one target "agent" (role implementer; providers markdown,
 // anthropic and openai, each with its default model), a 200,000-token
 // context window counted with o200k_base, and WARNING/CRITICAL at 70%/85%.
 // Each target resolves a model per provider (models.go): its models:, its
 // older single model: for the provider whose family it names, the
 // top-level models:, then the defaults of engine/prompt.
+//
+// It imports engine/budget, engine/prompt and engine/signals (the types
+// and defaults it configures), markdown (YAML error lines) and templates
+// (the built-in roles); no package of the binary imports the schema
+// generator or validator its tests use.
 package config
 
 import (
@@ -30,6 +42,19 @@ import (
 // FileName is the configuration file's path relative to the project root.
 const FileName = ".planning/recite.yaml"
 
+// SchemaFile is where recite keeps a copy of the JSON Schema of
+// recite.yaml (templates.Schema), relative to the project root: inside
+// .planning/.recite/, which git ignores, rewritten by `recite init` and
+// every build, so that it is the schema of the recite that reads the
+// file, offline, without a clone of recite.
+const SchemaFile = ".planning/.recite/recite.schema.json"
+
+// SchemaModelinePath is SchemaFile relative to the folder of FileName:
+// the path the first line of the recite.yaml `recite init` writes gives
+// editors ("# yaml-language-server: $schema=…", which yaml-language-server
+// resolves relative to the YAML file).
+const SchemaModelinePath = ".recite/recite.schema.json"
+
 // Config is the whole of recite.yaml.
 type Config struct {
 	// ContextWindow is the model's context window in tokens (default
@@ -38,7 +63,8 @@ type Config struct {
 	// Tokenizer is the BPE encoding used for counts: o200k_base (default)
 	// or cl100k_base.
 	Tokenizer string `yaml:"tokenizer"`
-	// Thresholds are the WARNING and CRITICAL fractions of a budget.
+	// Thresholds are the fractions of a target's budget at which its
+	// status turns WARNING and CRITICAL.
 	Thresholds budget.Thresholds `yaml:"thresholds"`
 	// Targets are the prompt files to write, one per consumer.
 	Targets []Target `yaml:"targets"`
@@ -46,24 +72,53 @@ type Config struct {
 	Agent Agent `yaml:"agent"`
 	// History sets how a conversation's history is pruned.
 	History History `yaml:"history"`
-	// CircuitBreaker sets the loop-health thresholds (breaker.go).
+	// CircuitBreaker sets the loop-health thresholds of the circuit
+	// breaker: a preset, and overrides of its thresholds.
 	CircuitBreaker CircuitBreaker `yaml:"circuit_breaker"`
-	// Files sets the file sections and task-type exclusions (files.go).
+	// Files sets which project files enter a prompt: exclusions by task
+	// type, and the limits of the file-tree and files sections.
 	Files Files `yaml:"files"`
-	// Compression sets difficulty routing and context compression
-	// (compression.go).
+	// Compression sets difficulty routing and context compression.
 	Compression Compression `yaml:"compression"`
-	// Watch sets `recite watch` timing and its history commits (watch.go).
+	// Watch sets `recite watch` timing and its history commits.
 	Watch Watch `yaml:"watch"`
-	// Models names a model per provider for every target (models.go); a
-	// target's own models win.
+	// Models names a model per provider for every target; a target's own
+	// models win.
 	Models Models `yaml:"models"`
+
+	// lines maps every key read from the file, dotted ("targets[0].role"),
+	// to its line (KeyLine).
+	lines map[string]int
+}
+
+// KeyLine returns the line of recite.yaml where the dotted key
+// ("targets[0].role", "history.window") was written, or the line of the
+// nearest key above it that was, or 0 (a default, or a configuration not
+// read from a file).
+func (c *Config) KeyLine(key string) int {
+	return keyLine(c.lines, key)
+}
+
+// keyLine looks key up in lines, then each key above it.
+func keyLine(lines map[string]int, key string) int {
+	for key != "" {
+		if l, ok := lines[key]; ok {
+			return l
+		}
+		i := strings.LastIndexAny(key, ".[")
+		if i < 0 {
+			break
+		}
+		key = key[:i]
+	}
+	return 0
 }
 
 // Target is one consumer of prompt files.
 type Target struct {
-	// Name is used in file names: prompts/NAME.md, prompts/NAME.PROVIDER.json.
-	// It must match ^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$.
+	// Name names the target's prompt files, prompts/NAME.md and
+	// prompts/NAME.PROVIDER.json: up to 64 letters, digits, '.', '_' or
+	// '-', starting with a letter or digit. Required.
 	Name string `yaml:"name"`
 	// Role selects the role template (templates/roles/ROLE.md or
 	// .planning/templates/roles/ROLE.md): implementer, validator, reviewer…
@@ -90,8 +145,10 @@ type Target struct {
 	// carries; "" for none.
 	Conversation string `yaml:"conversation"`
 	// Models names this target's model per provider, over the top-level
-	// models (models.go). After Parse it holds the resolved model of every
-	// provider (ModelFor).
+	// models.
+	//
+	// After Parse it holds the resolved model of every provider
+	// (ModelFor).
 	Models Models `yaml:"models"`
 	// Model is the single model name of older configurations: it applies
 	// to the one provider whose family it names (claude-… anthropic, gpt-…
@@ -117,7 +174,9 @@ type Target struct {
 	// OllamaStream is the ollama body's "stream" (default false: one JSON
 	// reply, as curl and the README expect).
 	OllamaStream bool `yaml:"ollama_stream"`
-	// Capabilities override the model limits per provider (models.go).
+	// Capabilities override the limits of the target's model, per
+	// provider: its context window, longest reply, minimum cacheable
+	// prefix, and whether it takes the developer role.
 	Capabilities map[string]CapabilityOverride `yaml:"capabilities"`
 
 	// Line is the line of this target's entry in recite.yaml (0 for the
@@ -129,10 +188,11 @@ type Target struct {
 // default reply limit, in tokens (prompt.DefaultMaxTokens).
 const DefaultMaxTokens = prompt.DefaultMaxTokens
 
-// CapabilityOverride overrides entries of the model limits
-// (prompt.Limits) for one provider of one target. A nil field keeps the
-// table's value. The request shape itself (conversation, system message,
-// tool calls) is fixed by each provider.
+// CapabilityOverride overrides the limits of a target's model for one
+// provider; a key left out keeps the model's own limit.
+//
+// A nil field keeps the value of prompt.Limits. The request shape itself
+// (conversation, system message, tool calls) is fixed by each provider.
 type CapabilityOverride struct {
 	// MaxContext replaces the model's context window, in tokens.
 	MaxContext *int `yaml:"max_context"`
@@ -150,7 +210,7 @@ type Agent struct {
 	// Command is run through `sh -c`; `{prompt_file}` is replaced by the
 	// prompt file's path, otherwise the prompt is written to stdin.
 	Command string `yaml:"command"`
-	// Timeout bounds one run (default 10m).
+	// Timeout bounds one run, as a Go duration (default 10m).
 	Timeout Duration `yaml:"timeout"`
 	// MaxIterations is M in the loop layer's "iteration N of M" for
 	// conversations run by `recite conversation run` (one iteration per
@@ -205,8 +265,11 @@ func (c *Config) fill() {
 	if c.Tokenizer == "" {
 		c.Tokenizer = budget.O200kBase
 	}
-	if c.Thresholds == (budget.Thresholds{}) {
-		c.Thresholds = budget.DefaultThresholds()
+	if c.Thresholds.Warning == 0 {
+		c.Thresholds.Warning = budget.DefaultThresholds().Warning
+	}
+	if c.Thresholds.Critical == 0 {
+		c.Thresholds.Critical = budget.DefaultThresholds().Critical
 	}
 	if len(c.Targets) == 0 {
 		c.Targets = []Target{{Name: "agent"}}
@@ -256,6 +319,10 @@ type Error struct {
 	// More is how many further problems the file has (Parse reports the
 	// first one only; Check returns them all).
 	More int
+
+	// beyondSchema marks a check the JSON Schema of recite.yaml does not
+	// express: one across keys, or a glob's gitignore syntax.
+	beyondSchema bool
 }
 
 // Error returns "PATH:LINE: MSG", and a second line counting the other
@@ -308,6 +375,7 @@ func Check(path string, src []byte) (*Config, []*Error) {
 		}
 	}
 	c.fill()
+	c.lines = ch.lines
 	for i := range c.Targets {
 		c.Targets[i].Line = ch.lines[fmt.Sprintf("targets[%d]", i)]
 	}
@@ -331,12 +399,12 @@ func (ch *checker) decodeErrors(src []byte, err error) {
 	var te *yaml.TypeError
 	if !errors.As(err, &te) {
 		e := yamlError(ch.path, src, err)
-		ch.record(e.Line, "files", e.Msg)
+		ch.record(e.Line, "", e.Msg).beyondSchema = true
 		return
 	}
 	for _, s := range te.Errors {
 		e := yamlError(ch.path, src, &yaml.TypeError{Errors: []string{s}})
-		ch.record(e.Line, "files", e.Msg)
+		ch.record(e.Line, "files", e.Msg).beyondSchema = true
 	}
 }
 
@@ -347,7 +415,7 @@ func (ch *checker) fail(key, format string, args ...any) {
 	if ch.reported(key) {
 		return
 	}
-	ch.record(ch.line(key), key, fmt.Sprintf(format, args...))
+	ch.record(keyLine(ch.lines, key), key, fmt.Sprintf(format, args...)).beyondSchema = true
 }
 
 // failFunc records a problem at the line of a dotted key ("history",

@@ -26,13 +26,13 @@ import (
 //	  file_max_lines: 400
 //	  max_files: 12
 //
-// Task types (FORMATS.md §2.10 "Dynamic exclusion", seeds/002 §3): while the
+// Task types (fire-flow's dynamic exclusion): while the
 // current plan's task type is T, the globs of task_types.T are excluded on
 // top of .powerignore, .gitignore and .git/info/exclude; never-exclude files
 // still enter. The type "testing" includes everything and takes no globs.
 // There is no built-in table: without task_types nothing is excluded by
-// task type (DESIGN.md "No hidden defaults": what is excluded is what the
-// files say); `recite init` writes fire-flow's table (DefaultTaskTypes)
+// task type (no hidden defaults: what is excluded is what the files
+// say); `recite init` writes fire-flow's table (DefaultTaskTypes)
 // into recite.yaml, where it can be read and changed.
 type Files struct {
 	// TaskTypes maps a task type to the gitignore patterns it excludes
@@ -65,11 +65,11 @@ type Files struct {
 	keywordsSet bool
 }
 
-// TypeTesting is the task type that includes everything (seeds/002 §3).
+// TypeTesting is the task type that includes everything.
 const TypeTesting = "testing"
 
 // DefaultTaskTypes returns fire-flow's dynamic-exclusion table
-// (context-engineering.md §3, FORMATS.md §2.10), the one the recite.yaml of
+// (its context-engineering reference), the one the recite.yaml of
 // `recite init` holds. It is not applied when recite.yaml has no
 // task_types.
 func DefaultTaskTypes() map[string][]string {

@@ -13,10 +13,16 @@ import (
 // target's legacy model (for its family), then the top-level models, then
 // prompt.DefaultModel.
 type Models struct {
+	// Anthropic is the model the anthropic body names (claude-…).
 	Anthropic string `yaml:"anthropic"`
-	OpenAI    string `yaml:"openai"`
-	Gemini    string `yaml:"gemini"`
-	Ollama    string `yaml:"ollama"`
+	// OpenAI is the model the openai body names (gpt-…, o1…).
+	OpenAI string `yaml:"openai"`
+	// Gemini is the gemini model, which goes in the request URL
+	// (models/NAME:generateContent), not in the body (gemini-…).
+	Gemini string `yaml:"gemini"`
+	// Ollama is the model the ollama body names: a local model, with an
+	// optional :TAG.
+	Ollama string `yaml:"ollama"`
 }
 
 // get returns the model of provider ("" for a provider that names no

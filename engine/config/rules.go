@@ -11,6 +11,11 @@ import (
 	"github.com/recite-dev/recite/templates"
 )
 
+// The JSON Schema of recite.yaml is generated from the config types and
+// these rules by schema_test.go; its test fails until this is run after a
+// change.
+//go:generate go test -run ^TestSchemaCurrent$ -update .
+
 // rule is what one key of recite.yaml accepts beyond its Go type, and an
 // example of a good value. Check enforces it at the key's line; the JSON
 // Schema of recite.yaml (templates/recite.schema.json) carries the same
@@ -39,6 +44,9 @@ type rule struct {
 	// path marks a file path, which must be relative to the project and
 	// stay inside it (checkRel).
 	path bool
+	// required marks a key its mapping must have (a target's name;
+	// validate reports it missing).
+	required bool
 }
 
 // at returns a pointer to f, for rule bounds.
@@ -116,7 +124,7 @@ func targetRules() map[string]rule {
 	}
 	return map[string]rule{
 		"targets[]": {example: "{name: agent}"},
-		"targets[].name": {example: "agent", pattern: nameRE,
+		"targets[].name": {example: "agent", pattern: nameRE, required: true,
 			what: "a name of up to 64 letters, digits, '.', '_' or '-', starting with a letter or digit"},
 		"targets[].role": {example: "implementer", enum: templates.Roles(), open: true, pattern: roleRE,
 			what: "a role: " + orList(templates.Roles()) + ", or one of .planning/templates/roles/"},

@@ -2,7 +2,7 @@ package config
 
 import "time"
 
-// Default timings of the `watch` block (issue 7 "Build" §1 and §4).
+// Default timings of the `watch` block.
 const (
 	// DefaultWatchQuiet is the trailing quiet period after the last file
 	// event before `recite watch` re-renders.
@@ -25,7 +25,7 @@ const (
 //	  max_wait: 250ms      # …but never later than this after the first event
 //	  commit_interval: 1m  # `recite watch --commit`: commit history this often
 type Watch struct {
-	// Quiet is the debounce quiet period (default 50ms).
+	// Quiet is the debounce quiet period, as a Go duration (default 50ms).
 	Quiet Duration `yaml:"quiet"`
 	// MaxWait caps the delay between the first event of a batch and its
 	// render (default 250ms); it must be at least Quiet.
