@@ -380,6 +380,12 @@ func Check(path string, src []byte) (*Config, []*Error) {
 		c.Targets[i].Line = ch.lines[fmt.Sprintf("targets[%d]", i)]
 	}
 	c.validate(ch.fail)
+	// yaml.v3 counts a lone \r as a line break; recite's lines count \n
+	// only: a line past the last is the last (markdown.LocateYAMLError).
+	last := bytes.Count(bytes.TrimSuffix(src, []byte{'\n'}), []byte{'\n'}) + 1
+	for _, e := range ch.errs {
+		e.Line = min(e.Line, last)
+	}
 	slices.SortStableFunc(ch.errs, func(a, b *Error) int { return a.Line - b.Line })
 	return c, ch.errs
 }
