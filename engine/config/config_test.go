@@ -131,3 +131,18 @@ func templateBlock(t *testing.T, key string) string {
 	}
 	return src.String()
 }
+
+// BenchmarkParse parses the recite.yaml `recite init` writes, as every
+// build, watch render and hook event does.
+func BenchmarkParse(b *testing.B) {
+	src, err := templates.Init("recite.yaml", "gsd")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Parse(FileName, []byte(src)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
