@@ -88,7 +88,7 @@ func (e *Engine) Import(ctx context.Context, opts ImportOptions) (*ImportResult,
 	if err := conversation.ValidateID(id); err != nil {
 		return nil, &InputError{Err: err}
 	}
-	recs, rep, err := readTranscript(opts, read)
+	recs, rep, err := e.readTranscript(opts, read)
 	if err != nil {
 		return nil, err
 	}
@@ -117,13 +117,18 @@ func (e *Engine) Import(ctx context.Context, opts ImportOptions) (*ImportResult,
 }
 
 // readTranscript opens and reads opts.Path with read.
-func readTranscript(opts ImportOptions, read func(io.Reader) ([]Record, ImportReport, error)) ([]Record, ImportReport, error) {
+// The bytes read are reported as Progress.
+func (e *Engine) readTranscript(opts ImportOptions, read func(io.Reader) ([]Record, ImportReport, error)) ([]Record, ImportReport, error) {
 	f, err := os.Open(opts.Path)
 	if err != nil {
 		return nil, ImportReport{}, &InputError{Err: fmt.Errorf("import %s: %w", opts.Format, err)}
 	}
 	defer func() { _ = f.Close() }()
-	recs, rep, err := read(f)
+	var r io.Reader = f
+	if st, err := f.Stat(); err == nil && e.progress != nil {
+		r = &progressReader{r: f, e: e, stage: "reading " + filepath.Base(opts.Path), total: st.Size()}
+	}
+	recs, rep, err := read(r)
 	var fe *conversation.FormatError
 	if errors.As(err, &fe) {
 		// The wrong importer: nothing is created.

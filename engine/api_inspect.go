@@ -16,8 +16,9 @@ import (
 // (planning.Summary).
 type PlanningSummary = planning.Summary
 
-// Inspect loads the planning tree and summarises it. The tree is
-// Dir()/.planning, or Dir() itself when it is named .planning. Errors, all
+// Inspect loads the planning tree and summarises it, paths relative to
+// the project root (".planning/STATE.md"). The tree is Dir()/.planning, or
+// Dir() itself when it is named .planning. Errors, all
 // *InputError: the project directory or its .planning folder is missing,
 // unreadable or not a directory; the tree cannot be loaded (the error names
 // the folder).
@@ -26,11 +27,13 @@ func (e *Engine) Inspect() (PlanningSummary, error) {
 	if err != nil {
 		return PlanningSummary{}, err
 	}
-	proj, err := planning.Load(os.DirFS(dir))
+	proj, err := planning.LoadCached(os.DirFS(dir), e.parsed)
 	if err != nil {
 		return PlanningSummary{}, &InputError{Err: fmt.Errorf("%s: %w", dir, err)}
 	}
-	return proj.Summary(), nil
+	s := proj.Summary()
+	rootRelativeSummary(&s)
+	return s, nil
 }
 
 // inspectPlanningDir finds the planning tree for dir: dir itself when it

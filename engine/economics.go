@@ -71,14 +71,14 @@ func (e *Engine) RenderHistory() ([]RenderRecord, error) { return economics.Rend
 // there is to compare with.
 func (e *Engine) cacheEconomics(tb *targetBuild, fr *FileReport, old, body []byte, write bool) *CacheEconomics {
 	tr := tb.report
-	against := "disk"
+	against, first := "disk", old == nil
 	if !write && bytes.Equal(old, body) {
 		if all, err := e.RenderHistory(); err == nil {
 			h := economics.BodyHash(body)
 			for i := len(all) - 1; i >= 0; i-- {
 				if r := all[i]; r.Target == tr.Name && r.Provider == fr.Provider && r.Hash == h {
 					fr.PrefixBytes = min(r.PrefixBytes, len(body))
-					against = "history"
+					against, first = "history", r.First
 					break
 				}
 			}
@@ -88,7 +88,7 @@ func (e *Engine) cacheEconomics(tb *targetBuild, fr *FileReport, old, body []byt
 	// the minimum is the one of the model the body names.
 	at := prompt.AnthropicBreakpoints(tb.prompt, tb.target.RenderOptions(fr.Provider))
 	ce := economics.Outlook(fr.Provider, tb.target.Limits(fr.Provider).MinCacheable, body, fr.PrefixBytes, fr.Tokens, at)
-	ce.Against = against
+	ce.Against, ce.FirstRender = against, first
 	if !write && tr.Renders == nil {
 		tr.Renders = []RenderRecord{}
 		all, _ := e.RenderHistory()
@@ -108,7 +108,7 @@ func (e *Engine) cacheEconomics(tb *targetBuild, fr *FileReport, old, body []byt
 		tb.renders = append(tb.renders, RenderRecord{
 			Time: time.Now().UTC().Format(time.RFC3339), Target: tr.Name, Provider: fr.Provider,
 			Bytes: len(body), Tokens: fr.Tokens, PrefixBytes: fr.PrefixBytes, PrefixTokens: ce.PrefixTokens, CachedTokens: ce.CachedTokens,
-			Hash: economics.BodyHash(body),
+			Hash: economics.BodyHash(body), First: old == nil,
 		})
 	}
 	return ce

@@ -76,15 +76,21 @@ type Engine struct {
 	// history answers and caches the commit questions of compression
 	// (compress.go).
 	history gitstore.History
+	// progress receives the steps of long operations (WithProgress).
+	progress func(Progress)
 }
 
 // New returns an Engine for the project rooted at dir. The engine keeps
 // what it read between builds (planning.Cache): a rebuild does not read
 // files whose stat is unchanged, and re-parses only the changed section of
 // a changed file; token counts and redactions of unchanged text are kept
-// too (the warm path of `recite watch`).
-func New(dir string) *Engine {
-	return &Engine{dir: dir, parsed: planning.NewCache(), scope: scope.New(dir)}
+// too (the warm path of `recite watch`). Options: WithProgress.
+func New(dir string, opts ...Option) *Engine {
+	e := &Engine{dir: dir, parsed: planning.NewCache(), scope: scope.New(dir)}
+	for _, o := range opts {
+		o(e)
+	}
+	return e
 }
 
 // Dir is the project root.
@@ -115,6 +121,9 @@ type Report struct {
 	// Signals are the loop health, circuit breaker and stop signals (set by
 	// Status only; see health.go).
 	Signals *SignalsReport `json:"signals,omitempty"`
+	// Thresholds are the WARNING and CRITICAL fractions of each target's
+	// budget (recite.yaml's thresholds; 0.70 and 0.85 by default).
+	Thresholds budget.Thresholds `json:"thresholds"`
 }
 
 // Diagnostic is a problem found in an input file (path relative to the

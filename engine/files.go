@@ -44,13 +44,17 @@ func (e *Engine) Files(ctx context.Context, include []string) ([]FileEntry, erro
 	return e.scope.Files(ctx, cfg, proj, include)
 }
 
+// ErrNotInProject is Why's error for a path that does not exist or lies
+// outside the project root (scope.ErrNotInProject); the CLI exits 1 on it.
+var ErrNotInProject = scope.ErrNotInProject
+
 // Why explains the verdict on one path like `git check-ignore -v`: the
 // deciding file, line and pattern (a task-type glob names recite.yaml and
 // the task type), or "never-exclude: named by …" (for a file named by an
 // error: "never-exclude: named by error at SOURCE"), or, for a path under
 // .git/ or beyond a symbolic link that leaves the project, "excluded: …"
-// (scope.Scope.Why). Errors as for Files, and *InputError for a path that
-// is not a clean relative path.
+// (scope.Scope.Why). Errors as for Files, and ErrNotInProject (wrapped)
+// for a path that does not exist or lies outside the project root.
 func (e *Engine) Why(ctx context.Context, rel string, include []string) (Explanation, error) {
 	cfg, proj, err := e.loadScope(include)
 	if err != nil {

@@ -39,6 +39,7 @@ func (b *targetBuild) conversation() string {
 // build builds (write) or checks the targets that only accepts (all when
 // only is nil), and returns the report with each target's build.
 func (e *Engine) build(ctx context.Context, write bool, only func(*config.Target) bool) (*Report, []*targetBuild, error) {
+	e.report(Progress{Stage: "reading the planning tree"})
 	cfg, found, proj, err := e.load()
 	if err != nil {
 		return nil, nil, err
@@ -47,7 +48,7 @@ func (e *Engine) build(ctx context.Context, write bool, only func(*config.Target
 	if err != nil {
 		return nil, nil, &InputError{Err: err}
 	}
-	rep := &Report{Flavor: string(proj.Flavor), Tokenizer: cfg.Tokenizer, ContextWindow: cfg.ContextWindow, ConfigFound: found}
+	rep := &Report{Flavor: string(proj.Flavor), Tokenizer: cfg.Tokenizer, ContextWindow: cfg.ContextWindow, ConfigFound: found, Thresholds: cfg.Thresholds}
 	for _, d := range proj.Diagnostics {
 		d.Path = PlanningDir + "/" + d.Path
 		rep.Diagnostics = append(rep.Diagnostics, d)
@@ -66,6 +67,7 @@ func (e *Engine) build(ctx context.Context, write bool, only func(*config.Target
 		if only != nil && !only(tg) {
 			continue
 		}
+		e.report(Progress{Stage: "building target " + tg.Name, Done: int64(i), Total: int64(len(cfg.Targets)), Unit: "targets"})
 		tb, diags := e.assemble(ctx, cfg, tg, proj)
 		rep.Diagnostics = append(rep.Diagnostics, diags...)
 		if err := e.renderTarget(tb, write, counter, rep); err != nil {

@@ -26,7 +26,9 @@ func newBuildCmd(g *globalOptions, streams IOStreams, runF func(context.Context,
 		Short: "Regenerate every prompt file once",
 		Long: `Regenerate the prompt files of every target in .planning/prompts/:
 TARGET.md and TARGET.PROVIDER.json, ordered for prompt caching and fitted
-to the token budget. Files whose bytes would not change are not written.`,
+to the token budget. Files whose bytes would not change are not written.
+A diagnostic is printed the first time it appears; afterwards it is
+counted ("recite inspect" lists them all).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.dir = g.dir
@@ -39,13 +41,16 @@ to the token budget. Files whose bytes would not change are not written.`,
 }
 
 func buildRun(ctx context.Context, opts *buildOptions) error {
-	e := engine.New(opts.dir)
+	pr := newProgress(opts.io)
+	e := engine.New(opts.dir, pr.option())
 	rep, err := e.Build(ctx)
+	pr.done()
 	if err != nil {
 		return err
 	}
 	err = opts.json.print(opts.io.Out, rep, func(w io.Writer) error {
 		printBuild(w, rep)
+		printDiagnosticsOnce(w, e, rep.Diagnostics, byBuild)
 		return nil
 	})
 	if err == nil && opts.check {
@@ -73,7 +78,7 @@ func writeState(t *engine.TargetReport) string {
 }
 
 // printBuild writes one line per target (tokens, budget, status, stable
-// prefix, files written), its cuts, then the diagnostics.
+// prefix, files written) and its cuts.
 func printBuild(w io.Writer, rep *engine.Report) {
 	for _, t := range rep.Targets {
 		state := writeState(t)
@@ -84,7 +89,6 @@ func printBuild(w io.Writer, rep *engine.Report) {
 		}
 		printFileCuts(w, t)
 	}
-	printDiagnostics(w, rep.Diagnostics)
 }
 
 // printFileCuts prints the cuts one provider's smaller context window

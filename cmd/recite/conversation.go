@@ -167,7 +167,7 @@ func convSayRun(ctx context.Context, opts *convSayOptions) error {
 	for _, t := range rep.Targets {
 		fmt.Fprintf(opts.io.Out, "rebuilt target %s: %s\n", t.Name, writeState(t))
 	}
-	printDiagnostics(opts.io.ErrOut, rep.Diagnostics)
+	printDiagnosticsOnce(opts.io.ErrOut, e, rep.Diagnostics, bySay)
 	return nil
 }
 
@@ -210,13 +210,14 @@ func convRunRun(ctx context.Context, opts *convRunOptions) error {
 	if err != nil {
 		return err
 	}
-	cs, err := engine.New(opts.dir).Conversations()
+	e := engine.New(opts.dir)
+	cs, err := e.Conversations()
 	if err != nil {
 		return err
 	}
 	res, err := cs.Run(ctx, engine.RunOptions{ID: opts.id, Text: text, Stderr: opts.io.ErrOut})
 	if res != nil {
-		printDiagnostics(opts.io.ErrOut, res.Diagnostics)
+		printDiagnosticsOnce(opts.io.ErrOut, e, res.Diagnostics, byRun)
 	}
 	var ae *engine.AgentError
 	if errors.As(err, &ae) {

@@ -42,7 +42,9 @@ are never listed, even when named (git lists the link itself only).
 --why explains one path like git check-ignore -v: FILE:LINE:PATTERN and the
 path, "never-exclude: named by …" (e.g. "named by error at SOURCE"),
 "excluded: .git/ is never part of context" or "excluded: beyond a symbolic
-link that leaves the project"; "::" when no pattern matches.
+link that leaves the project"; "::" when no pattern matches. A PATH that
+does not exist or lies outside the project root is said to be not in the
+project, and the exit code is 1.
 `,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -54,7 +54,9 @@ replaced by "-"). The conversation is created if needed.`,
 }
 
 func importRun(ctx context.Context, opts *importOptions) error {
-	res, err := engine.New(opts.dir).Import(ctx, opts.imp)
+	pr := newProgress(opts.io)
+	res, err := engine.New(opts.dir, pr.option()).Import(ctx, opts.imp)
+	pr.done()
 	if err != nil {
 		return err
 	}

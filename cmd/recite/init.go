@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -57,11 +58,20 @@ func initRun(_ context.Context, opts *initOptions) error {
 	if err != nil {
 		return err
 	}
+	commit := append(append([]string(nil), res.Created...), res.Updated...)
+	if cres != nil && (cres.Created || len(cres.Added) > 0) {
+		commit = append(commit, cres.Path)
+	}
+	if mres != nil && (mres.Created || mres.Added) {
+		commit = append(commit, mres.Path)
+	}
 	v := struct {
 		*engine.InitResult
-		Claude *engine.ClaudeResult  `json:"claude,omitempty"`
-		MCP    *engine.MCPInitResult `json:"mcp,omitempty"`
-	}{res, cres, mres}
+		Claude  *engine.ClaudeResult  `json:"claude,omitempty"`
+		MCP     *engine.MCPInitResult `json:"mcp,omitempty"`
+		Commit  []string              `json:"commit"`
+		Ignored []string              `json:"ignored"`
+	}{res, cres, mres, commit, ignoredByGit()}
 	return opts.json.print(opts.io.Out, v, func(w io.Writer) error {
 		for _, p := range res.Created {
 			fmt.Fprintf(w, "created %s\n", p)
@@ -79,6 +89,25 @@ func initRun(_ context.Context, opts *initOptions) error {
 		if mres != nil {
 			printMCP(w, mres)
 		}
+		printGitAdvice(w, commit)
 		return nil
 	})
+}
+
+// ignoredByGit are the folders recite writes whose content stays out of
+// git (each holds a .gitignore of "*" that init or the first build
+// writes): the prompt files, rebuilt from the planning tree, and recite's
+// caches.
+func ignoredByGit() []string { return []string{engine.PromptsDir + "/", engine.CacheDir + "/"} }
+
+// printGitAdvice says which of the files init created or changed belong in
+// git, and what stays out of it.
+func printGitAdvice(w io.Writer, commit []string) {
+	fmt.Fprintln(w)
+	if len(commit) == 0 {
+		fmt.Fprintln(w, "nothing new to commit")
+	} else {
+		fmt.Fprintf(w, "commit these: git add %s\n", strings.Join(commit, " "))
+	}
+	fmt.Fprintf(w, "stay out of git (recite rebuilds them): %s\n", strings.Join(ignoredByGit(), " "))
 }

@@ -24,7 +24,11 @@ func newInspectCmd(g *globalOptions, streams IOStreams, runF func(context.Contex
 		Short: "Show the parsed planning tree: flavor, phases, current plan, next task, blockers, diagnostics",
 		Long: `Show the parsed planning tree: flavor, current phase, plan and next task,
 the phases with their status and plans done, open blockers, recent decisions,
-loops and every diagnostic (file:line: message).
+loops and every diagnostic (file:line: message): the planning tree's and
+recite.yaml's, read now, then the others that build, status, watch,
+preserve and conversation say or run printed (the targets' inputs, for
+one), with the command that printed them. Paths are relative to the
+project root. Nothing is written.
 
 The planning tree is DIR/.planning, or DIR itself when it is named .planning.
 A missing or unreadable tree is an input error (exit 2).`,
@@ -39,18 +43,29 @@ A missing or unreadable tree is an input error (exit 2).`,
 }
 
 func inspectRun(_ context.Context, opts *inspectOptions) error {
-	sum, err := engine.New(opts.dir).Inspect()
+	e := engine.New(opts.dir)
+	sum, err := e.Inspect()
 	if err != nil {
 		return err
 	}
-	return opts.json.print(opts.io.Out, sum, func(w io.Writer) error {
-		printSummary(w, sum)
+	diags, err := e.Diagnostics()
+	if err != nil {
+		return err
+	}
+	sum.Diagnostics = diags.Tree
+	v := struct {
+		engine.PlanningSummary
+		Printed []engine.ShownDiagnostic `json:"printed_diagnostics,omitempty"`
+	}{sum, diags.Printed}
+	return opts.json.print(opts.io.Out, v, func(w io.Writer) error {
+		printSummary(w, sum, diags.Printed)
 		return nil
 	})
 }
 
-// printSummary writes the readable form of a summary.
-func printSummary(w io.Writer, s engine.PlanningSummary) {
+// printSummary writes the readable form of a summary, its diagnostics
+// followed by those commands printed (with the command).
+func printSummary(w io.Writer, s engine.PlanningSummary, printed []engine.ShownDiagnostic) {
 	fmt.Fprintf(w, "flavor: %s\n", s.Flavor)
 	if s.CurrentPhase != nil {
 		fmt.Fprintf(w, "current phase: %s %s\n", s.CurrentPhase.Number, s.CurrentPhase.Name)
@@ -88,9 +103,12 @@ func printSummary(w io.Writer, s engine.PlanningSummary) {
 	}
 	printBlockersAndLoops(w, s)
 
-	fmt.Fprintf(w, "\ndiagnostics (%d):\n", len(s.Diagnostics))
+	fmt.Fprintf(w, "\ndiagnostics (%d):\n", len(s.Diagnostics)+len(printed))
 	for _, d := range s.Diagnostics {
 		fmt.Fprintf(w, "  %s\n", d.String())
+	}
+	for _, d := range printed {
+		fmt.Fprintf(w, "  %s (printed by recite %s)\n", d.Diagnostic, d.By)
 	}
 }
 

@@ -13,5 +13,5 @@ import (
 )
 
 func main() {
-	os.Exit(run(context.Background(), os.Args[1:], IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}))
+	os.Exit(run(context.Background(), os.Args[1:], systemStreams(os.Getenv)))
 }

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -20,7 +21,7 @@ var update = flag.Bool("update", false, "rewrite testscript files' golden sectio
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"recite": func() {
-			os.Exit(run(context.Background(), os.Args[1:], IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}))
+			os.Exit(run(context.Background(), os.Args[1:], scriptStreams(os.Getenv)))
 		},
 	})
 }
@@ -50,6 +51,26 @@ func TestScripts(t *testing.T) {
 			"cptree":    cmdCopyTree,
 		},
 	})
+}
+
+// fakeTerminalEnv makes a script's recite see a terminal: set to a width
+// in columns, stdout and stderr are reported as terminals of that width
+// (the real streams stay files the script reads).
+const fakeTerminalEnv = "RECITE_TEST_TERMINAL"
+
+// scriptStreams are the process's streams, as main passes them, with the
+// terminal faked when fakeTerminalEnv is set.
+func scriptStreams(getenv func(string) string) IOStreams {
+	s := systemStreams(getenv)
+	if v := getenv(fakeTerminalEnv); v != "" {
+		w, err := strconv.Atoi(v)
+		if err != nil || w <= 0 {
+			fmt.Fprintf(os.Stderr, "%s=%q: want a width in columns\n", fakeTerminalEnv, v)
+			os.Exit(2)
+		}
+		s.OutTerminal, s.ErrTerminal, s.Width = true, true, w
+	}
+	return s
 }
 
 // listing returns "path size mtime-ns" lines for every file under dir.

@@ -26,7 +26,7 @@ func newPreserveCmd(g *globalOptions, streams IOStreams, runF func(context.Conte
 	cmd := &cobra.Command{
 		Use:   "preserve [--trigger manual|compaction|sabbath_rest]",
 		Short: "Append a preservation block of the stop signals to .planning/context-preserved.md",
-		Long: `Append one preservation block (FORMATS.md §2.8, canonical format) to
+		Long: `Append one preservation block (docs/formats.md#preservation-blocks) to
 .planning/context-preserved.md: the errors verbatim, blocked marks, failed
 approaches and why, stop requests, the circuit-breaker line, and the working
 state (current task, last change, files modified according to git).
@@ -51,14 +51,15 @@ and the most recently active one.`,
 }
 
 func preserveRun(ctx context.Context, opts *preserveOptions) error {
-	res, err := engine.New(opts.dir).Preserve(ctx, opts.preserve)
+	e := engine.New(opts.dir)
+	res, err := e.Preserve(ctx, opts.preserve)
 	if err != nil {
 		return err
 	}
 	return opts.json.print(opts.io.Out, res, func(w io.Writer) error {
 		fmt.Fprintf(w, "wrote a preservation block (trigger %s) to %s\n", res.Block.Trigger, res.Path)
 		fmt.Fprintln(w, res.Summary)
-		printDiagnostics(w, res.Diagnostics)
+		printDiagnosticsOnce(w, e, res.Diagnostics, byPreserve)
 		return nil
 	})
 }

@@ -4,22 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 
 	"github.com/spf13/cobra"
 
 	"github.com/recite-dev/recite/engine"
 )
-
-// IOStreams are the standard streams a command reads and writes; tests pass
-// buffers.
-type IOStreams struct {
-	In     io.Reader
-	Out    io.Writer
-	ErrOut io.Writer
-}
 
 // usageError is a bad flag, argument or input the command line itself
 // finds: exit 2.
@@ -50,7 +42,8 @@ func run(ctx context.Context, args []string, streams IOStreams) int {
 
 // exitCode maps the error a command returned to the process exit code; it
 // is the only place errors are classified. 1: a check that ran and failed,
-// or a condition worth retrying (the git index stayed locked). 2: a usage
+// a condition worth retrying (the git index stayed locked), or a path that
+// is not in the project (files --why). 2: a usage
 // error (usageError, cobra's flag and argument errors), an input error
 // (*engine.InputError), and any other failure.
 func exitCode(err error) int {
@@ -60,7 +53,7 @@ func exitCode(err error) int {
 	switch {
 	case err == nil:
 		return 0
-	case errors.As(err, &failed), errors.Is(err, engine.ErrIndexLocked):
+	case errors.As(err, &failed), errors.Is(err, engine.ErrIndexLocked), errors.Is(err, engine.ErrNotInProject):
 		return 1
 	case errors.As(err, &usage), errors.As(err, &input):
 		return 2
@@ -117,9 +110,11 @@ func newRoot(g *globalOptions, streams IOStreams) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "recite",
 		Short:         "Keep AI coding agents' context in plain files inside the project",
+		Version:       buildVersion(debug.ReadBuildInfo()),
 		SilenceErrors: true,
 		SilenceUsage:  true,
 	}
+	root.SetVersionTemplate("recite {{.Version}}\n")
 	root.SetIn(streams.In)
 	root.SetOut(streams.Out)
 	root.SetErr(streams.ErrOut)

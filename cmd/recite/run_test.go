@@ -224,18 +224,33 @@ func TestParseAge(t *testing.T) {
 // are gone.
 func TestWatchPrinterDiagnostics(t *testing.T) {
 	streams, out, _ := testStreams("")
-	p := &watchPrinter{w: streams.Out}
+	e := engine.New(t.TempDir())
+	p := &watchPrinter{w: streams.Out, e: e}
 	at := time.Date(2025, 1, 2, 3, 4, 5, 6e6, time.UTC)
 	bad := []engine.Diagnostic{{Path: ".planning/STATE.md", Line: 3, Message: "invalid YAML front matter"}}
-	for _, diags := range [][]engine.Diagnostic{bad, bad, nil, nil} {
+	moved := []engine.Diagnostic{{Path: ".planning/STATE.md", Line: 4, Message: "invalid YAML front matter"}}
+	render := func(p *watchPrinter, diags []engine.Diagnostic) {
 		p.print(engine.WatchEvent{Kind: engine.EventRender, Time: at, Tokens: 10, ContextWindow: 100, Percent: 10, Diagnostics: diags})
 	}
+	for _, diags := range [][]engine.Diagnostic{bad, bad, moved, nil, nil, bad} {
+		render(p, diags)
+	}
 	line := "03:04:05.006 unchanged; 10 tokens, 10.0% of 100; ; stable prefix 0.0%; 0s\n"
-	want := line + "  diagnostic: .planning/STATE.md:3: invalid YAML front matter\n" + line + line + "  diagnostics cleared\n" + line
+	diag := "  diagnostic: .planning/STATE.md:3: invalid YAML front matter\n"
+	// Printed when it appears, not again while it stays (on another line
+	// of the same file too), cleared, and printed again when it comes back.
+	want := line + diag + line + line + line + "  diagnostics cleared\n" + line + line + diag
 	if out.String() != want {
 		t.Errorf("printed\n%s\nwant\n%s", out, want)
 	}
+	// A new watch (or any other command) counts what was printed.
 	out.Reset()
+	render(&watchPrinter{w: streams.Out, e: e}, bad)
+	if want := line + "  1 known diagnostic (recite inspect to list them)\n"; out.String() != want {
+		t.Errorf("a second watch printed\n%s\nwant\n%s", out, want)
+	}
+	out.Reset()
+	p = &watchPrinter{w: streams.Out, e: e}
 	p.print(engine.WatchEvent{Kind: engine.EventCommit, Time: at, Commit: "0123456789abcdef", KeptMissing: 2})
 	if want := "03:04:05.006 committed 0123456789ab (conversation history); kept 2 tracked files that are missing from the work tree\n"; out.String() != want {
 		t.Errorf("commit line %q, want %q", out, want)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -22,8 +21,21 @@ func newStatusCmd(g *globalOptions, streams IOStreams, runF func(context.Context
 	opts := &statusOptions{io: streams}
 	cmd := &cobra.Command{
 		Use:   "status",
-		Short: "Show tokens per section, the budget, diagnostics and cache stability",
-		Args:  cobra.NoArgs,
+		Short: "Show the budget, the cache tiers, the biggest sections, the cache outlook and the health",
+		Long: `Show, per target, the token budget as a bar with the warning and critical
+marks (recite.yaml's thresholds), a bar per cache tier (stable, semi,
+dynamic), the biggest sections, what the next request reads from each
+provider's prompt cache, the difficulty routing and the compression pass;
+then the loop health, the circuit breaker and the open stop signals.
+
+On a terminal the picture is coloured and as wide as the terminal (longer
+lines are cut); piped, it is plain text with bars for 80 columns and lines
+kept whole; NO_COLOR (https://no-color.org) turns the colour off. --json prints the full report (every section, file, render
+record and signal).
+
+Diagnostics already printed by an earlier command are counted, not
+repeated; recite inspect lists them all.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.dir = g.dir
 			return runWith(cmd.Context(), opts, runF, statusRun)
@@ -34,49 +46,17 @@ func newStatusCmd(g *globalOptions, streams IOStreams, runF func(context.Context
 }
 
 func statusRun(ctx context.Context, opts *statusOptions) error {
-	rep, err := engine.New(opts.dir).Status(ctx)
+	e := engine.New(opts.dir)
+	rep, err := e.Status(ctx)
 	if err != nil {
 		return err
 	}
 	return opts.json.print(opts.io.Out, rep, func(w io.Writer) error {
-		printStatus(w, rep)
+		newPicture(w, opts.io.width(), opts.io.OutTerminal, opts.io.color(opts.json.on)).print(rep)
+		if len(rep.Diagnostics) > 0 {
+			fmt.Fprintln(w)
+		}
+		printDiagnosticsOnce(w, e, rep.Diagnostics, byStatus)
 		return nil
 	})
-}
-
-// printStatus writes the readable status: per target its sections, cuts,
-// redactions and files, then the cache outlook, the signals and the
-// diagnostics.
-func printStatus(w io.Writer, rep *engine.Report) {
-	fmt.Fprintf(w, "flavor %s; tokenizer %s; context window %d tokens\n", rep.Flavor, rep.Tokenizer, rep.ContextWindow)
-	for _, t := range rep.Targets {
-		fmt.Fprintf(w, "\ntarget %s (role %s): %d of %d tokens (%.1f%%) %s\n", t.Name, t.Role, t.Tokens, t.Budget, t.Percent, t.Status)
-		if t.Kept != "" {
-			fmt.Fprintf(w, "  %s\n", t.Kept)
-		}
-		fmt.Fprintf(w, "  %-8s %-14s %8s  %s\n", "tier", "section", "tokens", "sources")
-		for _, s := range t.Sections {
-			fmt.Fprintf(w, "  %-8s %-14s %8d  %s\n", s.Tier, s.ID, s.Tokens, strings.Join(s.Sources, ", "))
-		}
-		for _, c := range t.Cuts {
-			fmt.Fprintf(w, "  cut: %s\n", c)
-		}
-		for _, r := range t.Redactions {
-			fmt.Fprintf(w, "  redacted: %s\n", r)
-		}
-		for _, f := range t.Files {
-			pct := 100.0
-			if f.Bytes > 0 {
-				pct = float64(f.PrefixBytes) * 100 / float64(f.Bytes)
-			}
-			fmt.Fprintf(w, "  %-40s %7d bytes, %6d tokens, unchanged prefix %d bytes (%.1f%%)\n", f.Path, f.Bytes, f.Tokens, f.PrefixBytes, pct)
-		}
-		printFileCuts(w, t)
-	}
-	printCacheStatus(w, rep)
-	printSignals(w, rep)
-	if len(rep.Diagnostics) > 0 {
-		fmt.Fprintln(w)
-	}
-	printDiagnostics(w, rep.Diagnostics)
 }

@@ -52,8 +52,9 @@ an editor's save or a git checkout gives one render. recite's own outputs
 
 One line per render: time, prompt files written, tokens and % of the
 context window, status, and the stable prefix's share of the prompt. When a
-file fails to parse, its diagnostics are printed and the last good prompt
-stays. --json prints one JSON object per event instead.
+file fails to parse, the last good prompt stays; a diagnostic is printed
+when it appears or changes, and those printed before are counted. --json
+prints one JSON object per event instead.
 
 --commit commits the conversation history (` + strings.Join(engine.HistoryPaths, ", ") + `)
 every --commit-interval when it changed, and once more on exit, as
@@ -102,8 +103,9 @@ func watchRun(ctx context.Context, opts *watchOptions) error {
 	}
 	wo := opts.watch
 	wo.Logger = slog.New(slog.NewTextHandler(opts.io.ErrOut, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	p := &watchPrinter{w: opts.io.Out, json: opts.json}
-	err := engine.New(opts.dir).Watch(ctx, wo, p.print)
+	e := engine.New(opts.dir)
+	p := &watchPrinter{w: opts.io.Out, json: opts.json, e: e}
+	err := e.Watch(ctx, wo, p.print)
 	if errors.Is(err, engine.ErrNoRepository) || errors.Is(err, engine.ErrBeyondSymlink) {
 		return usageError{err}
 	}
@@ -115,10 +117,12 @@ func watchRun(ctx context.Context, opts *watchOptions) error {
 
 // watchPrinter writes watch events as status lines or JSON lines.
 type watchPrinter struct {
-	w     io.Writer
-	json  bool
-	diags []string // the previous render's diagnostics
-	err   error    // the first write error
+	w       io.Writer
+	json    bool
+	e       *engine.Engine // records the diagnostics printed
+	diags   []string       // the previous render's diagnostics
+	renders int            // render lines written
+	err     error          // the first write error
 }
 
 // print writes one event: a JSON line, or a commit line, an error line, or
@@ -174,21 +178,38 @@ func (p *watchPrinter) render(b *strings.Builder, ts string, ev engine.WatchEven
 	for _, k := range ev.Kept {
 		fmt.Fprintf(b, "  %s\n", k)
 	}
-	// Diagnostics are printed when they differ from the previous render's,
-	// so an unchanged broken file does not repeat on every save.
+	p.renders++
+	p.diagnostics(b, ev.Diagnostics)
+}
+
+// diagnostics writes a render's diagnostics when they differ from the
+// previous render's, so an unchanged broken file does not repeat on every
+// save: those no command printed before (engine.NoteDiagnostics), then
+// the count of the known ones on the first render, when a new one came
+// or when some went away; "diagnostics cleared" when none is left.
+func (p *watchPrinter) diagnostics(b *strings.Builder, list []engine.Diagnostic) {
 	var diags []string
-	for _, d := range ev.Diagnostics {
+	for _, d := range list {
 		diags = append(diags, d.String())
 	}
-	if !slices.Equal(diags, p.diags) {
-		for _, d := range diags {
-			fmt.Fprintf(b, "  diagnostic: %s\n", d)
-		}
-		if len(diags) == 0 && len(p.diags) > 0 {
-			b.WriteString("  diagnostics cleared\n")
-		}
-		p.diags = diags
+	if slices.Equal(diags, p.diags) && p.renders > 1 {
+		return
 	}
+	news := p.e.NoteDiagnostics(list, true, byWatch)
+	for _, d := range news.New {
+		fmt.Fprintf(b, "  diagnostic: %s\n", d)
+	}
+	if len(news.New) > 0 || p.renders == 1 || len(diags) < len(p.diags) {
+		var known strings.Builder
+		printKnown(&known, len(news.Known))
+		if known.Len() > 0 {
+			b.WriteString("  " + known.String())
+		}
+	}
+	if len(diags) == 0 && len(p.diags) > 0 {
+		b.WriteString("  diagnostics cleared\n")
+	}
+	p.diags = diags
 }
 
 // keep records the first write error.

@@ -50,6 +50,11 @@ type CacheEconomics struct {
 	// render against the one before it). Comparing a render with itself
 	// would always read 100% right after a build.
 	Against string `json:"against"`
+	// FirstRender is true when no earlier render exists to compare with:
+	// no prompt file on disk yet, or the build that wrote the file on disk
+	// found none (RenderRecord.First). Nothing is cached before the first
+	// request sends it.
+	FirstRender bool `json:"first_render,omitempty"`
 }
 
 // RenderRecord is one line of RendersFile.
@@ -65,6 +70,8 @@ type RenderRecord struct {
 	// Hash identifies the rendered bytes (bodyHash), so `recite status`
 	// finds the record of the file on disk.
 	Hash string `json:"hash,omitempty"`
+	// First is true when the build found no earlier file to replace.
+	First bool `json:"first,omitempty"`
 }
 
 // BodyHash is the first 16 hex digits of the SHA-256 of a rendered body.

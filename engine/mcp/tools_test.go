@@ -46,6 +46,10 @@ func TestToolsList(t *testing.T) {
 	}
 }
 
+// stateFile is the state file of each bundled example: GSD's STATE.md,
+// fire-flow's CONSCIENCE.md.
+var stateFile = map[string]string{"gsd": ".planning/STATE.md", "fire": ".planning/CONSCIENCE.md"}
+
 // TestToolsGolden calls every tool on the bundled examples and compares
 // the structured results with testdata/golden (go test -update rewrites
 // them). The calls that write (record, preserve) come after the ones that
@@ -59,7 +63,7 @@ func TestToolsGolden(t *testing.T) {
 		{"stop_signals", "stop_signals", map[string]any{}},
 		{"stop_signals.errors", "stop_signals", map[string]any{"kinds": []string{"error"}, "limit": 1}},
 		{"files", "files", map[string]any{"limit": 20}},
-		{"files.why", "files", map[string]any{"why": ".planning/STATE.md"}},
+		{"files.why", "files", map[string]any{"why": "STATE"}}, // the example's state file (stateFile)
 		{"prompt.markdown", "prompt", map[string]any{"provider": "markdown"}},
 		{"prompt.anthropic", "prompt", map[string]any{"provider": "anthropic"}},
 		{"verify_summary", "verify_summary", map[string]any{"summary": "We are on the HTTP API phase; nothing failed."}},
@@ -76,6 +80,10 @@ func TestToolsGolden(t *testing.T) {
 			dir := example(t, ex)
 			s := connect(t, mcp.Options{Dir: dir, NoWatch: true}, nil, nil)
 			for _, c := range calls {
+				if c.args["why"] == "STATE" {
+					// A path that is not in the project is an error.
+					c.args = map[string]any{"why": stateFile[ex]}
+				}
 				res := s.call(c.tool, c.args)
 				if res.IsError {
 					t.Fatalf("%s: isError: %s", c.name, text(res))

@@ -49,6 +49,10 @@ func (sp *Scope) Files(ctx context.Context, cfg *config.Config, proj *planning.P
 	return out, nil
 }
 
+// ErrNotInProject is Why's error for a path that does not exist or lies
+// outside the project root.
+var ErrNotInProject = errors.New("not in the project")
+
 // Explanation is the answer of Why: what the ignore files and the
 // never-exclude list decide (ignore.Explanation; its fields are inlined in
 // JSON), or, for a path that never enters context whatever they say, the
@@ -75,6 +79,8 @@ func (x Explanation) String() string {
 // the task type), or "never-exclude: named by …" (for a file named by an
 // error: "never-exclude: named by error at SOURCE"), or, for a path under
 // .git/ or beyond a symbolic link that leaves the project, "excluded: …".
+// A path that does not exist or lies outside the project root is
+// ErrNotInProject (wrapped, naming the path).
 func (sp *Scope) Why(ctx context.Context, cfg *config.Config, proj *planning.Project, rel string, include []string) (Explanation, error) {
 	m, sc, err := sp.Matcher(ctx, cfg, proj, include)
 	if err != nil {
@@ -82,10 +88,11 @@ func (sp *Scope) Why(ctx context.Context, cfg *config.Config, proj *planning.Pro
 	}
 	c, err := ignore.Clean(rel)
 	if err != nil {
-		return Explanation{}, &layout.InputError{Err: err}
+		return Explanation{}, fmt.Errorf("%s: %w: outside the project root", rel, ErrNotInProject)
 	}
 	isDir := strings.HasSuffix(rel, "/")
-	if st, err := os.Lstat(filepath.Join(sp.dir, filepath.FromSlash(c))); err == nil {
+	st, statErr := os.Lstat(filepath.Join(sp.dir, filepath.FromSlash(c)))
+	if statErr == nil {
 		isDir = st.IsDir()
 	}
 	x := Explanation{Explanation: m.Explain(c, isDir, sc.Includes)}
@@ -97,6 +104,8 @@ func (sp *Scope) Why(ctx context.Context, cfg *config.Config, proj *planning.Pro
 	}
 	if x.Excluded != "" {
 		x.InContext, x.Include = false, nil
+	} else if errors.Is(statErr, fs.ErrNotExist) {
+		return Explanation{}, fmt.Errorf("%s: %w: no such file or directory", rel, ErrNotInProject)
 	}
 	return x, nil
 }

@@ -2,6 +2,7 @@ package scope
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -246,6 +247,7 @@ func TestWhyOutput(t *testing.T) {
 		"src/api/users.go": "x",
 		"debug.log":        "x",
 		"main.go":          "x",
+		"extra.txt":        "x",
 	})
 	tests := []struct{ path, want string }{
 		{"dist/other.js", ".powerignore:1:dist/\tdist/other.js (inside excluded directory dist)"},
@@ -262,6 +264,13 @@ func TestWhyOutput(t *testing.T) {
 		}
 		if got := ex.String(); got != tt.want {
 			t.Errorf("Why(%s) =\n%q\nwant\n%q", tt.path, got, tt.want)
+		}
+	}
+	// A path that is not in the project, missing or outside the root, is
+	// ErrNotInProject, even when --include names it.
+	for _, p := range []string{"missing.go", "extra-missing.txt", "../outside.go", "/etc/passwd"} {
+		if _, err := newTestEngine(t, dir).Why(context.Background(), p, []string{"extra-missing.txt"}); !errors.Is(err, ErrNotInProject) {
+			t.Errorf("Why(%s) error %v, want ErrNotInProject", p, err)
 		}
 	}
 }

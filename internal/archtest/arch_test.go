@@ -73,6 +73,10 @@ func moduleRules() []moduleRule {
 		{module: "github.com/gofrs/flock", only: []string{"internal/fsutil"}},
 		{module: "github.com/google/renameio/v2", only: []string{"internal/fsutil"}},
 		{module: "github.com/spf13/cobra", only: []string{"cmd/..."}},
+		// The terminal picture of `recite status` is the CLI's alone.
+		{module: "charm.land/lipgloss/v2", only: []string{"cmd/..."}},
+		{module: "github.com/charmbracelet/x/ansi", only: []string{"cmd/..."}},
+		{module: "golang.org/x/term", only: []string{"cmd/..."}},
 		// The providers' SDKs prove request bodies in engine/providertest's
 		// tests (test files are not checked), never in the binary.
 		{module: "github.com/anthropics/anthropic-sdk-go/v2", only: []string{"engine/providertest"}},
