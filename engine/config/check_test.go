@@ -3,6 +3,7 @@ package config
 import (
 	"bytes"
 	"errors"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -199,12 +200,22 @@ func TestClosest(t *testing.T) {
 	}
 }
 
+// yamlWording matches yaml.v3's decoding errors ("cannot unmarshal !!str
+// `high` into float64"), and quoted the quoted text of a message (what the
+// file holds, which may itself contain "!!str").
+var (
+	yamlWording = regexp.MustCompile(`cannot unmarshal|!!(str|int|float|bool|null|seq|map|timestamp|binary)\b`)
+	quoted      = regexp.MustCompile(`"(?:[^"\\]|\\.)*"`)
+)
+
 // FuzzCheck: Check never panics, returns its problems in line order with
-// lines inside the file, and Parse's error is Check's first problem.
+// lines inside the file, never in yaml.v3's decoding words ("cannot
+// unmarshal !!str `high` into float64"), and Parse's error is Check's
+// first problem.
 func FuzzCheck(f *testing.F) {
 	for _, s := range []string{
 		"contex_window: 1\nthresholds: {warning: high}\n", "targets: [{name: a}, {name: a}]\n", "a: &x {b: 1}\nfiles: *x\n",
-		"<<: {tokenizer: x}\n", "targets:\n  - <<: {name: a}\n    budget: -1\n", "files: {task_types: {testing: [x], b: [\"[\"]}}\n",
+		"<<: {tokenizer: x}\n", "thresholds: [1]\nagent: {timeout: 5}\nfiles: {tree_depth: x}\n", "targets:\n  - <<: {name: a}\n    budget: -1\n", "files: {task_types: {testing: [x], b: [\"[\"]}}\n",
 	} {
 		f.Add([]byte(s))
 	}
@@ -214,6 +225,9 @@ func FuzzCheck(f *testing.F) {
 		for i, e := range errs {
 			if e.Line < 0 || e.Line > lines || i > 0 && e.Line < errs[i-1].Line {
 				t.Fatalf("%q: problem %d %v: line %d out of order or outside 1..%d", src, i, e, e.Line, lines)
+			}
+			if yamlWording.MatchString(quoted.ReplaceAllString(e.Msg, `""`)) {
+				t.Fatalf("%q: problem %d %q is yaml.v3's wording, not what the key takes", src, i, e.Msg)
 			}
 		}
 		_, err := Parse("recite.yaml", src)
