@@ -36,7 +36,7 @@ func TestParseErrorLines(t *testing.T) {
 		{"zero timeout", "agent:\n  timeout: 0s\n", 2, `agent.timeout: expected a positive duration such as 30s, 10m or 1h, got "0s" (example: timeout: 10m)`},
 		{"zero commit interval", "watch:\n  quiet: 10ms\n  commit_interval: 0s\n", 3, `watch.commit_interval: expected a positive duration such as 30s, 10m or 1h, got "0s"`},
 		{"negative commit interval", "watch:\n  quiet: 10ms\n  commit_interval: -1m\n", 3, `watch.commit_interval: expected a positive duration such as 30s, 10m or 1h, got "-1m"`},
-		{"zero quiet", "watch:\n  quiet: 0\n", 2, "watch.quiet: expected a positive duration such as 30s, 10m or 1h, got 0 (example: quiet: 50ms)"},
+		{"zero quiet", "watch:\n  quiet: 0\n", 2, "watch.quiet: expected a positive duration such as 30s, 10m or 1h, got 0 (example: quiet: 20ms)"},
 		{"zero max_wait", "watch:\n\n  max_wait: 0ms\n", 3, `watch.max_wait: expected a positive duration such as 30s, 10m or 1h, got "0ms"`},
 		{"zero every", "compression:\n  every: 0\n", 2, "compression.every: expected a positive whole number of iterations, got 0 (example: every: 3)"},
 		// Negative sizes, at the key's line.

@@ -101,8 +101,8 @@ func rules() map[string]rule {
 		"history.tokens":        {example: "20000", what: "a whole number of tokens, 0 or more", min: at(0)},
 		"history.keep":          {example: "5", what: "a whole number of messages, 0 or more", min: at(0)},
 		"history.summarizer":    {example: "./scripts/summarize.sh"},
-		"watch":                 {example: "{quiet: 50ms, max_wait: 250ms}"},
-		"watch.quiet":           {example: "50ms"},
+		"watch":                 {example: "{quiet: 20ms, max_wait: 250ms}"},
+		"watch.quiet":           {example: "20ms"},
 		"watch.max_wait":        {example: "250ms"},
 		"watch.commit_interval": {example: "1m"},
 	}

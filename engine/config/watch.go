@@ -5,8 +5,12 @@ import "time"
 // Default timings of the `watch` block.
 const (
 	// DefaultWatchQuiet is the trailing quiet period after the last file
-	// event before `recite watch` re-renders.
-	DefaultWatchQuiet = 50 * time.Millisecond
+	// event before `recite watch` re-renders: 20 ms, watchman's settle
+	// time, is 4 times the longest save burst measured (a `git checkout`
+	// of 25 files, 5 ms; vim's rename save, sed -i, a truncate and write
+	// and a temp file renamed over the file all end within 1.5 ms,
+	// docs/architecture.md#editor-save-patterns).
+	DefaultWatchQuiet = 20 * time.Millisecond
 	// DefaultWatchMaxWait caps how long a stream of events may delay a
 	// render.
 	DefaultWatchMaxWait = 250 * time.Millisecond
@@ -21,11 +25,11 @@ const (
 // (values.go). Command-line flags override these values.
 //
 //	watch:
-//	  quiet: 50ms          # render once no event came for this long
+//	  quiet: 20ms          # render once no event came for this long
 //	  max_wait: 250ms      # …but never later than this after the first event
 //	  commit_interval: 1m  # `recite watch --commit`: commit history this often
 type Watch struct {
-	// Quiet is the debounce quiet period, as a Go duration (default 50ms).
+	// Quiet is the debounce quiet period, as a Go duration (default 20ms).
 	Quiet Duration `yaml:"quiet"`
 	// MaxWait caps the delay between the first event of a batch and its
 	// render (default 250ms); it must be at least Quiet.
