@@ -15,7 +15,7 @@ import (
 )
 
 // Record is one line of a conversation log: a message, an iteration record
-// or a meta record (planning/conversation.Record; docs/formats.md#conversations).
+// or a meta record (planning/conversation.Record; docs/formats.md#conversation-logs).
 type Record = conversation.Record
 
 // ConversationMeta is a conversation's metadata: agent type, title, epic,
