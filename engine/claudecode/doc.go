@@ -72,6 +72,14 @@ type Engine interface {
 	// has none); diags are the configuration's problems (the defaults
 	// were used).
 	Recitation(ctx context.Context) (rec string, diags []markdown.Diagnostic, err error)
+	// ReciteEvery is hooks.recite_every of the project's configuration:
+	// UserPromptSubmit repeats an unchanged recitation every that many
+	// prompts, and 0 turns the recitation at prompts off; the default
+	// when the configuration does not load (Recitation reports why).
+	ReciteEvery() int
+	// RecordStatusSummary rewrites the project's status summary, what
+	// `recite statusline` prints from.
+	RecordStatusSummary(ctx context.Context) error
 }
 
 // Opener returns the Engine of the project rooted at dir (absolute).

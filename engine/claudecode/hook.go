@@ -73,10 +73,12 @@ type Options struct {
 	Now func() time.Time
 }
 
-// result is what one handled event prints: stdout context, and notes
-// for stderr.
+// result is what one handled event prints: stdout context (plain text,
+// or Claude Code's JSON output when json is set, which is printed as it
+// is), and notes for stderr.
 type result struct {
 	out   string
+	json  bool
 	notes []string
 }
 
@@ -233,9 +235,10 @@ func handle(ctx context.Context, opts Options, open Opener, in io.Reader, partia
 	if err := h.handle(ctx, &res); err != nil {
 		res.notef("%s: %v", ev.HookEventName, err)
 	}
-	if res.out != "" {
+	if res.out != "" && !res.json {
 		// Every part was redacted on its way in; this pass makes sure no
 		// secret reaches the agent's context whatever part it came from.
+		// (JSON output is built from text redacted and cut the same way.)
 		res.out = cutUTF16(h.e.RedactText(res.out), h.limit())
 	}
 	return res
@@ -251,6 +254,9 @@ type claudeHook struct {
 	partial *partialOutput
 	// dirsReady records that ensureDirs ran for this event.
 	dirsReady bool
+	// recited is the recitation block the event rendered ("" when none),
+	// for the session's recitation state (sessionRecited).
+	recited string
 }
 
 // ensureDirs creates the cache folder with its .gitignore (Engine's
@@ -316,19 +322,24 @@ func SessionConversation(sessionID string) string {
 func (h *claudeHook) handle(ctx context.Context, res *result) error {
 	switch h.ev.HookEventName {
 	case "SessionStart":
-		return h.sessionStart(ctx, res)
+		err := h.sessionStart(ctx, res)
+		return errors.Join(err, h.sessionRecited(ctx, h.recited, res.out))
 	case "PreCompact":
 		return h.preCompact(ctx, res)
 	case "PostCompact":
 		return h.postCompact(ctx)
 	case "UserPromptSubmit":
-		return h.userPromptSubmit(ctx)
+		err := errors.Join(h.userPromptSubmit(ctx), h.promptRecitation(ctx, res))
+		h.recordStatus(ctx, res)
+		return err
 	case "PostToolUse":
 		return h.postToolUse(ctx, res)
 	case "PostToolUseFailure":
 		return h.postToolUseFailure(ctx)
 	case "Stop":
-		return h.stop(ctx)
+		err := h.stop(ctx)
+		h.recordStatus(ctx, res)
+		return err
 	}
 	return nil
 }

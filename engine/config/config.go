@@ -59,6 +59,8 @@ type Config struct {
 	// Models names a model per provider for every target (models.go); a
 	// target's own models win.
 	Models Models `yaml:"models"`
+	// Hooks sets what the Claude Code hook adds to a session (hooks.go).
+	Hooks Hooks `yaml:"hooks"`
 }
 
 // Target is one consumer of prompt files.
@@ -245,6 +247,7 @@ func (c *Config) fill() {
 	c.Files.fill()
 	c.Compression.fill()
 	c.Watch.fill()
+	c.Hooks.fill()
 }
 
 // Error is a configuration error with its position.

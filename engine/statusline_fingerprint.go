@@ -1,0 +1,71 @@
+package engine
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"io/fs"
+	"os"
+	"time"
+)
+
+// fingerprintSkipped are the folders of the planning tree the status
+// summary's fingerprint leaves out, relative to it: recite's own outputs
+// and caches, and the conversation logs, whose writers in recite rewrite
+// the summary themselves (a log changes at every hook event, and a
+// summary that went out of date at each would be computed again at each
+// status line). GSD keeps no input there.
+var fingerprintSkipped = map[string]bool{"prompts": true, ".recite": true, "conversations": true}
+
+// planningFingerprint walks the planning tree at pdir (symbolic links
+// below it are not followed; the tree itself may be one) and returns a
+// hash of every file's slash path, size and modification time, in walk
+// order, and the newest modification time seen, folders' included (a
+// folder's changes when an entry is added or removed). Only stat calls:
+// no file is read. Errors: the root cannot be read.
+func planningFingerprint(pdir string) (string, time.Time, error) {
+	h := sha256.New()
+	var newest time.Time
+	var buf [16]byte
+	note := func(p string, fi fs.FileInfo) {
+		if t := fi.ModTime(); t.After(newest) {
+			newest = t
+		}
+		h.Write([]byte(p))
+		binary.LittleEndian.PutUint64(buf[:8], uint64(fi.Size()))
+		binary.LittleEndian.PutUint64(buf[8:], uint64(fi.ModTime().UnixNano()))
+		h.Write(buf[:])
+	}
+	fsys := os.DirFS(pdir)
+	root, err := fs.Stat(fsys, ".")
+	if err != nil {
+		return "", time.Time{}, err
+	}
+	note("", root)
+	err = fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == "." {
+				return err
+			}
+			h.Write([]byte(p + "\x00unreadable"))
+			return nil
+		}
+		if p == "." {
+			return nil
+		}
+		if d.IsDir() && (fingerprintSkipped[p] || d.Name() == ".git" || d.Name() == "node_modules") {
+			return fs.SkipDir
+		}
+		fi, err := d.Info()
+		if err != nil {
+			h.Write([]byte(p + "\x00gone"))
+			return nil
+		}
+		note(p, fi)
+		return nil
+	})
+	if err != nil {
+		return "", time.Time{}, err
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16]), newest, nil
+}
