@@ -44,7 +44,7 @@ func (e *Engine) assemble(ctx context.Context, cfg *config.Config, tg *config.Ta
 	in.RoleTemplate = text
 
 	diags = append(diags, e.targetFiles(tg, &in)...)
-	in.Health, in.Approach = promptHealth(cfg, proj)
+	in.Health, in.Approach = e.promptHealth(ctx, cfg, proj)
 	f, ok, pdiags := e.latestPreserved()
 	diags = append(diags, pdiags...)
 	if ok {

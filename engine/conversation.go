@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/recite-dev/recite/engine/config"
-	"github.com/recite-dev/recite/engine/health"
 	"github.com/recite-dev/recite/engine/layers"
 	"github.com/recite-dev/recite/engine/prompt"
 	"github.com/recite-dev/recite/engine/scope"
@@ -48,11 +47,6 @@ func (e *Engine) conversationInput(ctx context.Context, cfg *config.Config, tg *
 		}
 		return nil, diags
 	}
-	if len(in.Health) == 0 {
-		// No loop file: the conversation's iteration records give health.
-		in.Health = health.ConversationHealth(cfg, c)
-	}
-
 	layers.Fill(ctx, layers.Conversation{Dir: e.dir, Log: c, Cut: e.newCutter(found), Count: e.countFunc(cfg)}, cfg, in, diag)
 	ctxLayers, ldiags := layers.Context(e.dir, c, cfg, tg, proj, scope.ActiveLoop(proj))
 	diags = append(diags, ldiags...)

@@ -47,9 +47,10 @@ func (e *Engine) collectSignals(ctx context.Context, cfg *config.Config, proj *p
 }
 
 // promptHealth computes the prompt's health and approach lines from the
-// project's active loop (health.PromptHealth).
-func promptHealth(cfg *config.Config, proj *planning.Project) (lines, approach []string) {
-	return health.PromptHealth(cfg, scope.ActiveLoop(proj))
+// project's health (health.PromptHealth: the active loop's rows, else the
+// conversations' iteration records, as `recite status` reports them).
+func (e *Engine) promptHealth(ctx context.Context, cfg *config.Config, proj *planning.Project) (lines, approach []string) {
+	return health.PromptHealth(ctx, e.dir, cfg, scope.ActiveLoop(proj))
 }
 
 // readPreserved parses the preservation blocks of context-preserved.md

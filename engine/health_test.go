@@ -45,7 +45,7 @@ func TestPromptHealthThresholds(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			health, approach := promptHealth(cfg, proj)
+			health, approach := New(dir).promptHealth(context.Background(), cfg, proj)
 			if strings.Join(health, "\n") != strings.Join(tt.want, "\n") {
 				t.Errorf("health:\n%s\nwant:\n%s", strings.Join(health, "\n"), strings.Join(tt.want, "\n"))
 			}

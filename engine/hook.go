@@ -9,6 +9,7 @@ import (
 
 	"github.com/recite-dev/recite/engine/agent"
 	"github.com/recite-dev/recite/engine/claudecode"
+	"github.com/recite-dev/recite/engine/health"
 	"github.com/recite-dev/recite/engine/prompt"
 	"github.com/recite-dev/recite/engine/signals"
 	"github.com/recite-dev/recite/markdown"
@@ -113,6 +114,20 @@ func (h hookEngine) ReadPreserved() ([]signals.Block, error) {
 	return blocks, err
 }
 
+// OpenSignals returns the stop signals a new session must know
+// (health.OpenSignals over the project's recent conversations and its
+// planning tree, known first), redacted. A configuration that does not
+// load does not matter here; a planning tree that does not read is an
+// error.
+func (h hookEngine) OpenSignals(ctx context.Context, known []signals.Signal) ([]signals.Signal, []markdown.Diagnostic, error) {
+	_, proj, _, err := h.e.loadLenient()
+	if err != nil {
+		return nil, nil, err
+	}
+	sigs, diags := health.OpenSignals(ctx, h.e.dir, health.OpenSources{Project: proj, Known: known, HookAgent: claudecode.Agent})
+	return h.e.redactSignals(sigs), diags, nil
+}
+
 // Recitation renders the first target's recitation block (engine/prompt
 // Recite, FORMATS.md §2.7) with the loop health, secrets redacted. A
 // configuration that does not load is a diagnostic, and the defaults are
@@ -124,7 +139,7 @@ func (h hookEngine) Recitation(ctx context.Context) (string, []markdown.Diagnost
 	}
 	tg := cfg.Targets[0]
 	in := prompt.Input{Target: tg.Name, Role: tg.Role, Project: proj, PlanningDir: PlanningDir}
-	in.Health, in.Approach = promptHealth(cfg, proj)
+	in.Health, in.Approach = h.e.promptHealth(ctx, cfg, proj)
 	p := prompt.Assemble(in)
 	if _, err := h.e.redactPrompt(p, nil); err != nil {
 		return "", diags, err

@@ -137,7 +137,8 @@ func (e *Engine) Preserve(ctx context.Context, opts PreserveOptions) (*PreserveR
 }
 
 // redactSignals returns a copy of sigs with every secret in their texts,
-// details and ids replaced by its placeholder (redactText; issue 6 §5):
+// details, ids, key lines, commands and resolutions replaced by its
+// placeholder (redactText; issue 6 §5):
 // what goes into a preservation block, the hook's output and `recite
 // verify`'s. The placeholders are deterministic per project, so the same
 // error redacts to the same text and a summary written from redacted
@@ -156,6 +157,9 @@ func (e *Engine) redactSignals(sigs []signals.Signal) []signals.Signal {
 		}
 		s.Detail = e.redactText("", s.Detail)
 		s.ID = e.redactText("", s.ID)
+		s.KeyLine = e.redactText("", s.KeyLine)
+		s.Command = e.redactText("", s.Command)
+		s.ResolvedBy = e.redactText("", s.ResolvedBy)
 	}
 	return out
 }

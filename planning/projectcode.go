@@ -80,8 +80,13 @@ func projectCode(data []byte) (code string, line int, err error) {
 		if errors.As(err, &se) {
 			off = se.Offset
 		}
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		// A file that stops inside the object is reported at its last
+		// written line, in one wording: encoding/json says "unexpected EOF"
+		// or "unexpected end of JSON input" depending on the Go release.
+		end := len(bytes.TrimRight(data, " \t\r\n"))
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || off >= int64(end) {
 			err = errors.New("unexpected end of file")
+			off = int64(max(end-1, 0))
 		}
 		return "", lineAt(off), fmt.Errorf("invalid JSON (project_code not read): %v", err)
 	}

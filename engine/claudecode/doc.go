@@ -67,6 +67,12 @@ type Engine interface {
 	// ReadPreserved parses the preservation blocks of the project's
 	// preservation file; a missing file yields none.
 	ReadPreserved() ([]signals.Block, error)
+	// OpenSignals returns the stop signals a new session must know: known
+	// (the latest preservation block's) first, marked resolved when a
+	// recent conversation resolved them, then the open ones of the
+	// project's recent conversations (their tails) and planning tree, all
+	// redacted; diags are problems met reading them.
+	OpenSignals(ctx context.Context, known []signals.Signal) ([]signals.Signal, []markdown.Diagnostic, error)
 	// Recitation renders the first target's recitation block, with its
 	// heading, the loop health and secrets redacted ("" when the prompt
 	// has none); diags are the configuration's problems (the defaults

@@ -10,7 +10,7 @@ import (
 )
 
 // Event is one Claude Code hook event as read from stdin
-// (PROVIDERS.md §3, Claude Code's hooks reference): the common fields, then
+// (docs/providers.md#claude-code-hooks, Claude Code's hooks reference): the common fields, then
 // each event's own. Fields that carry free text or JSON (prompt, tool
 // input and response, error, last assistant message, compact summary) are
 // kept raw, so a value of an unexpected JSON type is still recorded; the
@@ -118,24 +118,6 @@ func jsonText(raw json.RawMessage) (text string, isString bool) {
 		}
 	}
 	return string(raw), false
-}
-
-// toolResponseText is a tool response as text: the stdout and stderr of a
-// Bash-like response, a string as is, else the JSON.
-func toolResponseText(raw json.RawMessage) string {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(raw, &m) == nil && m != nil {
-		var parts []string
-		for _, k := range []string{"stdout", "stderr"} {
-			if t := rawText(m[k]); strings.TrimSpace(t) != "" {
-				parts = append(parts, t)
-			}
-		}
-		if len(parts) > 0 {
-			return strings.Join(parts, "\n")
-		}
-	}
-	return rawText(raw)
 }
 
 // capContent cuts text to hookMaxContent bytes at a rune boundary, saying

@@ -3,10 +3,9 @@ package claudecode
 // Unexported functions the external tests (package claudecode_test) check
 // directly.
 var (
-	FitContext               = fitContext
+	FitOutput                = fitOutput
 	Utf16Len                 = utf16Len
 	CutUTF16                 = cutUTF16
-	ShortenError             = shortenError
 	TranscriptCompactSummary = transcriptCompactSummary
 )
 
@@ -14,5 +13,4 @@ var (
 const (
 	HookMaxInput = hookMaxInput
 	HookStateDir = hookStateDir
-	MinShortened = minShortened
 )

@@ -15,11 +15,20 @@ import (
 
 	"github.com/recite-dev/recite/engine/config"
 	"github.com/recite-dev/recite/engine/internal/gitstore"
-	"github.com/recite-dev/recite/engine/internal/layout"
 	"github.com/recite-dev/recite/engine/internal/textutil"
 	"github.com/recite-dev/recite/engine/signals"
 	"github.com/recite-dev/recite/planning/conversation"
 )
+
+// isIteration reports whether a finished turn is an iteration of the
+// agent's loop, which the circuit breaker counts: a turn that tried to
+// change something (an edit, a write, a command that builds or tests:
+// signals.ChangeAttempt), changed a file, or ended on an error. A turn in
+// which the agent only answered or only read is none, so it is neither a
+// stall nor progress.
+func isIteration(t hookTurn) bool {
+	return t.Attempts > 0 || len(t.Files) > 0 || strings.TrimSpace(t.LastError) != ""
+}
 
 // turnRecord is the iteration record of a finished turn: its files (none
 // is a stall), reply's line count as output lines (-1, unknown, when the
@@ -53,17 +62,22 @@ func replyLines(s string) int {
 }
 
 // userPromptSubmit closes a turn left open (no Stop came) and starts the
-// next one with the prompt.
+// next one with the prompt. A prompt holding a failed background task's
+// <task-notification> is recorded as an error (as the importer does).
 func (h *claudeHook) userPromptSubmit(ctx context.Context) error {
 	text := rawText(h.ev.Prompt)
 	return h.locked(ctx, func() error {
 		var t hookTurn
 		var recs []conversation.Record
-		if h.readState("turn", &t) && t.Open {
+		if h.readState("turn", &t) && t.Open && isIteration(t) {
 			recs = append(recs, turnRecord(t, "", -1))
 		}
 		if strings.TrimSpace(text) != "" {
-			recs = append(recs, conversation.Record{Kind: conversation.KindMessage, Role: conversation.RoleUser, Content: capContent(text)})
+			r := conversation.Record{Kind: conversation.KindMessage, Role: conversation.RoleUser, Content: capContent(text)}
+			if n, ok := conversation.ParseTaskNotification(text); ok && n.Failed() {
+				r.IsError = true
+			}
+			recs = append(recs, r)
 		}
 		if err := h.append(ctx, recs...); err != nil {
 			return err
@@ -82,7 +96,9 @@ func (h *claudeHook) stop(ctx context.Context) error {
 		if strings.TrimSpace(text) != "" {
 			recs = append(recs, conversation.Record{Kind: conversation.KindMessage, Role: conversation.RoleAssistant, Provider: "anthropic", Content: capContent(text)})
 		}
-		recs = append(recs, turnRecord(t, text, replyLines(text)))
+		if isIteration(t) {
+			recs = append(recs, turnRecord(t, text, replyLines(text)))
+		}
 		if err := h.append(ctx, recs...); err != nil {
 			return err
 		}
@@ -91,7 +107,7 @@ func (h *claudeHook) stop(ctx context.Context) error {
 }
 
 // toolCall is the assistant message carrying the call the event reports,
-// so every recorded tool result answers a call (DESIGN.md invariant 12).
+// so every recorded tool result answers a call (docs/architecture.md#tool-calls-keep-their-results).
 func (h *claudeHook) toolCall() conversation.Record {
 	args := strings.TrimSpace(string(h.ev.ToolInput))
 	if args == "" {
@@ -117,19 +133,61 @@ func (h *claudeHook) postToolUseFailure(ctx context.Context) error {
 	// Redacted as append writes it, so the turn's error hash is that of
 	// the recorded text.
 	h.redactRecord(&result)
+	call := h.toolCall()
+	lastError := h.turnError(call, result)
 	return h.locked(ctx, func() error {
-		if err := h.append(ctx, h.toolCall(), result); err != nil {
+		if err := h.append(ctx, call, result); err != nil {
 			return err
 		}
 		var t hookTurn
 		h.readState("turn", &t)
 		t.Open = true
 		t.Tools++
-		if result.IsError {
-			t.LastError = result.Content
+		if h.attempt(call) {
+			t.Attempts++
+		}
+		if lastError != "" {
+			t.LastError = lastError
 		}
 		return h.writeState("turn", t)
 	})
+}
+
+// command is what the call ran (conversation.CallCommand: the Bash
+// command, else the tool and its main argument).
+func command(call conversation.Record) string {
+	tc := call.ToolCalls[0]
+	return conversation.CallCommand(tc.Name, tc.Arguments)
+}
+
+// attempt reports a call that tries to change the project
+// (signals.ChangeAttempt).
+func (h *claudeHook) attempt(call conversation.Record) bool {
+	return signals.ChangeAttempt(h.ev.ToolName, command(call))
+}
+
+// turnError is what a tool result gives the turn as its last error: the
+// key line of its first error that is not a harmless probe (with the
+// command before a bare exit code, so two commands failing with "Exit
+// code 1" are two errors), "" when it has none. A rejected or
+// interrupted call has none.
+func (h *claudeHook) turnError(call, result conversation.Record) string {
+	if result.Internal {
+		return ""
+	}
+	cmd := command(call)
+	msg := signals.Message{ID: result.ToolCallID, Role: conversation.RoleTool, ToolName: result.ToolName, Content: result.Content, IsError: result.IsError, Command: cmd}
+	for _, s := range signals.FromMessages([]signals.Message{msg}) {
+		if s.Kind != signals.KindError || s.Probe {
+			continue
+		}
+		key := cmpOr(s.KeyLine, s.Text)
+		if strings.HasPrefix(key, "Exit code ") && cmd != "" {
+			key = cmd + ": " + key
+		}
+		return key
+	}
+	return ""
 }
 
 // editTools write the file named by their input's file_path (or
@@ -141,20 +199,37 @@ var (
 		"ListMcpResourcesTool", "ReadMcpResourceTool"}
 )
 
+// postToolUse records a successful call and its result: the text of
+// tool_response (conversation.ToolOutput: Bash's stdout and stderr,
+// TaskOutput's task output, BashOutput's, a Read's file…) flagged as an
+// error when the response says the call failed (a failed background task,
+// an exit code, success false). An error in the output (a failure line
+// of a command piped into tail, which exits 0) becomes the turn's last
+// error.
 func (h *claudeHook) postToolUse(ctx context.Context, res *result) error {
-	result := conversation.Record{Kind: conversation.KindMessage, Role: conversation.RoleTool, ToolCallID: h.ev.ToolUseID, ToolName: h.ev.ToolName, Content: capContent(toolResponseText(h.ev.ToolResponse))}
+	text, failed := conversation.ToolOutput(h.ev.ToolResponse)
+	result := conversation.Record{Kind: conversation.KindMessage, Role: conversation.RoleTool, ToolCallID: h.ev.ToolUseID, ToolName: h.ev.ToolName, Content: capContent(text), IsError: failed}
+	h.redactRecord(&result)
+	call := h.toolCall()
+	lastError := h.turnError(call, result)
 	return h.locked(ctx, func() error {
 		files, err := h.changedFiles(ctx)
 		if err != nil && !errors.Is(err, gitstore.ErrNoRepository) {
 			res.notef("PostToolUse: files changed not checked: %v", err)
 		}
-		if err := h.append(ctx, h.toolCall(), result); err != nil {
+		if err := h.append(ctx, call, result); err != nil {
 			return err
 		}
 		var t hookTurn
 		h.readState("turn", &t)
 		t.Open = true
 		t.Tools++
+		if h.attempt(call) {
+			t.Attempts++
+		}
+		if lastError != "" {
+			t.LastError = lastError
+		}
 		for _, f := range files {
 			if !slices.Contains(t.Files, f) {
 				t.Files = append(t.Files, f)
@@ -301,86 +376,4 @@ func (h *claudeHook) limit() int {
 		return h.opts.MaxOutput
 	}
 	return HookMaxOutput
-}
-
-func (h *claudeHook) sessionStart(ctx context.Context, res *result) error {
-	blocks, err := h.e.ReadPreserved()
-	if err != nil {
-		res.notef("SessionStart: %v", err)
-	}
-	latest, haveBlock := signals.Latest(blocks)
-	// A block written before recite redacted blocks may hold a secret;
-	// the summary is checked against both forms (lostInCompaction).
-	raw := latest
-	latest = h.e.RedactBlock(latest)
-	if h.ev.Source == "compact" {
-		if !haveBlock {
-			return nil
-		}
-		// Out of time before the summary is checked: the whole block.
-		h.partial.set(fitContext("Stop signals preserved before the compaction (recite ran out of time checking the summary); recite re-injects them verbatim. Do not summarize them.", "", latest, h.limit()))
-		lost, how := h.lostInCompaction(ctx, raw)
-		if len(lost) == 0 {
-			return nil
-		}
-		lead := "Stop signals the compaction summary lost (" + how + "); recite re-injects them verbatim. Do not summarize them."
-		res.out = fitContext(lead, "", signals.Block{Trigger: signals.TriggerCompaction, Signals: lost}, h.limit())
-		return nil
-	}
-	lead := "recite: where this project stands (recitation from .planning/)."
-	if haveBlock {
-		lead = "recite: where this project stands (recitation from .planning/, then the latest preservation block of " + layout.PreservedFile + ")."
-		// Out of time before the recitation: the block alone.
-		h.partial.set(fitContext("recite: the latest preservation block of "+layout.PreservedFile+".", "", latest, h.limit()))
-	} else {
-		latest = signals.Block{}
-	}
-	rec, err := h.recitation(ctx, res)
-	if err != nil {
-		res.notef("SessionStart: recitation: %v", err)
-	}
-	// The baseline of modified files, so the session's first command is
-	// not charged with changes made before it.
-	if h.conv != "" {
-		err := h.locked(ctx, func() error { _, err := h.changedFiles(ctx); return err })
-		if err != nil && !errors.Is(err, gitstore.ErrNoRepository) {
-			res.notef("SessionStart: files modified: %v", err)
-		}
-	}
-	if rec == "" && !haveBlock {
-		return nil
-	}
-	res.out = fitContext(lead, rec, latest, h.limit())
-	return nil
-}
-
-// lostInCompaction returns the signals of the latest block the compaction
-// summary lost, redacted, and how that is known. latest is the block as
-// read: a signal counts as kept when the summary keeps its raw or its
-// redacted form.
-func (h *claudeHook) lostInCompaction(ctx context.Context, latest signals.Block) ([]signals.Signal, string) {
-	if h.conv != "" {
-		var st compactState
-		if h.readState("compact", &st) && st.BlockTimestamp.Equal(latest.Timestamp) && st.BlockLine == latest.Line {
-			return h.e.RedactSignals(st.Lost), "checked by recite at PostCompact"
-		}
-	}
-	if summary, ok := transcriptCompactSummary(ctx, h.ev.TranscriptPath); ok {
-		return h.e.LostSignals(summary, latest.Signals), "checked by recite against the transcript's summary"
-	}
-	return h.e.RedactSignals(latest.Signals), "the summary could not be read, so every preserved signal is repeated"
-}
-
-// recitation is the engine's recitation block (Engine.Recitation); the
-// configuration's problems are notes on res.
-func (h *claudeHook) recitation(ctx context.Context, res *result) (string, error) {
-	if err := ctx.Err(); err != nil {
-		return "", err
-	}
-	rec, diags, err := h.e.Recitation(ctx)
-	for _, d := range diags {
-		res.notef("SessionStart: %s", d)
-	}
-	h.recited = rec
-	return rec, err
 }

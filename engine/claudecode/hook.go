@@ -20,7 +20,7 @@ import (
 	"github.com/recite-dev/recite/planning/conversation"
 )
 
-// Limits of the Claude Code hook (PROVIDERS.md §3).
+// Limits of the Claude Code hook (docs/providers.md#claude-code-hooks).
 const (
 	// HookTimeout bounds one hook invocation; Claude Code's own timeout is
 	// longer, so recite always answers in time.
@@ -107,21 +107,26 @@ func (p *partialOutput) get() string {
 }
 
 // Run handles one Claude Code hook event read from in
-// (`recite hook claude-code`; PROVIDERS.md §3, issue 5):
+// (`recite hook claude-code`; docs/providers.md#claude-code-hooks,
+// docs/architecture.md#data-flow-of-a-hook-event):
 //
 //   - SessionStart: prints plain-text context to out (Claude Code adds plain
 //     stdout to the context). For source compact, only the stop signals
 //     the compaction summary lost, as a canonical block: those PostCompact
 //     found, else those missing from the transcript's compact summary
 //     entry, else (nothing to check against) the whole latest block; a
-//     faithful summary prints nothing. For any other source, the
-//     recitation block and the latest preservation block. At most
-//     MaxOutput UTF-16 code units: the least important parts go first
-//     (files modified and working state, approach details, the recitation,
-//     failed approaches, circuit-breaker lines, the oldest errors), and an
-//     error is never paraphrased: one too long is shortened to its head and
-//     tail with a "⟨N lines omitted⟩" marker, and dropped only when not
-//     even that fits. Out of time, it prints the latest block alone rather
+//     faithful summary prints nothing. For any other source (startup,
+//     clear, resume), the recitation and one block of the stop signals
+//     still open: the latest preservation block's (with its working state)
+//     and those of the project's recent conversations and planning files
+//     (Engine.OpenSignals), a signal resolved later left out. At most
+//     MaxOutput UTF-16 code units (fitOutput, signals.Fit): every signal
+//     gets its command and key line first, newest errors first, then the
+//     lines around its key line and the head and tail of its output as
+//     room allows; an error is never paraphrased, only cut at line
+//     boundaries with a "⟨N lines omitted⟩" marker; the recitation goes
+//     when even the key lines do not fit beside it; a note counts what was
+//     shortened. Out of time, it prints the latest block alone rather
 //     than nothing.
 //   - PreCompact: appends a preservation block (trigger compaction) from
 //     the planning tree and the last 2,000 or so messages of the session's
@@ -130,22 +135,30 @@ func (p *partialOutput) get() string {
 //   - PostCompact: verifies compact_summary against the latest block,
 //     records the lost signals under .planning/.recite/hooks/ for the next
 //     SessionStart, and logs the boundary and the summary.
-//   - UserPromptSubmit: appends the prompt as a user message; when the
-//     previous turn had no Stop, first closes it with an iteration record.
-//   - PostToolUse: appends the tool call and its result, and adds the files
-//     it changed to the turn's pending state: the file_path of Write, Edit,
-//     MultiEdit and NotebookEdit, or for other tools that may write (Bash,
-//     MCP tools) the files whose size or mtime changed in git's list of
-//     modified files since the last check.
+//   - UserPromptSubmit: appends the prompt as a user message (an error
+//     when it holds a failed background task's <task-notification>); when
+//     the previous turn had no Stop, first closes it with its iteration
+//     record.
+//   - PostToolUse: appends the tool call and its result (the text of
+//     tool_response, conversation.ToolOutput, flagged is_error when the
+//     response says the call failed), and adds to the turn's pending
+//     state the files it changed — the file_path of Write, Edit, MultiEdit
+//     and NotebookEdit, or for other tools that may write (Bash, MCP
+//     tools) the files whose size or mtime changed in git's list of
+//     modified files since the last check —, whether it tried to change
+//     something (signals.ChangeAttempt) and the key line of an error in
+//     its output.
 //   - PostToolUseFailure: appends the tool call and the error verbatim as a
-//     tool message with is_error, and keeps the error as the turn's last;
-//     a user interrupt is recorded as an internal note, not an error.
-//   - Stop: appends last_assistant_message as an assistant message, then
-//     one iteration record for the turn (an iteration of a hook session is
-//     one agent turn): the files it modified (possibly none), the lines of
-//     the reply as output lines, and the signals.Hash of the turn's last
-//     tool error as error_hash, so the circuit breaker sees stalls and
-//     spins.
+//     tool message with is_error, and keeps the error's key line as the
+//     turn's last (not a harmless probe's); a user interrupt is recorded as
+//     an internal note, not an error.
+//   - Stop: appends last_assistant_message as an assistant message, then,
+//     when the turn was an iteration (it tried to change something,
+//     changed a file or ended on an error; a turn that only answered or
+//     only read is none), its iteration record: the files it modified
+//     (possibly none: a stall), the lines of the reply as output lines,
+//     and the signals.Hash of the turn's last error as error_hash, so the
+//     circuit breaker sees stalls and spins.
 //
 // Every record the hook appends has its secrets replaced by placeholders
 // (redactRecord: the logs are committed), and everything it prints is
@@ -156,7 +169,7 @@ func (p *partialOutput) get() string {
 // the event's cwd. A configuration that does not load is reported (file
 // and line) and the defaults are used. The session's conversation id is
 // "cc-" + the session id with characters outside [A-Za-z0-9._-] replaced by
-// "-" (DESIGN.md invariant 10); it is created on first use. The turn
+// "-" (docs/architecture.md#safe-conversation-ids); it is created on first use. The turn
 // state lives in .planning/.recite/hooks/, changed under a per-session
 // lock in .planning/.recite/locks/ so parallel events count once.
 // Run never blocks the agent: it returns nothing, recovers from
@@ -408,9 +421,12 @@ type hookTurn struct {
 	// Files are the project-relative files the turn's tools changed,
 	// sorted, once each.
 	Files []string `json:"files"`
-	// Tools counts the turn's tool calls.
-	Tools int `json:"tools"`
-	// LastError is the text of the turn's last tool error ("" when none).
+	// Tools counts the turn's tool calls, and Attempts those that tried
+	// to change the project (signals.ChangeAttempt).
+	Tools    int `json:"tools"`
+	Attempts int `json:"attempts,omitempty"`
+	// LastError is the key line of the turn's last tool error that is not
+	// a harmless probe ("" when none; turnError).
 	LastError string `json:"last_error,omitempty"`
 }
 

@@ -1,8 +1,11 @@
 // Package health reads a project's loop health and stop signals: it
 // collects the signals of the planning tree and of conversations (whole
-// logs, or only their tails within a deadline), evaluates the circuit
-// breaker on the iterations (the active loop's rows, else the
-// conversations' iteration records), renders the health and approach lines
+// logs, or only their tails within a deadline), the open signals a new
+// session must know (OpenSignals: the tails of the recent conversations),
+// evaluates the circuit breaker on the project's iterations (Iterations:
+// the active loop's rows, else the newest iteration records of the
+// default conversations — the same for status, the recitation, the
+// prompts and preservation blocks), renders the health and approach lines
 // prompts carry, and fills a preservation block's working state.
 //
 // It may import engine/config, engine/signals, engine/internal/layout,
@@ -106,12 +109,17 @@ func DefaultConversations(cfg *config.Config, store *conversation.Store) []strin
 	return ids
 }
 
-// Collect reads the conversations of src in the project at dir and extracts the stop
-// signals of the project and those conversations, then evaluates health:
-// the Loop Progress rows of the current loop when it has any, else the
-// iteration records of the conversations (in time order). A conversation
-// that is missing or unreadable is a diagnostic. With src.Tail only the
-// end of each log is read (tailConversation), even after ctx ends.
+// tailGrace bounds the health reads of a tail Collect whose context has
+// ended (the lock waits of Store.Window).
+const tailGrace = 250 * time.Millisecond
+
+// Collect reads the conversations of src in the project at dir and
+// extracts the stop signals of the project and those conversations, then
+// evaluates the project's health on its iterations (Iterations: the Loop
+// Progress rows of the current loop when it has any, else the newest
+// iteration records of the default conversations). A conversation that
+// is missing or unreadable is a diagnostic. With src.Tail only the end of
+// each log is read (TailConversation), even after ctx ends.
 func Collect(ctx context.Context, dir string, cfg *config.Config, proj *planning.Project, src Sources) (*Collected, []markdown.Diagnostic) {
 	var diags []markdown.Diagnostic
 	rep := &Report{Conversations: []string{}}
@@ -155,20 +163,23 @@ func Collect(ctx context.Context, dir string, cfg *config.Config, proj *planning
 		convIters = append(convIters, c.Iterations...)
 	}
 	slices.SortStableFunc(convIters, func(a, b conversation.Record) int { return a.Time.Compare(b.Time) })
-	// Health: the current loop's Loop Progress rows when it has any (the
-	// workflow's own iteration count), else the conversations' iteration
-	// records.
 	var convRecs []signals.IterationRecord
 	if len(convIters) > 0 {
 		convRecs = IterationRecords(convIters)
 	}
-	if col.Loop != nil && len(col.Loop.Iterations) > 0 {
-		col.Iters = signals.IterationsFromLoop(col.Loop)
-		rep.IterationSource = layout.PlanningDir + "/" + col.Loop.Path
-	} else if len(convRecs) > 0 {
-		col.Iters = convRecs
-		rep.IterationSource = layout.ConversationLog(convIters[len(convIters)-1].Conversation)
+	// Health: the project's, as status, the recitation and the prompts
+	// report it (Iterations), whatever conversations were read for
+	// signals.
+	hctx := ctx
+	if src.Tail > 0 && ctx.Err() != nil {
+		// Out of time, tails are still read (bounded), as above.
+		var cancel context.CancelFunc
+		hctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), tailGrace)
+		defer cancel()
 	}
+	var hdiags []markdown.Diagnostic
+	col.Iters, rep.IterationSource, hdiags = Iterations(hctx, store, cfg, col.Loop)
+	diags = append(diags, relDiags(dir, hdiags)...)
 	rep.Iterations = len(col.Iters)
 	// A loop's rows are extracted from the project (FromLoop); only the
 	// conversations' iteration records are passed on, or the loop's errors
@@ -181,19 +192,24 @@ func Collect(ctx context.Context, dir string, cfg *config.Config, proj *planning
 			extractRecs[i].ErrorHash, extractRecs[i].ErrorText = "", ""
 		}
 	}
-	rep.Signals = signals.Extract(proj, msgs, extractRecs)
-	for i := range rep.Signals {
-		// Planning sources are relative to .planning; say so.
-		if s := &rep.Signals[i]; s.Source != "" && !strings.HasPrefix(s.Source, layout.PlanningDir+"/") && !strings.HasPrefix(s.Source, "iteration ") && looksLikePlanningPath(proj, s.Source) {
-			s.Source = layout.PlanningDir + "/" + s.Source
-		}
-	}
+	rep.Signals = planningSources(proj, signals.Extract(proj, msgs, extractRecs))
 	if rep.Signals == nil {
 		rep.Signals = []signals.Signal{}
 	}
 	rep.Health = signals.Evaluate(col.Iters, cfg.CircuitBreaker.Effective())
 	rep.BreakerLine = rep.Health.BreakerLine()
 	return col, diags
+}
+
+// planningSources gives the signals of planning files their sources
+// relative to the project ("path:line" is relative to .planning; say so).
+func planningSources(proj *planning.Project, sigs []signals.Signal) []signals.Signal {
+	for i := range sigs {
+		if s := &sigs[i]; s.Source != "" && !strings.HasPrefix(s.Source, layout.PlanningDir+"/") && !strings.HasPrefix(s.Source, "iteration ") && looksLikePlanningPath(proj, s.Source) {
+			s.Source = layout.PlanningDir + "/" + s.Source
+		}
+	}
+	return sigs
 }
 
 // looksLikePlanningPath reports whether a "path:line" source names a file
@@ -216,9 +232,12 @@ func looksLikePlanningPath(proj *planning.Project, source string) bool {
 
 // SignalMessages adapts a conversation's messages for signals.Extract: every
 // message that is not internal and not a compaction summary, with its
-// source "LOG#ID".
+// source "LOG#ID" and, for a tool result, the command of the call it
+// answers (conversation.CallCommands: the Bash command, else the tool and
+// its main argument; "" when the call is not among c's messages).
 func SignalMessages(c *conversation.Conversation) []signals.Message {
 	var out []signals.Message
+	cmds := conversation.CallCommands(c.Messages)
 	for _, r := range c.Messages {
 		if r.Internal || r.CompactSummary {
 			continue
@@ -229,7 +248,7 @@ func SignalMessages(c *conversation.Conversation) []signals.Message {
 		}
 		out = append(out, signals.Message{
 			ID: r.ID, Role: r.Role, Content: r.Content, ToolName: r.ToolName, IsError: r.IsError,
-			Timestamp: r.Time, Source: layout.ConversationLog(id) + "#" + r.ID,
+			Timestamp: r.Time, Source: layout.ConversationLog(id) + "#" + r.ID, Command: cmds[r.ToolCallID],
 		})
 	}
 	return out
@@ -314,35 +333,6 @@ func ApproachLines(l *planning.Loop) []string {
 		approach = append(approach, t)
 	}
 	return approach
-}
-
-// ConversationHealth computes the prompt's health lines from the iteration
-// records of conversation c, for a target whose loop is driven by `recite
-// conversation run` or the Claude Code hook rather than a fire-flow loop
-// file, so the prompt and `recite status` agree. It returns nil when c
-// holds no iteration record.
-func ConversationHealth(cfg *config.Config, c *conversation.Conversation) []string {
-	if c == nil || len(c.Iterations) == 0 {
-		return nil
-	}
-	iters := IterationRecords(c.Iterations)
-	rep := &Report{Iterations: len(iters), Health: signals.Evaluate(iters, cfg.CircuitBreaker.Effective())}
-	rep.BreakerLine = rep.Health.BreakerLine()
-	return Lines(rep, nil)
-}
-
-// PromptHealth computes the prompt's health and approach lines from the
-// project's active loop alone (its iterations; conversations feed the
-// prompt through their own sections), with recite.yaml's thresholds; none
-// without an active loop.
-func PromptHealth(cfg *config.Config, active *planning.Loop) (health, approach []string) {
-	if active == nil {
-		return nil, nil
-	}
-	iters := signals.IterationsFromLoop(active)
-	rep := &Report{Iterations: len(iters), Health: signals.Evaluate(iters, cfg.CircuitBreaker.Effective())}
-	rep.BreakerLine = rep.Health.BreakerLine()
-	return Lines(rep, active), ApproachLines(active)
 }
 
 // TaskLine is the working state's current task: the current phase, plan and

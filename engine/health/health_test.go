@@ -1,12 +1,15 @@
 package health
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/recite-dev/recite/engine/config"
 	"github.com/recite-dev/recite/engine/internal/enginetest"
+	"github.com/recite-dev/recite/engine/internal/layout"
 	"github.com/recite-dev/recite/engine/signals"
 	"github.com/recite-dev/recite/planning"
 	"github.com/recite-dev/recite/planning/conversation"
@@ -68,4 +71,58 @@ func activeLoop(proj *planning.Project) *planning.Loop {
 		}
 	}
 	return l
+}
+
+// TestIterations: the project's health is evaluated on the active loop's
+// rows when it has any, else on the newest HealthIterations iteration
+// records of each default conversation (the targets' and the most recently
+// active one), merged in time order, read from the logs' ends.
+func TestIterations(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	store, err := conversation.Open(filepath.Join(dir, filepath.FromSlash(layout.ConversationsDir)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2026, 2, 7, 9, 0, 0, 0, time.UTC)
+	lines := 1
+	add := func(id string, n int, at func(i int) time.Time, files []string) {
+		if err := store.Create(ctx, id, conversation.Meta{}); err != nil {
+			t.Fatal(err)
+		}
+		for i := range n {
+			if err := store.Append(ctx, id,
+				conversation.Record{Kind: conversation.KindMessage, Time: at(i), Role: "user", Content: "go on"},
+				conversation.Record{Kind: conversation.KindIteration, Time: at(i).Add(time.Second), Content: "turn", FilesModified: files, OutputLines: &lines}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// Two targets' conversations: "main" changed no file in its 7 turns,
+	// the last two after the last of "old", whose 150 turns each changed
+	// one.
+	add("main", 7, func(i int) time.Time { return t0.Add(time.Duration(145+i) * time.Minute) }, nil)
+	add("old", HealthIterations+50, func(i int) time.Time { return t0.Add(time.Duration(i) * time.Minute) }, []string{"a.go"})
+	cfg := config.Default()
+	cfg.Targets = []config.Target{{Name: "agent", Conversation: "main"}, {Name: "tester", Conversation: "old"}}
+	iters, source, diags := Iterations(ctx, store, cfg, nil)
+	if len(diags) > 0 {
+		t.Fatal(diags)
+	}
+	if len(iters) != HealthIterations+7 || source != layout.ConversationLog("main") {
+		t.Fatalf("%d iterations from %s, want %d", len(iters), source, HealthIterations+7)
+	}
+	// In time order, main's turns 5 and 6 (minutes 150, 151) come after
+	// old's last (149).
+	if h := signals.Evaluate(iters, cfg.CircuitBreaker.Effective()); h.StallCount != 2 {
+		t.Errorf("stall %d, want main's 2 turns after old's last change", h.StallCount)
+	}
+	proj, err := planning.Load(os.DirFS(filepath.Join(enginetest.Example("fire"), ".planning")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	loop := activeLoop(proj)
+	if iters, source, _ := Iterations(ctx, store, cfg, loop); len(iters) != len(loop.Iterations) || source != layout.PlanningDir+"/"+loop.Path {
+		t.Errorf("%d iterations from %s, want the loop's rows", len(iters), source)
+	}
 }

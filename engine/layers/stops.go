@@ -48,8 +48,10 @@ const maxConversationStops = 10
 
 // Stops returns the stop signals of the whole log (every
 // message that is not internal, pruned or not), verbatim, oldest first, with
-// their sources (LOG#ID): BLOCKED/STUCK lines, STOP: lines and rejected tool
-// uses, by the rules of signals.FromMessages. Signals are cut at
+// their sources (LOG#ID): BLOCKED/STUCK lines, STOP: lines, rejected tool
+// uses and the agent's own words for a block or a failed approach ("I'm
+// blocked on …", "this doesn't work", "giving up on this approach"), by the
+// rules of signals.FromMessages. Signals are cut at
 // maxErrorBytes (Cutter.CutError), deduplicated by their kind and cut text
 // with white space folded, keeping the latest occurrence (instructions
 // that differ in a name, an address or a number are different
@@ -67,22 +69,25 @@ const maxConversationStops = 10
 func Stops(c *conversation.Conversation, logPath string, cut Cutter) (stops, srcs []string, results map[string]bool) {
 	var msgs []signals.Message
 	toolResult := map[string]string{} // source → id of a failed tool result
+	cmds := conversation.CallCommands(c.Messages)
 	for _, r := range c.Messages {
 		if r.Kind != conversation.KindMessage || r.Internal || r.Content == "" {
 			continue
 		}
-		// Only error results (a rejected tool use) and text naming a stop
-		// word can hold a stop signal: skip the line-by-line rules on the
-		// rest, which cost 0.3 s on one 10 MB reply.
+		// Only error results (a rejected tool use) and text that may hold
+		// a stop (signals.MayHoldStop) can hold a stop signal: skip the
+		// line-by-line rules on the rest, which cost 0.3 s on one 10 MB
+		// reply.
 		if r.Role == conversation.RoleTool || r.ToolName != "" {
 			if !r.IsError {
 				continue
 			}
 			toolResult[logPath+"#"+r.ID] = r.ID
-		} else if !strings.Contains(r.Content, "BLOCKED") && !strings.Contains(r.Content, "STUCK") && !strings.Contains(r.Content, "STOP") {
+		} else if !signals.MayHoldStop(r.Content, r.Role == conversation.RoleAssistant) {
 			continue
 		}
-		msgs = append(msgs, signals.Message{ID: r.ID, Role: r.Role, Content: r.Content, ToolName: r.ToolName, IsError: r.IsError, Timestamp: r.Time, Source: logPath + "#" + r.ID})
+		msgs = append(msgs, signals.Message{ID: r.ID, Role: r.Role, Content: r.Content, ToolName: r.ToolName, IsError: r.IsError, Timestamp: r.Time,
+			Source: logPath + "#" + r.ID, Command: cmds[r.ToolCallID]})
 	}
 	found := signals.FromMessages(msgs)
 	results = map[string]bool{}

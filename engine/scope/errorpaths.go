@@ -24,7 +24,7 @@ type ErrorPath struct {
 }
 
 // ErrorPaths returns the existing project files named by recorded errors
-// (seeds/002 §3 "Files referenced in error messages"): error signals
+// (docs/formats.md#files-that-always-enter: "Files referenced in error messages"): error signals
 // (signals.FromMessages) of the last errorTailMessages messages of each
 // conversation in convs, the errors of the latest preservation block in
 // .planning/context-preserved.md, the error signals of the active loop
@@ -43,11 +43,13 @@ func (sp *Scope) ErrorPaths(ctx context.Context, proj *planning.Project, convs [
 					continue
 				}
 				msgs := make([]signals.Message, 0, len(recs))
+				cmds := conversation.CallCommands(recs)
 				for _, r := range recs {
 					if r.Kind != conversation.KindMessage {
 						continue
 					}
-					msgs = append(msgs, signals.Message{ID: r.ID, Role: r.Role, Content: capErrorText(r.Content), ToolName: r.ToolName, IsError: r.IsError, Source: layout.ConversationLog(id) + "#" + r.ID})
+					msgs = append(msgs, signals.Message{ID: r.ID, Role: r.Role, Content: capErrorText(r.Content), ToolName: r.ToolName, IsError: r.IsError,
+						Source: layout.ConversationLog(id) + "#" + r.ID, Command: cmds[r.ToolCallID]})
 				}
 				for _, s := range signals.FromMessages(msgs) {
 					if s.Kind == signals.KindError {

@@ -14,14 +14,14 @@ import (
 	"github.com/recite-dev/recite/planning"
 )
 
-// Triggers of a preservation block (FORMATS.md §2.8).
+// Triggers of a preservation block (docs/formats.md#preservation-blocks).
 const (
 	TriggerManual      = "manual"
 	TriggerCompaction  = "compaction"
 	TriggerSabbathRest = "sabbath_rest"
 )
 
-// Formats ParseBlocks recognises (FORMATS.md §2.8: the same data is named
+// Formats ParseBlocks recognises (docs/formats.md#preservation-blocks: the same data is named
 // four ways).
 const (
 	// FormatCanonical is `## Context Preservation Block (auto-generated)`,
@@ -38,14 +38,20 @@ const (
 
 // The canonical headings RenderBlock writes and ParseBlocks splits on.
 const (
-	headBlock    = "## Context Preservation Block (auto-generated)"
-	headErrors   = "### Errors (verbatim, do NOT paraphrase)"
-	headBlocked  = "### Blocked"
-	headFailed   = "### Failed Approaches (DO NOT RETRY without new information)"
-	headStop     = "### Stop Requests"
-	headBreaker  = "### Circuit Breaker State"
-	headWorking  = "### Working State"
-	fileHeader   = "# Context preserved by recite\n"
+	headBlock   = "## Context Preservation Block (auto-generated)"
+	headErrors  = "### Errors (verbatim, do NOT paraphrase)"
+	headBlocked = "### Blocked"
+	headFailed  = "### Failed Approaches (DO NOT RETRY without new information)"
+	headStop    = "### Stop Requests"
+	headBreaker = "### Circuit Breaker State"
+	headWorking = "### Working State"
+	fileHeader  = "# Context preserved by recite\n"
+	// The lines between an error's header and its fence, and the header
+	// part of a probe.
+	metaCommand  = "command:"
+	metaKeyLine  = "key line:"
+	metaResolved = "resolved:"
+	headerProbe  = "harmless probe"
 	approachSep  = " — "
 	continuation = "  "
 )
@@ -72,7 +78,7 @@ type Block struct {
 	// Working State as "- Current task: …"; "" omits it.
 	Task string `json:"task,omitempty"`
 	// LastChange, Hypothesis and Confidence (0–100, 0 omits) are the other
-	// Working State fields of FORMATS.md §2.8.
+	// Working State fields of docs/formats.md#preservation-blocks.
 	LastChange string `json:"last_change,omitempty"`
 	Hypothesis string `json:"hypothesis,omitempty"`
 	Confidence int    `json:"confidence,omitempty"`
@@ -86,7 +92,7 @@ type Block struct {
 // Diagnostic is a problem found while parsing, naming file and line.
 type Diagnostic = planning.Diagnostic
 
-// RenderBlock renders b in the canonical format (FORMATS.md §2.8 format 2):
+// RenderBlock renders b in the canonical format (docs/formats.md#preservation-blocks):
 //
 //	## Context Preservation Block (auto-generated)
 //
@@ -96,6 +102,9 @@ type Diagnostic = planning.Diagnostic
 //	### Errors (verbatim, do NOT paraphrase)
 //
 //	Error 1 (seen 3 times; hash: 9b857251d766ff1a; source: conv.jsonl:12):
+//	command: npx tsc
+//	key line: src/a.ts(3,7): error TS2322: Type 'string' is not assignable to type 'number'.
+//	resolved: `npx tsc` passed (conv.jsonl#41)
 //	```
 //	<the error, verbatim>
 //	```
@@ -115,7 +124,11 @@ type Diagnostic = planning.Diagnostic
 //	  - a.go
 //
 // Each error sits in a backtick fence one longer than the longest backtick
-// run in it (at least 3), so no error can close its fence. Signal texts
+// run in it (at least 3), so no error can close its fence. Before the
+// fence: the command that produced it (one of several lines follows
+// "command:" in a fence of its own), its key line unless the text is that
+// line, and what resolved it; a harmless probe says so in its header
+// ("Error 2 (harmless probe; hash: …)"). Signal texts
 // are cleaned as Extract cleans them (LF endings, outer blank lines
 // dropped); further lines of a multi-line bullet are indented by two
 // spaces (three for numbered items), empty lines stay empty. Sections
@@ -123,7 +136,10 @@ type Diagnostic = planning.Diagnostic
 // never starts with `---`.
 func RenderBlock(b Block) string {
 	var sb strings.Builder
-	sb.WriteString(headBlock + "\n\n")
+	sb.WriteString(headBlock + "\n")
+	if !b.Timestamp.IsZero() || b.Trigger != "" {
+		sb.WriteString("\n")
+	}
 	if !b.Timestamp.IsZero() {
 		sb.WriteString("timestamp: " + b.Timestamp.UTC().Format(time.RFC3339) + "\n")
 	}
@@ -139,8 +155,8 @@ func RenderBlock(b Block) string {
 		sb.WriteString("\n" + headErrors + "\n")
 		for i, s := range errs {
 			sb.WriteString("\n" + errorHeader(i+1, s) + "\n")
-			fence := strings.Repeat("`", max(3, longestRun(s.Text, '`')+1))
-			sb.WriteString(fence + "\n" + s.Text + "\n" + fence + "\n")
+			writeErrorMeta(&sb, s)
+			sb.WriteString(fenced(s.Text))
 		}
 	}
 	if bl := byKind[KindBlocked]; len(bl) > 0 {
@@ -202,10 +218,46 @@ func RenderBlock(b Block) string {
 	return sb.String()
 }
 
+// fenced puts text in a backtick fence one longer than the longest
+// backtick run in it (at least 3), ending with a newline.
+func fenced(text string) string {
+	fence := strings.Repeat("`", max(3, longestRun(text, '`')+1))
+	return fence + "\n" + text + "\n" + fence + "\n"
+}
+
+// writeErrorMeta writes the lines between an error's header and its
+// fence: "command: …" (a command of several lines follows "command:" in a
+// fence of its own), "key line: …" unless the text is the key line, and
+// "resolved: …".
+func writeErrorMeta(sb *strings.Builder, s Signal) {
+	if c := strings.TrimSpace(cleanText(s.Command)); c != "" {
+		if strings.Contains(c, "\n") {
+			sb.WriteString(metaCommand + "\n" + fenced(c))
+		} else {
+			sb.WriteString(metaCommand + " " + c + "\n")
+		}
+	}
+	if k := singleLine(s.KeyLine); k != "" && k != strings.TrimSpace(s.Text) {
+		sb.WriteString(metaKeyLine + " " + k + "\n")
+	}
+	if r := singleLine(s.ResolvedBy); r != "" {
+		sb.WriteString(metaResolved + " " + r + "\n")
+	}
+}
+
+// singleLine puts s on one line, its line breaks made spaces, keeping its
+// other spacing (a key line is quoted verbatim).
+func singleLine(s string) string {
+	return strings.TrimSpace(strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s))
+}
+
 func errorHeader(n int, s Signal) string {
 	var parts []string
 	if s.Count > 1 {
 		parts = append(parts, fmt.Sprintf("seen %d times", s.Count))
+	}
+	if s.Probe {
+		parts = append(parts, headerProbe)
 	}
 	if s.Hash != "" {
 		parts = append(parts, "hash: "+oneLine(s.Hash))
@@ -260,9 +312,9 @@ func longestRun(s string, c byte) int {
 // with an unclosed fence), a line closing that fence is written first, so
 // the block is not swallowed by it (OpenFence decides, by the rules
 // ParseBlocks splits on). The
-// file is append-only (DESIGN.md invariant 6): the block is written with
+// file is append-only (docs/architecture.md#append-only-logs): the block is written with
 // one write(2) on an O_APPEND descriptor and fsynced, under an exclusive
-// flock on the file itself (TRAPS.md B4) so concurrent appenders, in this
+// flock on the file itself (docs/formats.md#preservation-blocks) so concurrent appenders, in this
 // or another process, never interleave. Waiting for the lock honours ctx;
 // errors name the path.
 func AppendBlock(ctx context.Context, path string, b Block) error {

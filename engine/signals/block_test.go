@@ -299,6 +299,7 @@ func FuzzParseBlocks(f *testing.F) {
 	f.Add([]byte("## Preserved Stop Signals (DO NOT SUMMARIZE)\n- ERROR: \"x\"\n- TRIED AND FAILED: a, b\n"), "```")
 	f.Add([]byte("## Eliminated\n- hypothesis: h\n  evidence: e\n"), "a\n\n  b")
 	f.Add([]byte("### Preserved Stop Signals\n- CIRCUIT BREAKER: \n````\n"), "~~~\n````")
+	f.Add([]byte("## Context Preservation Block (auto-generated)\n\n### Errors (verbatim, do NOT paraphrase)\n\nError 1 (harmless probe; hash: x):\ncommand:\n```\na\nb\n```\nkey line: k\nresolved: r\n```\nboom\n```\n"), "command: x\nkey line: y")
 	f.Fuzz(func(t *testing.T, src []byte, errText string) {
 		ParseBlocks("fuzz.md", src) // must not panic
 		// Any error text survives Render → Parse verbatim.
@@ -306,7 +307,7 @@ func FuzzParseBlocks(f *testing.F) {
 		if strings.TrimSpace(want) == "" {
 			return
 		}
-		out := RenderBlock(Block{Signals: []Signal{{Kind: KindError, Text: errText}, {Kind: KindStop, Text: errText}}})
+		out := RenderBlock(Block{Signals: []Signal{{Kind: KindError, Text: errText, Command: errText, KeyLine: errText, ResolvedBy: errText, Probe: true}, {Kind: KindStop, Text: errText}}})
 		blocks, diags := ParseBlocks("fuzz.md", []byte(out))
 		if len(blocks) != 1 || len(blocks[0].Signals) != 2 {
 			t.Fatalf("render of %q parsed to %d blocks %+v %v", errText, len(blocks), blocks, diags)
@@ -315,6 +316,11 @@ func FuzzParseBlocks(f *testing.F) {
 			if s.Text != want {
 				t.Fatalf("%s text %q came back as %q", s.Kind, want, s.Text)
 			}
+		}
+		// The command, key line, resolution and probe mark come back too.
+		e := blocks[0].Signals[0]
+		if e.Command != strings.TrimSpace(want) || e.KeyLine != singleLine(errText) || e.ResolvedBy != singleLine(errText) || !e.Probe {
+			t.Fatalf("error %q came back as command %q key line %q resolved %q probe %v", errText, e.Command, e.KeyLine, e.ResolvedBy, e.Probe)
 		}
 	})
 }

@@ -5,26 +5,55 @@
 //
 // # Stop signals
 //
-// A Signal is something an agent must not lose (DESIGN.md §1): a verbatim
+// A Signal is something an agent must not lose (docs/architecture.md#words): a verbatim
 // error, a BLOCKED/STUCK mark, a failed approach, the circuit-breaker state
 // or an explicit stop. Extract gathers them from these sources:
 //
-//   - tool messages (Role "tool", or any message with a ToolName): IsError
-//     makes the whole content one error signal, except Claude Code's
-//     rejection text ("The user doesn't want to proceed with this tool
-//     use…"), which is a stop signal. A tool result that is not flagged as
-//     an error still yields one error signal per line that starts with an
-//     error marker (`error:`, `Error:`, `ERROR:`, `fatal:`, `panic:`,
-//     `FAIL:`, optionally with a `[code]` before the colon, or
-//     `Traceback (most recent call last):`), because piped commands exit 0
-//     (the chkit and entireio transcripts in /work/shared/transcripts lose
-//     failures that way).
+//   - tool messages (Role "tool", or any message with a ToolName): Claude
+//     Code's rejection text ("The user doesn't want to proceed with this
+//     tool use…") is a stop signal. Otherwise the output is scanned with
+//     the failure-line table (failureRules in rules.go: one row per
+//     failure line of Go, TypeScript, node/npm/pnpm/yarn, jest/vitest/bun,
+//     Python/pytest/mypy/ruff, Rust/cargo, Swift/xcodebuild/clang,
+//     Java/Gradle/Maven, eslint, make, the shell, git, cobra-based CLIs
+//     and GitHub Actions, each row with a real example), wherever the
+//     line stands, after removing ANSI colours and CI log prefixes
+//     (`gh run view --log`, turbo's "pkg:task: "). Each distinct cause
+//     line is one error (at most five an output); a line that only says a
+//     run failed (`FAIL\tpkg`, `npm ERR! code ELIFECYCLE`, `** BUILD
+//     FAILED **`) counts only when no cause line stands. A failed call
+//     (IsError) whose output matches no row is one error all the same.
+//     This finds errors in output that exited 0 (`cmd 2>&1 | tail`). The
+//     successful output of tools that do not run commands (Read, Grep,
+//     Glob, WebFetch, Task, MCP tools…) is not scanned.
+//   - every error has a key line (Signal.KeyLine, see KeyLine): the line
+//     a person would quote — the exception line that ends a Python
+//     traceback, the first error line of tsc, cargo or go, a failing
+//     test's assertion (`expect(received).toBe(expected)`, pytest's
+//     `FAILED tests/x.py::test_y - …`, the message under go's `--- FAIL`)
+//     — never the traceback header, a warning, a passing test or a usage
+//     banner; "Exit code N" when the command printed nothing else. Its
+//     text is the whole output of a failed call with one error, else the
+//     lines around its key line; it carries the call's command
+//     (Message.Command).
+//   - harmless probes (a glob or grep finding nothing, ls or test on a
+//     missing path, gh pr checks while checks are pending, which not
+//     finding a program, Read of a missing file) are errors marked Probe
+//     (isProbe); resolved errors carry ResolvedBy (Resolve).
+//   - a user message holding a failed background task's
+//     <task-notification> is an error keyed by its summary.
 //   - user and assistant text: a line containing the word BLOCKED or STUCK
 //     written in capitals as a whole word is a blocked signal; a line that
 //     starts (after optional list markers, `>` quotes and bold markers) with
-//     `STOP:` or `STOP —` is a stop signal. Lower-case "blocked" or "stop"
-//     is ordinary prose and ignored. Text inside fenced code is ignored.
-//   - loop files (FORMATS.md §2.6): the errors the file quotes verbatim in
+//     `STOP:` or `STOP —` is a stop signal. In the agent's own text
+//     (assistant messages), its lower-case words are signals too: "I'm
+//     blocked", "this is blocked on …", "I'm stuck" (blocked); "this
+//     doesn't work", "giving up on this approach" (failed_approach) — not
+//     when negated ("not blocked"), conditional ("if this doesn't work"),
+//     asked, or about a thing ("the request is blocked by CORS"), and not
+//     inside inline code. Text inside fenced code is ignored. MayHoldStop
+//     is a cheap gate for callers scanning many long messages.
+//   - loop files (docs/formats.md#loop-files): the errors the file quotes verbatim in
 //     fenced blocks (`### Last Error (verbatim)`; the last one counted once
 //     per Loop Progress row carrying the latest error hash), Error Hash
 //     cells that hold an error text rather than a hash (a hash such as
@@ -37,26 +66,51 @@
 //     ATTEMPTS → one failed_approach per listed approach, its count being a
 //     counter; TRIED AND FAILED → failed_approach; CIRCUIT BREAKER →
 //     circuit_breaker; anything else → stop).
-//   - debug files that are not resolved (FORMATS.md §2.11): the Symptoms
+//   - debug files that are not resolved (docs/formats.md#debug-files): the Symptoms
 //     errors verbatim (error, unless "none"), and each eliminated
 //     hypothesis as a failed_approach whose Detail is its evidence.
 //   - open blockers: blocked, with the blocker id (BLOCKER-005) as ID.
 //
-// Signals are deduplicated by (Kind, Hash); Hash is computed over Normalize
-// of the text (FORMATS.md §2.13), so the same error with other line numbers,
-// timestamps, addresses or ids counts once with a Count. The first
-// occurrence's text is kept verbatim. Extract's order is deterministic:
-// by kind (error, blocked, failed_approach, circuit_breaker, stop), then in
-// order of first appearance.
+// Signals are deduplicated by (Kind, Hash). An error's Hash is that of
+// its normalised key line (with its command when the key line is a bare
+// exit code), another signal's that of its normalised text: what varies
+// from run to run (timestamps, temporary paths, durations, process ids,
+// addresses, line and column numbers) is normalised away and what names
+// the thing is kept (quoted values, project paths, identifiers, exit
+// codes), so the same error seen in two runs counts once with a Count
+// while `Cannot find module 'react'` and `… 'left-pad'` stay two. The
+// first occurrence's text is kept verbatim. Extract's order is
+// deterministic: by kind (error, blocked, failed_approach,
+// circuit_breaker, stop), then in order of first appearance.
+//
+// # Resolution, verification and re-injection
+//
+// Resolve marks an error resolved when a later run of the same command
+// (output filters aside) or of the same test succeeds, or when the agent
+// says it is fixed and the next run of that program passes. Verify
+// checks a summary for each signal's key line (whitespace folded); it
+// never reports a resolved signal lost, nor a probe unless only probes
+// were lost. Fit fits lost signals into a character limit: every key
+// line first, newest first, then context, then head and tail.
 //
 // # Health and circuit breaker
 //
-// Evaluate implements FORMATS.md §2.13 and §2.14 with the decisions that
-// §4.9 asks for, documented on Evaluate and Thresholds.
+// Evaluate implements fire-flow's circuit breaker and health states with
+// the decisions documented on Evaluate and Thresholds. ChangeAttempt says
+// which tool calls try to change the project, what makes an agent's turn
+// an iteration (a turn that only answered or only read is none).
 //
 // # Preservation blocks
 //
-// RenderBlock writes one canonical format (FORMATS.md §2.8 format 2);
+// RenderBlock writes one canonical format (docs/formats.md#preservation-blocks);
 // ParseBlocks reads that and the three other published layouts; Verify and
-// ReinjectBlock check a compacted summary.
+// ReinjectBlock check a compacted summary. An error's block entry carries
+// its command, key line, probe mark and resolution (see RenderBlock);
+// blocks written before them still read.
+//
+// # Dependencies
+//
+// The package imports planning (the parsed planning tree) and
+// planning/conversation (Claude Code's task notifications), and nothing of
+// the engine.
 package signals

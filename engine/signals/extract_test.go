@@ -35,7 +35,7 @@ func golden(t *testing.T, name string, got []byte) {
 	}
 }
 
-// sampleLoop is a loop file as FORMATS.md §2.6 describes it: Loop Progress
+// sampleLoop is a loop file as docs/formats.md#loop-files describes it: Loop Progress
 // rows with error hashes, the Circuit Breaker State table, Approaches Tried
 // and a Sabbath snapshot with Preserved Stop Signals.
 func sampleLoop() *planning.Loop {
@@ -94,9 +94,9 @@ func sampleMessages() []Message {
 	return []Message{
 		{ID: "m1", Role: "user", Content: "Please fix the login bug.", Timestamp: ts(0), Source: "c.jsonl:1"},
 		{ID: "m2", Role: "tool", ToolName: "Bash", IsError: true, Content: "Exit code 1\nTypeError: Cannot read property 'token' of undefined at verify (/app/src/auth.ts:42:13)", Timestamp: ts(1), Source: "c.jsonl:2"},
-		{ID: "m3", Role: "tool", ToolName: "Bash", IsError: true, Content: "Exit code 1\nTypeError: Cannot read property 'user' of undefined at verify (/app/src/auth.ts:57:9)", Timestamp: ts(2), Source: "c.jsonl:3"},
+		{ID: "m3", Role: "tool", ToolName: "Bash", IsError: true, Content: "Exit code 1\nTypeError: Cannot read property 'token' of undefined at verify (/app/src/auth.ts:57:9)", Timestamp: ts(2), Source: "c.jsonl:3"},
 		{ID: "m4", Role: "tool", ToolName: "Bash", Content: "Usage: lint [flags]\nError: unknown flag: --format\n", Timestamp: ts(3), Source: "c.jsonl:4"},
-		{ID: "m5", Role: "assistant", Content: "I am STUCK on the token refresh.\n```\nstatus: BLOCKED\n```\nThis is blocked (lower case, ignored).", Timestamp: ts(4), Source: "c.jsonl:5"},
+		{ID: "m5", Role: "assistant", Content: "I am STUCK on the token refresh.\n```\nstatus: BLOCKED\n```\nThis is blocked on the API key (the agent's own words, in lower case).", Timestamp: ts(4), Source: "c.jsonl:5"},
 		{ID: "m6", Role: "user", Content: "- **STOP:** do not touch the migrations", Timestamp: ts(5), Source: "c.jsonl:6"},
 		{ID: "m7", Role: "tool", ToolName: "Edit", IsError: true, Content: "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). To tell you how to proceed, the user said:\nuse the v2 API instead", Timestamp: ts(6), Source: "c.jsonl:7"},
 		{ID: "m8", Role: "assistant", Content: "Please don't stop now; keep going.", Timestamp: ts(7), Source: "c.jsonl:8"},
@@ -134,10 +134,13 @@ func TestExtractRules(t *testing.T) {
 		text  string
 		count int
 	}{
-		// Two TypeErrors differing in property and location merge.
+		// Two TypeErrors differing only in their location merge.
 		{KindError, "Exit code 1\nTypeError: Cannot read property 'token' of undefined at verify (/app/src/auth.ts:42:13)", 2},
-		// A marker line in a tool result not flagged as an error.
-		{KindError, "Error: unknown flag: --format", 1},
+		// A marker line in a tool result not flagged as an error, with the
+		// lines around it (its key line is asserted below).
+		{KindError, "Usage: lint [flags]\nError: unknown flag: --format", 1},
+		// The agent's own lower-case words.
+		{KindBlocked, "This is blocked on the API key (the agent's own words, in lower case).", 1},
 		// An Error column holding the message (not a hash) is an error.
 		{KindError, "ECONNREFUSED 127.0.0.1:5432", 1},
 		{KindBlocked, "I am STUCK on the token refresh.", 1},
@@ -164,9 +167,15 @@ func TestExtractRules(t *testing.T) {
 	for _, s := range sigs {
 		switch s.Text {
 		// "a3f2c1d" is an Error Hash cell: a hash is not an error text.
-		case "a3f2c1d", "stale cache", "CI runner out of disk", "[None]", "status: BLOCKED", "This is blocked (lower case, ignored).", "Please don't stop now; keep going.":
+		case "a3f2c1d", "stale cache", "CI runner out of disk", "[None]", "status: BLOCKED", "Please don't stop now; keep going.":
 			t.Errorf("unexpected signal %s %q", s.Kind, s.Text)
 		}
+	}
+	if s := has[kt{KindError, "Usage: lint [flags]\nError: unknown flag: --format"}]; s.KeyLine != "Error: unknown flag: --format" || s.Command != "" {
+		t.Errorf("marker line signal: key line %q command %q", s.KeyLine, s.Command)
+	}
+	if s := has[kt{KindError, "Exit code 1\nTypeError: Cannot read property 'token' of undefined at verify (/app/src/auth.ts:42:13)"}]; s.KeyLine != "TypeError: Cannot read property 'token' of undefined at verify (/app/src/auth.ts:42:13)" {
+		t.Errorf("TypeError key line %q", s.KeyLine)
 	}
 	if s := has[kt{KindBlocked, "Stripe webhook signature verification fails in production"}]; s.ID != "BLOCKER-005" {
 		t.Errorf("blocker id = %q", s.ID)

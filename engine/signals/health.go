@@ -8,7 +8,7 @@ import (
 	"github.com/recite-dev/recite/planning"
 )
 
-// Thresholds configures the circuit breaker (FORMATS.md §2.13). It is the
+// Thresholds configures the circuit breaker (docs/formats.md#circuit-breaker). It is the
 // `circuit_breaker` block of recite.yaml; a zero field means "use the
 // default" (see Normalized).
 type Thresholds struct {
@@ -29,7 +29,7 @@ type Thresholds struct {
 	BaselineIterations int `yaml:"baseline_iterations" json:"baseline_iterations"`
 }
 
-// DefaultThresholds returns fire-flow's defaults (FORMATS.md §2.13): stall
+// DefaultThresholds returns fire-flow's defaults (docs/formats.md#circuit-breaker): stall
 // 3/5, spin 3/5, decline 50%/70%, baseline 3 iterations.
 func DefaultThresholds() Thresholds {
 	return Thresholds{StallWarning: 3, StallBreak: 5, SpinWarning: 3, SpinBreak: 5, DeclineWarningPct: 50, DeclineBreakPct: 70, BaselineIterations: 3}
@@ -91,7 +91,7 @@ func (th *Thresholds) fields() [7]*int {
 		&th.DeclineWarningPct, &th.DeclineBreakPct, &th.BaselineIterations}
 }
 
-// Breaker states (FORMATS.md §2.13).
+// Breaker states (docs/formats.md#circuit-breaker).
 const (
 	BreakerHealthy  = "HEALTHY"
 	BreakerWarning  = "WARNING"
@@ -99,7 +99,7 @@ const (
 	BreakerRecovery = "RECOVERY"
 )
 
-// Health states (FORMATS.md §2.14).
+// Health states (docs/formats.md#health-states).
 const (
 	HealthProgress = "PROGRESS"
 	HealthStalled  = "STALLED"
@@ -132,14 +132,14 @@ type Health struct {
 	Reasons []string `json:"reasons,omitempty"`
 }
 
-// BreakerLine formats the §2.8 circuit-breaker line:
+// BreakerLine formats the preservation block's circuit-breaker line:
 // "stall: N/T | spin: N/T | decline: N%" (T are the BREAK thresholds).
 func (h Health) BreakerLine() string {
 	return fmt.Sprintf("stall: %d/%d | spin: %d/%d | decline: %d%%", h.StallCount, h.Thresholds.StallBreak, h.SpinCount, h.Thresholds.SpinBreak, h.DeclinePct)
 }
 
 // blockedPattern matches the BLOCKED error codes and phrases of
-// error-classification.md (FORMATS.md §2.14). ENOENT "on an external
+// error-classification.md (docs/formats.md#health-states). ENOENT "on an external
 // resource" cannot be told from a missing local file and is left out.
 // "Cannot connect" (and "could not connect", "unable to connect",
 // "connection refused") is the wording of a refused connection without its
@@ -226,7 +226,7 @@ func iterHash(it IterationRecord, norm *normalizer) string {
 // breakerState applies the thresholds highest-first: every BREAK threshold
 // is checked before any WARNING threshold. The published pseudo-code checks
 // `>= 3 → WARNING` before `>= 5 → BREAK`, which makes BREAK unreachable
-// (FORMATS.md §2.13, §4.9).
+// (docs/formats.md#decisions-on-the-published-rules).
 func breakerState(c counters, th Thresholds) (string, []string) {
 	measures := []struct {
 		v, warn, brk int
@@ -255,7 +255,7 @@ func breakerState(c counters, th Thresholds) (string, []string) {
 }
 
 // Evaluate classifies the health of a run of iterations (oldest first) and
-// derives the circuit-breaker state (FORMATS.md §2.13, §2.14).
+// derives the circuit-breaker state (docs/formats.md#loop-health-and-the-circuit-breaker).
 //
 // Measures: StallCount counts the trailing iterations with FilesChanged 0
 // (iterations with an unknown, negative count are skipped, neither counted
@@ -284,7 +284,7 @@ func breakerState(c counters, th Thresholds) (string, []string) {
 //     could not / unable to connect, "connection refused"; case-insensitive
 //     for the phrases), or its Outcome carries the BLOCKED mark in
 //     capitals, or its Health was recorded as BLOCKED. ECONNREFUSED is
-//     both a BLOCKED code and a spin-hash example in fire-flow (§4.9):
+//     both a BLOCKED code and a spin-hash example in fire-flow (docs/formats.md#decisions-on-the-published-rules):
 //     recite classifies it BLOCKED and still counts it in SpinCount, so a
 //     refused connection that repeats also moves the breaker.
 //   - SPINNING: SpinCount ≥ SpinWarning and a file changed in the last
@@ -293,7 +293,7 @@ func breakerState(c counters, th Thresholds) (string, []string) {
 //   - STALLED: StallCount ≥ StallWarning and the latest known error is
 //     not new (none, or the same hash as the previous known iteration's).
 //     error-classification.md says STALLED at 2 idle iterations while the
-//     breaker warns at 3 (§4.9); recite uses the breaker's StallWarning for
+//     breaker warns at 3 (docs/formats.md#decisions-on-the-published-rules); recite uses the breaker's StallWarning for
 //     both so the health state and the breaker never disagree, and the
 //     presets move them together.
 //   - PROGRESS otherwise (and for no iterations).

@@ -5,30 +5,40 @@ import (
 	"encoding/hex"
 	"regexp"
 	"strings"
+	"sync"
 )
 
-// normalizer holds the compiled rewrite rules of Normalize, applied in
-// order. It is built per call (newNormalizer) and shared within one Extract
-// or Verify, so the package keeps no globals.
+// normalizer holds the compiled rewrite rules of Normalize (rules) and of
+// the stop-signal deduplication (dedupRules), each applied in order. It
+// is compiled once, on first use (newNormalizer), and never changed after:
+// a regexp.Regexp is safe for concurrent use, and the package keeps no
+// mutable state.
 type normalizer struct {
-	rules []rule
+	rules, dedupRules []rewrite
 }
 
-// rule rewrites every match of re with repl, or with fn(match) when fn is
-// set.
-type rule struct {
+// rewrite replaces every match of re with repl, or with fn(match) when fn
+// is set.
+type rewrite struct {
 	re   *regexp.Regexp
 	repl string
 	fn   func(string) string
 }
 
-func newNormalizer() *normalizer {
-	r := func(expr, repl string) rule { return rule{re: regexp.MustCompile(expr), repl: repl} }
-	return &normalizer{rules: []rule{
+// newNormalizer returns the normalizer, compiled on the first call.
+func newNormalizer() *normalizer { return sharedNormalizer() }
+
+var sharedNormalizer = sync.OnceValue(buildNormalizer)
+
+func buildNormalizer() *normalizer {
+	r := func(expr, repl string) rewrite { return rewrite{re: regexp.MustCompile(expr), repl: repl} }
+	stamps := []rewrite{
 		// ISO / RFC 3339 timestamps, then bare dates and clock times.
 		r(`\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?`, "*"),
 		r(`\b\d{4}-\d{2}-\d{2}\b`, "*"),
 		r(`\b\d{1,2}:\d{2}:\d{2}(\.\d+)?\b`, "*"),
+	}
+	ids := []rewrite{
 		// UUIDs, hex addresses, ULIDs.
 		r(`\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b`, "*"),
 		r(`\b0x[0-9a-fA-F]+\b`, "*"),
@@ -42,7 +52,7 @@ func newNormalizer() *normalizer {
 			return m
 		}},
 		// IPv4 addresses keep their port: "ECONNREFUSED 127.0.0.1:5432" →
-		// "ECONNREFUSED *:5432" (FORMATS.md §2.13).
+		// "ECONNREFUSED *:5432" (docs/formats.md#error-normalisation).
 		r(`\b\d{1,3}(\.\d{1,3}){3}\b`, "*"),
 		// JS stack locations: " at …" to the end of the line when it names a
 		// file:line location.
@@ -51,17 +61,50 @@ func newNormalizer() *normalizer {
 		r(`([\w./@-]+\.[A-Za-z]\w*):\d+(:\d+)?`, "$1:*"),
 		r(`([\w./@-]+\.[A-Za-z]\w*)\(\d+(,\d+)?\)`, "$1(*)"),
 		r(`(?i)\bline \d+`, "line *"),
-		// Quoted dynamic values: 'x', "x", `x`.
-		r(`'[^'\n]*'|"[^"\n]*"|`+"`[^`\\n]*`", "*"),
+	}
+	tail := []rewrite{
 		// Whitespace runs, then runs of wildcards.
 		r(`\s+`, " "),
 		r(`\*( ?\*)+`, "*"),
-	}}
+	}
+	n := &normalizer{}
+	n.rules = append(append(append(n.rules, stamps...), ids...),
+		// Quoted dynamic values: 'x', "x", `x`.
+		r(`'[^'\n]*'|"[^"\n]*"|`+"`[^`\\n]*`", "*"))
+	n.rules = append(n.rules, tail...)
+	n.dedupRules = append(n.dedupRules, stamps...)
+	n.dedupRules = append(n.dedupRules,
+		// Temporary paths (/tmp/tmp-2101-KUbIvUViN7hm/pull.patch, macOS
+		// /var/folders/…/T/…, Windows …\AppData\Local\Temp\…) up to the
+		// next space or quote.
+		r(`(?:/private)?/(?:tmp|var/folders)/[^\s'"`+"`"+`)]*`, "/tmp/*"),
+		r(`(?i)[a-z]:\\[^\s'"]*\\Temp\\[^\s'"]*`, "/tmp/*"),
+		// Durations: 12ms, 0.53s, 1m27s, (89.75s), 3 seconds.
+		r(`\b(?:\d+h)?(?:\d+m)?\d+(?:\.\d+)?(?:ns|µs|us|ms|s)\b`, "*"),
+		r(`\b\d+(?:\.\d+)? ?(?:seconds?|secs?|minutes?|mins?)\b`, "*"),
+		// Process ids: "pid 4242", "(node:2101)", "process 4242".
+		r(`(?i)\b(pid|process)[ :=#]?\d+\b`, "$1 *"),
+		r(`\((node|bun|deno):\d+\)`, "($1:*)"),
+	)
+	n.dedupRules = append(append(n.dedupRules, ids...), tail...)
+	return n
 }
 
-// apply runs the rules in order and trims the result.
-func (n *normalizer) apply(s string) string {
-	for _, rl := range n.rules {
+// apply runs the Normalize rules in order and trims the result.
+func (n *normalizer) apply(s string) string { return applyRewrites(n.rules, s) }
+
+// dedup is the normalisation two occurrences of one stop signal share:
+// what varies from run to run is replaced by `*` (timestamps, dates and
+// clock times, temporary paths, durations, process ids, UUIDs, ULIDs,
+// hex addresses and ids, IPv4 addresses, JS stack locations, line and
+// column numbers), and what names the thing stays: quoted values
+// (`Cannot find module 'react'` and `… 'left-pad'` are two errors),
+// paths in the project, identifiers, exit codes and ports. Whitespace
+// runs become one space.
+func (n *normalizer) dedup(s string) string { return applyRewrites(n.dedupRules, s) }
+
+func applyRewrites(rules []rewrite, s string) string {
+	for _, rl := range rules {
 		if rl.fn != nil {
 			s = rl.re.ReplaceAllStringFunc(s, rl.fn)
 			continue
@@ -73,13 +116,16 @@ func (n *normalizer) apply(s string) string {
 
 // Normalize returns the error text with the parts that change between two
 // occurrences of the same error replaced by `*`, following fire-flow's
-// normalize (FORMATS.md §2.13): timestamps and dates, clock times, UUIDs,
+// normalize (docs/formats.md#error-normalisation): timestamps and dates, clock times, UUIDs,
 // ULIDs, hex addresses and hex ids of 7+ characters, IPv4 addresses (the
 // port is kept), JS stack locations (" at …" to the end of a line that
 // names a file:line),
 // line/column numbers after a file name (`a.ts:12:5`, `a.ts(22,27)`,
 // "line 12"), and quoted values. Whitespace runs become one space and runs
-// of `*` collapse. Examples:
+// of `*` collapse. It is the normalisation of the circuit breaker's spin
+// count (Evaluate, IterationRecord.ErrorHash); stop signals are
+// deduplicated by a stricter one that keeps quoted values (see Signal.Hash).
+// Examples:
 //
 //	TypeError: Cannot read property 'x' of undefined at f (a.js:3:9)
 //	  → TypeError: Cannot read property * of undefined at *

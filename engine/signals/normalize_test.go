@@ -73,3 +73,43 @@ func BenchmarkNormalize(b *testing.B) {
 		n.apply(in)
 	}
 }
+
+// TestDedupNormalize: the stop-signal normalisation removes what varies
+// from run to run and keeps what names the thing.
+func TestDedupNormalize(t *testing.T) {
+	n := newNormalizer()
+	tests := []struct {
+		a, b string
+		same bool
+	}{
+		{"error: Cannot find module 'react'", "error: Cannot find module 'left-pad'", false},
+		{"error: Cannot find module '@chkit/core' from '/app/src/bin/config.ts'", "error: Cannot find module '@chkit/core' from '/app/src/bin/schema-loader.ts'", false},
+		{"./parse.go:12:2: undefined: tokenize", "./parse.go:40:9: undefined: tokenize", true},
+		{"./parse.go:12:2: undefined: tokenize", "./parse.go:12:2: undefined: lex", false},
+		{"Writing patch to /tmp/tmp-2101-KUbIvUViN7hm/pull.patch failed", "Writing patch to /tmp/tmp-3304-a8Zq0pLmN2cd/pull.patch failed", true},
+		{"open /var/folders/x1/ab12cd34/T/go-build123/b001/exe/main: permission denied", "open /var/folders/q9/zz98yy76/T/go-build777/b001/exe/main: permission denied", true},
+		{`FAIL	github.com/acme/calc	0.004s`, `FAIL	github.com/acme/calc	1.250s`, true},
+		{"(fail) sum > adds [0.52ms]", "(fail) sum > adds [12.00ms]", true},
+		{"lint	fail	1m27s	https://github.com/x", "lint	fail	2m3s	https://github.com/x", true},
+		{"(node:2101) UnhandledPromiseRejectionWarning: boom", "(node:4410) UnhandledPromiseRejectionWarning: boom", true},
+		{"worker pid 4242 exited", "worker pid 977 exited", true},
+		{"connect ECONNREFUSED 127.0.0.1:5432", "connect ECONNREFUSED 10.0.0.7:5432", true},
+		{"connect ECONNREFUSED 127.0.0.1:5432", "connect ECONNREFUSED 127.0.0.1:6379", false},
+		{`error: script "typecheck" exited with code 126`, `error: script "typecheck" exited with code 1`, false},
+		{"2026-02-04T23:39:44.4982737Z request failed", "2026-02-05T01:02:03Z request failed", true},
+	}
+	for _, tt := range tests {
+		na, nb := n.dedup(tt.a), n.dedup(tt.b)
+		if (na == nb) != tt.same {
+			t.Errorf("dedup(%q) = %q, dedup(%q) = %q; same = %v, want %v", tt.a, na, tt.b, nb, na == nb, tt.same)
+		}
+	}
+	// Through Extract: two missing modules are two signals.
+	sigs := Extract(nil, []Message{
+		{ID: "a", Role: "tool", ToolName: "Bash", Command: "node index.js", IsError: true, Content: "Exit code 1\nError: Cannot find module 'react'"},
+		{ID: "b", Role: "tool", ToolName: "Bash", Command: "node index.js", IsError: true, Content: "Exit code 1\nError: Cannot find module 'left-pad'"},
+	}, nil)
+	if len(sigs) != 2 {
+		t.Errorf("two missing modules gave %d signals", len(sigs))
+	}
+}

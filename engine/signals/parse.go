@@ -52,7 +52,7 @@ func (p *blockParser) diag(n int, format string, args ...any) {
 }
 
 // ParseBlocks reads every preservation block of src, whatever its layout
-// (FORMATS.md §2.8: the same data is named four ways):
+// (docs/formats.md#preservation-blocks: the same data is named four ways):
 //
 //   - FormatCanonical: `## Context Preservation Block …` as RenderBlock
 //     writes it (also accepting bullets and bare fences under Errors);
@@ -115,7 +115,7 @@ func ParseBlocks(path string, src []byte) ([]Block, []Diagnostic) {
 		norm := newNormalizer()
 		for i := range b.Signals {
 			if b.Signals[i].Hash == "" {
-				b.Signals[i].Hash = hashText(norm, b.Signals[i].Kind, b.Signals[i].Text)
+				b.Signals[i].Hash = norm.signalHash(b.Signals[i])
 			}
 			if b.Signals[i].Count < 1 {
 				b.Signals[i].Count = 1
@@ -327,51 +327,49 @@ func (p *blockParser) items(lines []line) []item {
 	return out
 }
 
-// errors reads the Errors section: `Error N (…):` headers each followed by
-// a fence, bare fences, or bullets.
+// errors reads the Errors section: `Error N (…):` headers, each followed
+// by its command, key line and resolution lines and a fence; bare fences;
+// or bullets. An error without a key line whose text is one line has
+// that line as its key line (RenderBlock leaves the key line out then).
 func (p *blockParser) errors(b *Block, lines []line) {
-	var count int
-	var source, hash string
+	var cur Signal
+	commandFence := false
 	for i := 0; i < len(lines); i++ {
 		l := lines[i]
 		t := l.text
 		if m := p.errHead.FindStringSubmatch(t); m != nil {
-			count, source, hash = 1, "", ""
-			for _, part := range strings.Split(m[1], "; ") {
-				switch {
-				case strings.HasPrefix(part, "seen ") && strings.HasSuffix(part, " times"):
-					if n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(part, "seen "), " times")); err == nil && n > 0 {
-						count = n
-					}
-				case strings.HasPrefix(part, "hash: "):
-					hash = strings.TrimPrefix(part, "hash: ")
-				case strings.HasPrefix(part, "source: "):
-					source = strings.TrimPrefix(part, "source: ")
-				}
-			}
+			cur = p.errorHeader(m[1])
+			continue
+		}
+		if v, ok := metaValue(t, metaCommand); ok {
+			cur.Command, commandFence = v, v == ""
+			continue
+		}
+		if v, ok := metaValue(t, metaKeyLine); ok {
+			cur.KeyLine = v
+			continue
+		}
+		if v, ok := metaValue(t, metaResolved); ok {
+			cur.ResolvedBy = v
 			continue
 		}
 		if f := p.fence.FindString(t); f != "" {
-			var body []string
-			j := i + 1
-			closed := false
-			for ; j < len(lines); j++ {
-				g := p.fence.FindString(lines[j].text)
-				if g != "" && g[0] == f[0] && len(g) >= len(f) && strings.TrimSpace(lines[j].text[len(g):]) == "" {
-					closed = true
-					break
-				}
-				body = append(body, lines[j].text)
+			body, j := p.fenceBody(lines, i, f)
+			if commandFence {
+				cur.Command, commandFence = body, false
+				i = j
+				continue
 			}
-			if !closed {
-				p.diag(l.n, "error fence %s is never closed", f)
+			s := cur
+			s.Kind, s.Text, s.Count = KindError, body, max(cur.Count, 1)
+			if s.Source == "" {
+				s.Source = p.at(l.n)
 			}
-			src := source
-			if src == "" {
-				src = p.at(l.n)
+			if s.KeyLine == "" && !strings.Contains(s.Text, "\n") {
+				s.KeyLine = strings.TrimSpace(s.Text)
 			}
-			b.Signals = append(b.Signals, Signal{Kind: KindError, Text: strings.Join(body, "\n"), Source: src, Count: max(count, 1), Hash: hash})
-			count, source, hash = 0, "", ""
+			b.Signals = append(b.Signals, s)
+			cur = Signal{}
 			i = j
 			continue
 		}
@@ -383,6 +381,52 @@ func (p *blockParser) errors(b *Block, lines []line) {
 			p.diag(l.n, "unexpected line in the Errors section")
 		}
 	}
+}
+
+// errorHeader reads the parts of an `Error N (…):` header.
+func (p *blockParser) errorHeader(parts string) Signal {
+	s := Signal{Count: 1}
+	for _, part := range strings.Split(parts, "; ") {
+		switch {
+		case strings.HasPrefix(part, "seen ") && strings.HasSuffix(part, " times"):
+			if n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(part, "seen "), " times")); err == nil && n > 0 {
+				s.Count = n
+			}
+		case part == headerProbe:
+			s.Probe = true
+		case strings.HasPrefix(part, "hash: "):
+			s.Hash = strings.TrimPrefix(part, "hash: ")
+		case strings.HasPrefix(part, "source: "):
+			s.Source = strings.TrimPrefix(part, "source: ")
+		}
+	}
+	return s
+}
+
+// fenceBody reads the fence opened by f at lines[i]: its body and the
+// index of its closing line (the last line when it is never closed, which
+// is a diagnostic).
+func (p *blockParser) fenceBody(lines []line, i int, f string) (string, int) {
+	var body []string
+	j := i + 1
+	for ; j < len(lines); j++ {
+		g := p.fence.FindString(lines[j].text)
+		if g != "" && g[0] == f[0] && len(g) >= len(f) && strings.TrimSpace(lines[j].text[len(g):]) == "" {
+			return strings.Join(body, "\n"), j
+		}
+		body = append(body, lines[j].text)
+	}
+	p.diag(lines[i].n, "error fence %s is never closed", f)
+	return strings.Join(body, "\n"), j
+}
+
+// metaValue reads a "name value" line of an error (name ends with ":").
+func metaValue(t, name string) (string, bool) {
+	if t == name {
+		return "", true
+	}
+	v, ok := strings.CutPrefix(t, name+" ")
+	return strings.TrimSpace(v), ok
 }
 
 // working reads the Working State section.

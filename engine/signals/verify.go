@@ -12,24 +12,22 @@ const minSentence = 12
 
 // verifier holds the compiled patterns of Verify.
 type verifier struct {
-	errorWord *regexp.Regexp
-	exitCode  *regexp.Regexp
-	toolTag   *regexp.Regexp
-	severity  *regexp.Regexp
-	userSaid  *regexp.Regexp
-	bracket   *regexp.Regexp
-	marker    *regexp.Regexp
+	severity *regexp.Regexp
+	userSaid *regexp.Regexp
+	bracket  *regexp.Regexp
+	toolTag  *regexp.Regexp
+	exitNum  *regexp.Regexp
+	m        *matchers
 }
 
 func newVerifier() *verifier {
 	return &verifier{
-		errorWord: regexp.MustCompile(`(?i)\b(errors?|fail(ed|ure|s)?|fatal|exception|panic|denied|refused|cannot|can't|unable|unknown|not found|invalid|does not exist|no such|traceback)\b`),
-		exitCode:  regexp.MustCompile(`^Exit code -?\d+$`),
-		toolTag:   regexp.MustCompile(`</?tool_use_error>`),
-		severity:  regexp.MustCompile(`(?i)^(error|fatal|panic|fail)(\[[^\]]*\])?:\s*`),
-		userSaid:  regexp.MustCompile(`(?is)the user said:\s*\n(.*)$`),
-		marker:    newMatchers().errorLine,
-		bracket:   regexp.MustCompile(`^\[[^\]]*\]\s*`),
+		severity: regexp.MustCompile(`(?i)^(error|fatal|panic|fail)(\[[^\]]*\])?:\s*`),
+		userSaid: regexp.MustCompile(`(?is)the user said:\s*\n(.*)$`),
+		bracket:  regexp.MustCompile(`^\[[^\]]*\]\s*`),
+		toolTag:  regexp.MustCompile(`</?tool_use_error>`),
+		exitNum:  regexp.MustCompile(`(?i)\bexit(?:ed)?(?: with)?(?: code| status)?:?\s*(-?\d+)\b`),
+		m:        newMatchers(),
 	}
 }
 
@@ -37,22 +35,23 @@ func newVerifier() *verifier {
 // sigs. Matching happens after collapsing every whitespace run to one
 // space and folding typographic quotes (‘ ’ “ ” → ' "), on both sides:
 //
-//   - error: the key line must appear verbatim. The key line is the first
-//     line of the error (after dropping `<tool_use_error>` tags, blank
-//     lines and `Exit code N` lines) that starts with an error marker (as
-//     in extraction: `error:`, `Error:`, `fatal:`, `panic:`, `FAIL:`,
-//     `Traceback …`), else the first that contains an error word (error,
-//     failed, fatal, exception, panic, denied, refused, cannot, unknown,
-//     not found, invalid, does not exist, no such, traceback), else the
-//     first remaining line; one leading severity tag (`error:`, `fatal:`,
-//     `panic:`, `fail:`, with an optional `[code]`), everything after its
-//     first sentence (". " then a capital, when the first sentence has at
-//     least 12 characters) and trailing punctuation and symbols are dropped
-//     from it. So a summary may wrap
-//     the error in backticks or quotes and drop a final period, but must
-//     keep every other character: `Cannot find module '@x/core'` does not
-//     keep `error: Cannot find module '@x/core' from '/a/b.ts'`, and a
-//     paraphrase ("some issues were encountered") keeps nothing.
+//   - error: its key line must appear verbatim: Signal.KeyLine, else the
+//     key line of its text (KeyLine: the failure-line table, else the
+//     first line naming an error that is not a passing test, a warning
+//     or a usage banner), never simply the first line of the output. One
+//     leading severity tag (`error:`, `fatal:`, `panic:`, `fail:`, with
+//     an optional `[code]`), `<tool_use_error>` tags, everything after
+//     its first sentence (". " then a capital, when the first sentence
+//     has at least 12 characters) and trailing punctuation and symbols
+//     are dropped from it. So a summary may wrap the error in backticks
+//     or quotes and drop a final period, but must keep every other
+//     character: `Cannot find module '@x/core'` does not keep `error:
+//     Cannot find module '@x/core' from '/a/b.ts'`, and a paraphrase
+//     ("some issues were encountered") keeps nothing. A bare exit code
+//     (key line "Exit code N") is kept when the summary names its command
+//     (verbatim, or without its output filters: commandIdentity) and the
+//     exit code ("exit code 1", "exited with 1", "exit status 1"); one
+//     without a command is never reported lost.
 //   - blocked: the ID (BLOCKER-005) as a whole word, else the text.
 //   - failed_approach: the key phrase, case-insensitively: the text
 //     without a leading `[…]` tag (`[Iteration 1-3]`) and trailing
@@ -62,15 +61,12 @@ func newVerifier() *verifier {
 //   - stop: the text (for a Claude Code tool rejection, what the user said
 //     after "the user said:"), trailing punctuation and symbols dropped.
 //
-// A signal whose key is empty after this is never reported lost.
+// A signal whose key is empty after this is never reported lost. Resolved
+// signals (ResolvedBy) are never reported lost, and harmless probes
+// (Probe) only when nothing else was lost.
 func Verify(summary string, sigs []Signal) (lost []Signal) {
-	v := newVerifier()
-	sum := fold(summary)
-	lower := strings.ToLower(sum)
-	for _, s := range sigs {
-		if !v.kept(s, sum, lower) {
-			lost = append(lost, s)
-		}
+	for _, i := range LostIndexes(summary, sigs) {
+		lost = append(lost, sigs[i])
 	}
 	return lost
 }
@@ -80,8 +76,9 @@ func Verify(summary string, sigs []Signal) (lost []Signal) {
 // one form is given), for example the signals as extracted and as redacted
 // (a summary written from redacted context holds the placeholder, one
 // written from the raw conversation the secret). It returns, in order, the
-// indexes i for which the summary keeps no form of signal i. Forms of
-// differing lengths are checked up to the shortest.
+// indexes i for which the summary keeps no form of signal i, leaving out
+// resolved signals and, unless only probes were lost, probes (as Verify).
+// Forms of differing lengths are checked up to the shortest.
 func LostIndexes(summary string, forms ...[]Signal) []int {
 	if len(forms) == 0 {
 		return nil
@@ -94,19 +91,30 @@ func LostIndexes(summary string, forms ...[]Signal) []int {
 	sum := fold(summary)
 	lower := strings.ToLower(sum)
 	var lost []int
+	real := false
 	for i := range n {
 		kept := false
 		for _, f := range forms {
-			if v.kept(f[i], sum, lower) {
+			if f[i].ResolvedBy != "" || v.kept(f[i], sum, lower) {
 				kept = true
 				break
 			}
 		}
 		if !kept {
 			lost = append(lost, i)
+			real = real || !forms[0][i].Probe
 		}
 	}
-	return lost
+	if !real {
+		return lost
+	}
+	out := lost[:0]
+	for _, i := range lost {
+		if !forms[0][i].Probe {
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
 // fold collapses whitespace runs and folds typographic quotes.
@@ -123,15 +131,42 @@ func trimTail(s string) string {
 }
 
 // Key returns the text Verify looks for in a summary for s (see Verify),
-// whitespace-folded; "" when s has nothing to look for.
+// whitespace-folded; for a bare exit code, its command and "exit code N";
+// "" when s has nothing to look for.
 func Key(s Signal) string {
-	return newVerifier().key(s)
+	v := newVerifier()
+	if cmd, code, ok := v.bareExit(s); ok {
+		return fold(cmd) + " exit code " + code
+	}
+	return v.key(s)
+}
+
+// KeyLine returns the line of an error's text a person would quote: the
+// key of the first error the failure-line table finds in it (the
+// exception line ending a Python traceback, tsc's or cargo's first error
+// line, a failing test's assertion or `--- FAIL` line; see the package
+// documentation), else the first line naming an error that is not a
+// passing test, a warning or a usage banner, else "Exit code N", else the
+// first line. Extract sets Signal.KeyLine this way from tool output;
+// Verify uses KeyLine for signals without one (older blocks, planning
+// files).
+func KeyLine(text string) string {
+	return newMatchers().keyLine(text)
+}
+
+func (m *matchers) keyLine(text string) string {
+	rules, heur := m.output()
+	sc := rules.scan(text, m.normalizer())
+	if len(sc.findings) > 0 {
+		return sc.findings[0].key
+	}
+	return heur.heuristicKey(sc.stripped)
 }
 
 func (v *verifier) key(s Signal) string {
 	switch s.Kind {
 	case KindError:
-		return v.errorKey(s.Text)
+		return v.errorKey(s)
 	case KindStop:
 		t := s.Text
 		if m := v.userSaid.FindStringSubmatch(t); m != nil {
@@ -145,35 +180,32 @@ func (v *verifier) key(s Signal) string {
 	}
 }
 
-func (v *verifier) errorKey(text string) string {
-	var cand []string
-	for _, l := range strings.Split(v.toolTag.ReplaceAllString(text, ""), "\n") {
-		l = strings.TrimSpace(l)
-		if l == "" || v.exitCode.MatchString(l) {
-			continue
-		}
-		cand = append(cand, l)
+// keyLineOf is s.KeyLine, else the key line of its text.
+func (v *verifier) keyLineOf(s Signal) string {
+	if s.KeyLine != "" {
+		return s.KeyLine
 	}
-	if len(cand) == 0 {
+	return v.m.keyLine(s.Text)
+}
+
+// bareExit reports an error whose key line is a bare exit code, with its
+// command and the code; ok is false otherwise or without a command.
+func (v *verifier) bareExit(s Signal) (cmd, code string, ok bool) {
+	if s.Kind != KindError || strings.TrimSpace(s.Command) == "" {
+		return "", "", false
+	}
+	kl := v.keyLineOf(s)
+	if !isBareExit(kl) {
+		return "", "", false
+	}
+	return s.Command, strings.TrimPrefix(kl, "Exit code "), true
+}
+
+func (v *verifier) errorKey(s Signal) string {
+	k := fold(strings.TrimSpace(v.toolTag.ReplaceAllString(v.keyLineOf(s), "")))
+	if k == "" || isBareExit(k) {
 		return ""
 	}
-	k := ""
-	for _, l := range cand {
-		if v.marker.MatchString(l) {
-			k = l
-			break
-		}
-	}
-	if k == "" {
-		k = cand[0]
-		for _, l := range cand {
-			if v.errorWord.MatchString(l) {
-				k = l
-				break
-			}
-		}
-	}
-	k = fold(k)
 	if stripped := v.severity.ReplaceAllString(k, ""); strings.TrimSpace(stripped) != "" {
 		k = stripped
 	}
@@ -186,7 +218,23 @@ func (v *verifier) errorKey(text string) string {
 	return trimTail(k)
 }
 
+// keptExit reports a bare exit code the summary names with its command.
+func (v *verifier) keptExit(cmd, code, sum string) bool {
+	if !strings.Contains(sum, fold(cmd)) && !strings.Contains(sum, fold(commandIdentity(cmd))) {
+		return false
+	}
+	for _, m := range v.exitNum.FindAllStringSubmatch(sum, -1) {
+		if m[1] == code {
+			return true
+		}
+	}
+	return false
+}
+
 func (v *verifier) kept(s Signal, sum, lower string) bool {
+	if cmd, code, ok := v.bareExit(s); ok {
+		return v.keptExit(cmd, code, sum)
+	}
 	key := v.key(s)
 	switch s.Kind {
 	case KindBlocked:

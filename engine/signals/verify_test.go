@@ -1,19 +1,10 @@
 package signals
 
 import (
-	"bufio"
-	"bytes"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/recite-dev/recite/internal/sharedtest"
 )
 
 func TestVerifySmoothedAndFaithful(t *testing.T) {
@@ -106,175 +97,6 @@ func FuzzVerify(f *testing.F) {
 	})
 }
 
-// transcript is what readTranscript collects from a Claude Code JSONL
-// session: the messages before the compact boundary and the compact
-// summary after it.
-type transcript struct {
-	msgs    []Message
-	summary string
-}
-
-// readTranscript is a minimal Claude Code transcript reader for these
-// tests only (the real importer lives elsewhere): user/assistant text
-// blocks and tool_result blocks before the first `system` entry with
-// subtype compact_boundary, and the user entry with isCompactSummary after
-// it.
-func readTranscript(t *testing.T, path string) transcript {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	type block struct {
-		Type      string          `json:"type"`
-		Text      string          `json:"text"`
-		ToolUseID string          `json:"tool_use_id"`
-		IsError   bool            `json:"is_error"`
-		Content   json.RawMessage `json:"content"`
-	}
-	type entry struct {
-		Type             string `json:"type"`
-		Subtype          string `json:"subtype"`
-		UUID             string `json:"uuid"`
-		Timestamp        string `json:"timestamp"`
-		IsCompactSummary bool   `json:"isCompactSummary"`
-		Message          struct {
-			Role    string          `json:"role"`
-			Content json.RawMessage `json:"content"`
-		} `json:"message"`
-	}
-	text := func(raw json.RawMessage) string {
-		var s string
-		if json.Unmarshal(raw, &s) == nil {
-			return s
-		}
-		var bs []block
-		if json.Unmarshal(raw, &bs) != nil {
-			return ""
-		}
-		var parts []string
-		for _, b := range bs {
-			if b.Type == "text" {
-				parts = append(parts, b.Text)
-			}
-		}
-		return strings.Join(parts, "")
-	}
-	var tr transcript
-	after := false
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
-	n := 0
-	for sc.Scan() {
-		n++
-		var e entry
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			t.Fatalf("%s:%d: %v", path, n, err)
-		}
-		src := fmt.Sprintf("%s:%d", filepath.Base(path), n)
-		if e.Type == "system" && e.Subtype == "compact_boundary" {
-			after = true
-			continue
-		}
-		if after {
-			if e.IsCompactSummary && tr.summary == "" {
-				tr.summary = text(e.Message.Content)
-			}
-			continue
-		}
-		if e.Type != "user" && e.Type != "assistant" {
-			continue
-		}
-		ts, _ := time.Parse(time.RFC3339Nano, e.Timestamp)
-		var s string
-		if json.Unmarshal(e.Message.Content, &s) == nil {
-			tr.msgs = append(tr.msgs, Message{ID: e.UUID, Role: e.Type, Content: s, Timestamp: ts, Source: src})
-			continue
-		}
-		var bs []block
-		if err := json.Unmarshal(e.Message.Content, &bs); err != nil {
-			continue
-		}
-		for _, b := range bs {
-			switch b.Type {
-			case "text":
-				tr.msgs = append(tr.msgs, Message{ID: e.UUID, Role: e.Type, Content: b.Text, Timestamp: ts, Source: src})
-			case "tool_result":
-				tr.msgs = append(tr.msgs, Message{ID: b.ToolUseID, Role: "tool", ToolName: "tool", IsError: b.IsError, Content: text(b.Content), Timestamp: ts, Source: src})
-			}
-		}
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	if !after || tr.summary == "" {
-		t.Fatalf("%s: no compact boundary or summary", path)
-	}
-	return tr
-}
-
-// TestVerifyRealCompactions runs Extract and Verify over the three Claude
-// Code sessions in /work/shared/transcripts. The expected numbers were
-// checked against the files with jq (see the report of this package).
-func TestVerifyRealCompactions(t *testing.T) {
-	dir := filepath.Join(sharedtest.ModuleRoot(), "..", "shared", "transcripts")
-	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
-		t.Skipf("shared transcripts not found at %s (../shared next to the module root); skipping", dir)
-	}
-	tests := []struct {
-		file         string
-		before, lost int
-		kept         []string // keys of the signals the summary kept
-	}{
-		// 4 is_error results + 3 "Error:"/"fatal:" lines in results not
-		// flagged as errors (--format, --verbose, git fatal) = 7 errors, all
-		// lost; 5 tool rejections = 5 stops, whose user words the summary
-		// quotes under "All User Messages".
-		{"entireio__cli__cc_90f6622c5b_1_full.jsonl", 12, 7, []string{
-			"what does lint say now",
-			"_why_ is it removing these lines",
-			"should we dry-run by default? what should we name the inverse flag",
-			"Q: do we handle multiple commits for a single checkpoint",
-			"we are in Project: Troy (mark this for milestone:R1 as well",
-		}},
-		// 9 is_error results in 4 distinct errors (5× "File has not been
-		// read yet", 2× Cannot find module, rebase, turbo verify) + 3 marker
-		// lines (6× expect(received).toBe(expected), script typecheck exit
-		// 126, Missing CLICKHOUSE_URL); only "File has not been read yet"
-		// survives verbatim.
-		{"obsessiondb__chkit__fa_02322a2710_0_full.jsonl", 7, 6, []string{"File has not been read yet"}},
-		// One TypeScript error, kept word for word in backticks.
-		{"theogbrand__napoli-matcha__0c_c3173e5050_0_full.jsonl", 1, 0, []string{
-			"tests/daytona_sandbox.test.ts(22,27): error TS2322: Type 'boolean' is not assignable to type 'void | Promise<void",
-		}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.file, func(t *testing.T) {
-			tr := readTranscript(t, filepath.Join(dir, tt.file))
-			sigs := Extract(nil, tr.msgs, nil)
-			lost := Verify(tr.summary, sigs)
-			isLost := map[string]bool{}
-			for _, s := range lost {
-				isLost[string(s.Kind)+s.Hash] = true
-			}
-			var kept []string
-			for _, s := range sigs {
-				mark := "LOST"
-				if !isLost[string(s.Kind)+s.Hash] {
-					mark = "kept"
-					kept = append(kept, Key(s))
-				}
-				if testing.Verbose() {
-					t.Logf("%s %s ×%d %s key=%q", mark, s.Kind, s.Count, s.Source, Key(s))
-				}
-			}
-			if len(sigs) != tt.before || len(lost) != tt.lost || strings.Join(kept, "|") != strings.Join(tt.kept, "|") {
-				t.Errorf("signals %d lost %d kept %q; want %d, %d, %q", len(sigs), len(lost), kept, tt.before, tt.lost, tt.kept)
-			}
-		})
-	}
-}
-
 // TestLostIndexes: a signal known in several forms (raw and redacted) is
 // kept when the summary keeps any form, lost only when it keeps none.
 func TestLostIndexes(t *testing.T) {
@@ -308,5 +130,41 @@ func TestLostIndexes(t *testing.T) {
 	}
 	if LostIndexes("x") != nil {
 		t.Error("no forms: want nil")
+	}
+}
+
+// TestVerifyKeyLine: Verify checks an error's key line, not its first
+// line, and a bare exit code as its command with the exit code.
+func TestVerifyKeyLine(t *testing.T) {
+	tb := Signal{Kind: KindError, Text: "Exit code 1\nTraceback (most recent call last):\n  File \"app.py\", line 3, in <module>\n    cfg[\"token\"]\nKeyError: 'token'"}
+	bare := Signal{Kind: KindError, Text: "Exit code 1", KeyLine: "Exit code 1", Command: "bun run verify 2>&1"}
+	tests := []struct {
+		name    string
+		sig     Signal
+		summary string
+		lost    bool
+	}{
+		{"traceback header is not the key", tb, "We hit a `Traceback (most recent call last):` in app.py.", true},
+		{"exception line kept", tb, "app.py raised `KeyError: 'token'`.", false},
+		{"warning first", Signal{Kind: KindError, Text: "Exit code 1\nwarning: x is deprecated\nerror: linker `cc` not found"}, "a warning: x is deprecated", true},
+		{"stored key line", Signal{Kind: KindError, Text: "Usage: lint [flags]\nError: unknown flag: --format", KeyLine: "Error: unknown flag: --format"}, "lint rejected unknown flag: --format", false},
+		{"bare exit with command and code", bare, "`bun run verify` failed with exit code 1.", false},
+		{"bare exit, exited with", bare, "bun run verify exited with 1", false},
+		{"bare exit without the code", bare, "`bun run verify` failed.", true},
+		{"bare exit, another code", bare, "`bun run verify` failed with exit code 2.", true},
+		{"bare exit without the command", bare, "something failed with exit code 1", true},
+		{"bare exit without a command is never lost", Signal{Kind: KindError, Text: "Exit code 1"}, "nothing", false},
+		{"resolved is never lost", Signal{Kind: KindError, Text: "boom", KeyLine: "boom", ResolvedBy: "`make` passed (m2)"}, "nothing", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			lost := Verify(tt.summary, []Signal{tt.sig})
+			if (len(lost) == 1) != tt.lost {
+				t.Errorf("lost = %v, want %v (key %q)", len(lost) == 1, tt.lost, Key(tt.sig))
+			}
+		})
+	}
+	if k := Key(bare); k != "bun run verify 2>&1 exit code 1" {
+		t.Errorf("Key(bare) = %q", k)
 	}
 }

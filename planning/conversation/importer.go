@@ -95,6 +95,7 @@ type ccEntry struct {
 	LeafUUID         string          `json:"leafUuid"`
 	Level            string          `json:"level"`
 	Error            json.RawMessage `json:"error"`
+	ToolUseResult    json.RawMessage `json:"toolUseResult"`
 	CompactMetadata  *struct {
 		Trigger   string `json:"trigger"`
 		PreTokens int    `json:"preTokens"`
@@ -129,9 +130,13 @@ const ccAgent = "claude-code"
 //     block: text → a message of the entry's role; thinking → an internal
 //     assistant message; tool_use → an assistant message with one ToolCall
 //     whose Arguments is the input JSON verbatim; tool_result → a tool
-//     message with ToolCallID and IsError. A user entry with
-//     isCompactSummary is flagged CompactSummary; isMeta entries are
-//     Internal; isSidechain entries are flagged Sidechain.
+//     message with ToolCallID, the ToolName of its call, and IsError (also
+//     set when the entry's toolUseResult says the call failed although
+//     the block does not, as TaskOutput's nested task.status does; see
+//     ToolOutput). A user entry with isCompactSummary is flagged
+//     CompactSummary; isMeta entries are Internal; isSidechain entries are
+//     flagged Sidechain; a user text holding a background task's
+//     <task-notification> whose status is failed is IsError.
 //   - system entries with subtype compact_boundary and api_error, and
 //     summary entries, become meta records with an Event.
 //   - everything else (progress, file-history-snapshot, queue-operation,
@@ -142,6 +147,10 @@ const ccAgent = "claude-code"
 // has several blocks, so importing twice with [Store.AppendNew] adds
 // nothing. Conversation is left empty (Append sets it). A malformed line is
 // skipped with a diagnostic naming the line (the path is "claude-code").
+// A line holding several JSON objects glued together (a writer that lost
+// a newline) is read object by object, each an entry, with a diagnostic
+// naming the line; what follows the last object that parses is one
+// malformed entry.
 //
 // When no line is a transcript entry (a JSON object with a "type"), which
 // includes an empty input, the input is not a Claude Code transcript: the
@@ -149,62 +158,125 @@ const ccAgent = "claude-code"
 // lines look like an aider chat history). Any other error is a failing
 // reader's.
 func ImportClaudeCode(r io.Reader) ([]Record, Report, error) {
-	var rep Report
-	var out []Record
+	im := &ccImporter{calls: map[string]string{}}
 	br := bufio.NewReader(r)
-	lineNo, typed, aiderLines := 0, 0, 0
-	firstReason, firstLine := "", 0
-	notTranscript := func() error {
-		reason := "it is empty"
-		if rep.Entries > 0 {
-			reason = fmt.Sprintf("none of its %d non-blank lines is a transcript entry (a JSON object with a \"type\"; line %d: %s)", rep.Entries, firstLine, firstReason)
-		}
-		if aiderLines > 0 {
-			reason += "; it looks like an aider chat history: use `recite import aider`"
-		}
-		return &FormatError{What: ccWhat, Reason: reason}
-	}
 	for {
 		line, err := br.ReadBytes('\n')
 		if len(line) > 0 {
-			lineNo++
-			if t := bytes.TrimSpace(line); len(t) > 0 {
-				rep.Entries++
-				recs, reason := ccConvert(t)
-				if reason != "malformed JSON" && reason != "malformed: no type" {
-					typed++
-				} else if firstLine == 0 {
-					firstReason, firstLine = reason, lineNo
-				}
-				if looksAider(line) {
-					aiderLines++
-				}
-				if reason != "" {
-					rep.skip(reason)
-					if strings.HasPrefix(reason, "malformed") {
-						rep.Diagnostics = append(rep.Diagnostics, markdown.Diagnostic{Path: "claude-code", Line: lineNo, Message: reason})
-					}
-				} else {
-					rep.Imported++
-					rep.Records += len(recs)
-					out = append(out, recs...)
-				}
-			}
+			im.line(line)
 		}
 		if err == io.EOF {
-			if typed == 0 {
-				return nil, rep, notTranscript()
+			if im.typed == 0 {
+				return nil, im.rep, im.notTranscript()
 			}
-			return out, rep, nil
+			return im.out, im.rep, nil
 		}
 		if err != nil {
-			return out, rep, fmt.Errorf("import claude-code line %d: %w", lineNo+1, err)
+			return im.out, im.rep, fmt.Errorf("import claude-code line %d: %w", im.lineNo+1, err)
 		}
 	}
 }
 
-// ccConvert converts one entry, or returns why it was skipped.
-func ccConvert(line []byte) ([]Record, string) {
+// ccImporter is the state of one ImportClaudeCode.
+type ccImporter struct {
+	rep                     Report
+	out                     []Record
+	lineNo, typed, aiderish int
+	firstReason             string
+	firstLine               int
+	// calls maps tool_use ids to their tool's name.
+	calls map[string]string
+}
+
+// line reads one line of the transcript: no entry when blank, one entry
+// per JSON object on it.
+func (im *ccImporter) line(line []byte) {
+	im.lineNo++
+	t := bytes.TrimSpace(line)
+	if len(t) == 0 {
+		return
+	}
+	if looksAider(line) {
+		im.aiderish++
+	}
+	objs, rest := [][]byte{t}, []byte(nil)
+	if !json.Valid(t) {
+		objs, rest = splitObjects(t)
+	}
+	if len(objs) > 1 {
+		im.diag(fmt.Sprintf("%d JSON objects glued on one line; each was read as an entry", len(objs)))
+	}
+	for _, o := range objs {
+		im.entry(o)
+	}
+	if len(rest) > 0 {
+		im.entry(rest)
+	}
+}
+
+// splitObjects reads the JSON values of a line one after another with a
+// json.Decoder: the values read, and what follows the last one that
+// parses (nil when the line ends there). A line whose start does not parse
+// is all rest.
+func splitObjects(line []byte) (objs [][]byte, rest []byte) {
+	dec := json.NewDecoder(bytes.NewReader(line))
+	var end int64
+	for {
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			if err == io.EOF {
+				return objs, nil
+			}
+			if r := bytes.TrimSpace(line[end:]); len(r) > 0 {
+				rest = r
+			}
+			return objs, rest
+		}
+		objs = append(objs, raw)
+		end = dec.InputOffset()
+	}
+}
+
+// entry converts one entry and accounts for it.
+func (im *ccImporter) entry(obj []byte) {
+	im.rep.Entries++
+	recs, reason := im.convert(obj)
+	if reason != "malformed JSON" && reason != "malformed: no type" {
+		im.typed++
+	} else if im.firstLine == 0 {
+		im.firstReason, im.firstLine = reason, im.lineNo
+	}
+	if reason != "" {
+		im.rep.skip(reason)
+		if strings.HasPrefix(reason, "malformed") {
+			im.diag(reason)
+		}
+		return
+	}
+	im.rep.Imported++
+	im.rep.Records += len(recs)
+	im.out = append(im.out, recs...)
+}
+
+func (im *ccImporter) diag(msg string) {
+	im.rep.Diagnostics = append(im.rep.Diagnostics, markdown.Diagnostic{Path: "claude-code", Line: im.lineNo, Message: msg})
+}
+
+// notTranscript is the *FormatError of an input without a transcript
+// entry.
+func (im *ccImporter) notTranscript() error {
+	reason := "it is empty"
+	if im.rep.Entries > 0 {
+		reason = fmt.Sprintf("none of its %d non-blank lines is a transcript entry (a JSON object with a \"type\"; line %d: %s)", im.rep.Entries, im.firstLine, im.firstReason)
+	}
+	if im.aiderish > 0 {
+		reason += "; it looks like an aider chat history: use `recite import aider`"
+	}
+	return &FormatError{What: ccWhat, Reason: reason}
+}
+
+// convert converts one entry, or returns why it was skipped.
+func (im *ccImporter) convert(line []byte) ([]Record, string) {
 	var e ccEntry
 	if err := json.Unmarshal(line, &e); err != nil {
 		return nil, "malformed JSON"
@@ -220,16 +292,7 @@ func ccConvert(line []byte) ([]Record, string) {
 		return nil, "system:" + e.Subtype
 	}
 	if e.Type == "summary" {
-		if e.Summary == "" {
-			return nil, "summary:empty"
-		}
-		id := e.LeafUUID
-		if id == "" {
-			id = e.UUID
-		}
-		// A summary entry has no timestamp; it titles the session.
-		return []Record{{ID: "cc-summary-" + id, Kind: KindMeta, Time: time.Unix(0, 0).UTC(),
-			Event: EventSummary, Content: e.Summary, Source: id, Meta: &Meta{Title: e.Summary}}}, ""
+		return ccSummary(e)
 	}
 	if e.UUID == "" {
 		return nil, "malformed: no uuid"
@@ -238,29 +301,53 @@ func ccConvert(line []byte) ([]Record, string) {
 	if err != nil {
 		return nil, "malformed: bad timestamp"
 	}
-	ts = ts.UTC()
-	base := Record{ID: "cc-" + e.UUID, Time: ts, Source: e.UUID, Sidechain: e.IsSidechain, Agent: ccAgent}
+	base := Record{ID: "cc-" + e.UUID, Time: ts.UTC(), Source: e.UUID, Sidechain: e.IsSidechain, Agent: ccAgent}
 	if e.Type == "system" {
-		r := base
-		r.Kind = KindMeta
-		r.Agent = ""
-		switch e.Subtype {
-		case "compact_boundary":
-			r.Event = EventCompactBoundary
-			r.Content = jsonString(e.Content)
-			if m := e.CompactMetadata; m != nil {
-				r.Content = strings.TrimSpace(fmt.Sprintf("%s (trigger %s, %d tokens before)", r.Content, m.Trigger, m.PreTokens))
-			}
-		case "api_error":
-			r.Event = EventAPIError
-			r.IsError = true
-			r.Content = string(e.Error)
-			if c := jsonString(e.Content); c != "" {
-				r.Content = c
-			}
-		}
-		return []Record{r}, ""
+		return []Record{ccSystem(e, base)}, ""
 	}
+	return im.message(e, base)
+}
+
+// ccSummary converts a summary entry (it titles the session and has no
+// timestamp).
+func ccSummary(e ccEntry) ([]Record, string) {
+	if e.Summary == "" {
+		return nil, "summary:empty"
+	}
+	id := e.LeafUUID
+	if id == "" {
+		id = e.UUID
+	}
+	return []Record{{ID: "cc-summary-" + id, Kind: KindMeta, Time: time.Unix(0, 0).UTC(),
+		Event: EventSummary, Content: e.Summary, Source: id, Meta: &Meta{Title: e.Summary}}}, ""
+}
+
+// ccSystem converts a compact_boundary or api_error system entry.
+func ccSystem(e ccEntry, base Record) Record {
+	r := base
+	r.Kind = KindMeta
+	r.Agent = ""
+	switch e.Subtype {
+	case "compact_boundary":
+		r.Event = EventCompactBoundary
+		r.Content = jsonString(e.Content)
+		if m := e.CompactMetadata; m != nil {
+			r.Content = strings.TrimSpace(fmt.Sprintf("%s (trigger %s, %d tokens before)", r.Content, m.Trigger, m.PreTokens))
+		}
+	case "api_error":
+		r.Event = EventAPIError
+		r.IsError = true
+		r.Content = string(e.Error)
+		if c := jsonString(e.Content); c != "" {
+			r.Content = c
+		}
+	}
+	return r
+}
+
+// message converts a user or assistant entry, one record per content
+// block.
+func (im *ccImporter) message(e ccEntry, base Record) ([]Record, string) {
 	if e.Message == nil {
 		return nil, "malformed: no message"
 	}
@@ -287,36 +374,61 @@ func ccConvert(line []byte) ([]Record, string) {
 	if len(blocks) == 0 {
 		return nil, "empty content"
 	}
-	var out []Record
+	results := 0
+	for _, b := range blocks {
+		if b.Type == "tool_result" {
+			results++
+		}
+	}
+	out := make([]Record, 0, len(blocks))
 	for i, b := range blocks {
 		r := base
 		if len(blocks) > 1 {
 			r.ID = fmt.Sprintf("%s-%d", base.ID, i)
 		}
-		switch b.Type {
-		case "text":
-			r.Content = b.Text
-		case "thinking", "redacted_thinking":
-			r.Role = RoleAssistant
-			r.Internal = true
-			r.Content = b.Thinking
-		case "tool_use":
-			r.Role = RoleAssistant
-			r.ToolCalls = []ToolCall{{ID: b.ID, Name: b.Name, Arguments: string(b.Input)}}
-		case "tool_result":
-			r.Role = RoleTool
-			r.Provider, r.Model = "", ""
-			r.ToolCallID = b.ToolUseID
-			r.IsError = b.IsError
-			r.Content = toolResultText(b.Content)
-		case "image":
-			r.Content = "[image]"
-		default:
-			r.Content = "[" + b.Type + "]"
+		im.block(&r, b)
+		if b.Type == "tool_result" && !r.IsError && results == 1 {
+			// The block says the call ran; the entry's toolUseResult can
+			// still say what it ran failed (TaskOutput's task.status).
+			_, r.IsError = ToolOutput(e.ToolUseResult)
 		}
 		out = append(out, r)
 	}
 	return out, ""
+}
+
+// block fills r from one content block.
+func (im *ccImporter) block(r *Record, b ccBlock) {
+	switch b.Type {
+	case "text":
+		r.Content = b.Text
+		if r.Role == RoleUser {
+			if n, ok := ParseTaskNotification(b.Text); ok && n.Failed() {
+				r.IsError = true
+			}
+		}
+	case "thinking", "redacted_thinking":
+		r.Role = RoleAssistant
+		r.Internal = true
+		r.Content = b.Thinking
+	case "tool_use":
+		r.Role = RoleAssistant
+		r.ToolCalls = []ToolCall{{ID: b.ID, Name: b.Name, Arguments: string(b.Input)}}
+		if b.ID != "" {
+			im.calls[b.ID] = b.Name
+		}
+	case "tool_result":
+		r.Role = RoleTool
+		r.Provider, r.Model = "", ""
+		r.ToolCallID = b.ToolUseID
+		r.ToolName = im.calls[b.ToolUseID]
+		r.IsError = b.IsError
+		r.Content = toolResultText(b.Content)
+	case "image":
+		r.Content = "[image]"
+	default:
+		r.Content = "[" + b.Type + "]"
+	}
 }
 
 func asString(raw json.RawMessage) (string, bool) {
@@ -381,112 +493,130 @@ const aiderStart = "# aider chat started at "
 // as a Claude Code transcript; detected on that line, before reading on),
 // and one with no "####" user line (which includes an empty input).
 func ImportAider(r io.Reader) ([]Record, Report, error) {
-	var rep Report
-	var out []Record
-	session := time.Unix(0, 0).UTC()
-	type block struct {
-		kind  string // user, output, assistant
-		start int
-		lines []string
-	}
-	var cur *block
-	flush := func() {
-		if cur == nil {
-			return
-		}
-		b := cur
-		cur = nil
-		rep.Entries++
-		text := strings.Join(b.lines, "\n")
-		if b.kind == "assistant" {
-			text = strings.Trim(text, "\n")
-		}
-		rec := Record{ID: fmt.Sprintf("aider-%08d", b.start), Kind: KindMessage, Time: session,
-			Source: fmt.Sprintf("aider:%d", b.start), Content: text}
-		switch b.kind {
-		case "user":
-			rec.Role = RoleUser
-		case "output":
-			rec.Role = RoleSystem
-			rec.Internal = true
-			rec.ToolName = "aider"
-		default:
-			rec.Role = RoleAssistant
-			rec.Agent = "aider"
-		}
-		rep.Imported++
-		rep.Records++
-		out = append(out, rec)
-	}
+	im := &aiderImporter{session: time.Unix(0, 0).UTC()}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), 64<<20)
-	lineNo, users := 0, 0
 	sniffed := false
 	for sc.Scan() {
-		lineNo++
+		im.lineNo++
 		line := strings.TrimSuffix(sc.Text(), "\r")
 		if !sniffed && strings.TrimSpace(line) != "" {
 			sniffed = true
 			if looksJSONObject(sc.Bytes()) {
-				return nil, Report{}, &FormatError{What: aiderWhat, Reason: fmt.Sprintf("line %d is a JSON object; it looks like JSONL (a Claude Code transcript? use `recite import claude-code`)", lineNo)}
+				return nil, Report{}, &FormatError{What: aiderWhat, Reason: fmt.Sprintf("line %d is a JSON object; it looks like JSONL (a Claude Code transcript? use `recite import claude-code`)", im.lineNo)}
 			}
 		}
-		switch {
-		case strings.HasPrefix(line, aiderStart):
-			flush()
-			rep.Entries++
-			stamp := strings.TrimSpace(strings.TrimPrefix(line, aiderStart))
-			t, err := time.Parse(time.DateTime, stamp)
-			if err != nil {
-				rep.skip("malformed session marker")
-				rep.Diagnostics = append(rep.Diagnostics, markdown.Diagnostic{Path: "aider", Line: lineNo,
-					Message: fmt.Sprintf("session marker time %q: %v", stamp, err)})
-				continue
-			}
-			session = t.UTC()
-			rep.Imported++
-			rep.Records++
-			out = append(out, Record{ID: fmt.Sprintf("aider-%08d", lineNo), Kind: KindMeta, Time: session,
-				Event: EventSessionStart, Content: stamp, Source: fmt.Sprintf("aider:%d", lineNo)})
-		case line == "####" || strings.HasPrefix(line, "#### "):
-			users++
-			if cur == nil || cur.kind != "user" {
-				flush()
-				cur = &block{kind: "user", start: lineNo}
-			}
-			cur.lines = append(cur.lines, strings.TrimPrefix(strings.TrimPrefix(trimBreak(line), "####"), " "))
-		case line == ">" || strings.HasPrefix(line, "> "):
-			if cur == nil || cur.kind != "output" {
-				flush()
-				cur = &block{kind: "output", start: lineNo}
-			}
-			cur.lines = append(cur.lines, strings.TrimPrefix(strings.TrimPrefix(trimBreak(line), ">"), " "))
-		case strings.TrimSpace(line) == "":
-			if cur != nil && cur.kind == "assistant" {
-				cur.lines = append(cur.lines, line)
-			} else {
-				flush()
-			}
-		default:
-			if cur == nil || cur.kind != "assistant" {
-				flush()
-				cur = &block{kind: "assistant", start: lineNo}
-			}
-			cur.lines = append(cur.lines, line)
-		}
+		im.line(line)
 	}
-	flush()
+	im.flush()
 	if err := sc.Err(); err != nil {
-		return out, rep, fmt.Errorf("import aider line %d: %w", lineNo+1, err)
+		return im.out, im.rep, fmt.Errorf("import aider line %d: %w", im.lineNo+1, err)
 	}
-	if users == 0 {
+	if im.users == 0 {
 		reason := "it is empty"
-		if lineNo > 0 {
-			reason = fmt.Sprintf("none of its %d lines is a \"#### \" user line", lineNo)
+		if im.lineNo > 0 {
+			reason = fmt.Sprintf("none of its %d lines is a \"#### \" user line", im.lineNo)
 		}
-		return nil, rep, &FormatError{What: aiderWhat, Reason: reason}
+		return nil, im.rep, &FormatError{What: aiderWhat, Reason: reason}
 	}
-	return out, rep, nil
+	return im.out, im.rep, nil
+}
+
+// aiderBlock is one block of an aider history: consecutive lines of one
+// kind (user, output, assistant) from line start.
+type aiderBlock struct {
+	kind  string
+	start int
+	lines []string
+}
+
+// aiderImporter is the state of one ImportAider.
+type aiderImporter struct {
+	rep           Report
+	out           []Record
+	session       time.Time
+	cur           *aiderBlock
+	lineNo, users int
+}
+
+// line reads one line (without its line ending).
+func (im *aiderImporter) line(line string) {
+	switch {
+	case strings.HasPrefix(line, aiderStart):
+		im.flush()
+		im.sessionStart(line)
+	case line == "####" || strings.HasPrefix(line, "#### "):
+		im.users++
+		im.add("user", strings.TrimPrefix(strings.TrimPrefix(trimBreak(line), "####"), " "))
+	case line == ">" || strings.HasPrefix(line, "> "):
+		im.add("output", strings.TrimPrefix(strings.TrimPrefix(trimBreak(line), ">"), " "))
+	case strings.TrimSpace(line) == "":
+		if im.cur != nil && im.cur.kind == "assistant" {
+			im.cur.lines = append(im.cur.lines, line)
+		} else {
+			im.flush()
+		}
+	default:
+		im.add("assistant", line)
+	}
+}
+
+// add appends a line to the current block of kind, starting one when the
+// current block is of another kind.
+func (im *aiderImporter) add(kind, text string) {
+	if im.cur == nil || im.cur.kind != kind {
+		im.flush()
+		im.cur = &aiderBlock{kind: kind, start: im.lineNo}
+	}
+	im.cur.lines = append(im.cur.lines, text)
+}
+
+// sessionStart reads a "# aider chat started at …" line.
+func (im *aiderImporter) sessionStart(line string) {
+	im.rep.Entries++
+	stamp := strings.TrimSpace(strings.TrimPrefix(line, aiderStart))
+	t, err := time.Parse(time.DateTime, stamp)
+	if err != nil {
+		im.rep.skip("malformed session marker")
+		im.rep.Diagnostics = append(im.rep.Diagnostics, markdown.Diagnostic{Path: "aider", Line: im.lineNo,
+			Message: fmt.Sprintf("session marker time %q: %v", stamp, err)})
+		return
+	}
+	im.session = t.UTC()
+	im.rep.Imported++
+	im.rep.Records++
+	im.out = append(im.out, Record{ID: fmt.Sprintf("aider-%08d", im.lineNo), Kind: KindMeta, Time: im.session,
+		Event: EventSessionStart, Content: stamp, Source: fmt.Sprintf("aider:%d", im.lineNo)})
+}
+
+// flush turns the current block into a record.
+func (im *aiderImporter) flush() {
+	b := im.cur
+	if b == nil {
+		return
+	}
+	im.cur = nil
+	im.rep.Entries++
+	text := strings.Join(b.lines, "\n")
+	if b.kind == "assistant" {
+		text = strings.Trim(text, "\n")
+	}
+	rec := Record{ID: fmt.Sprintf("aider-%08d", b.start), Kind: KindMessage, Time: im.session,
+		Source: fmt.Sprintf("aider:%d", b.start), Content: text}
+	switch b.kind {
+	case "user":
+		rec.Role = RoleUser
+	case "output":
+		rec.Role = RoleSystem
+		rec.Internal = true
+		rec.ToolName = "aider"
+	default:
+		rec.Role = RoleAssistant
+		rec.Agent = "aider"
+	}
+	im.rep.Imported++
+	im.rep.Records++
+	im.out = append(im.out, rec)
 }
 
 // trimBreak removes the two-space Markdown line break aider appends.

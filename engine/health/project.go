@@ -1,0 +1,134 @@
+package health
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/recite-dev/recite/engine/config"
+	"github.com/recite-dev/recite/engine/internal/layout"
+	"github.com/recite-dev/recite/engine/signals"
+	"github.com/recite-dev/recite/markdown"
+	"github.com/recite-dev/recite/planning"
+	"github.com/recite-dev/recite/planning/conversation"
+)
+
+// HealthIterations is how many of the newest iteration records of each
+// conversation the project's health is evaluated on (Iterations): the
+// window of the circuit breaker's counters for a conversation-driven loop.
+// It is far above every threshold (stall, spin and decline count at most
+// a few iterations), and it bounds what is read of a long log.
+const HealthIterations = 100
+
+// Iterations returns the iterations the project's health is evaluated on
+// and where they came from (a loop file or a conversation log, "" when
+// none): the active loop's Loop Progress rows when it has any, else the
+// iteration records of the project's conversations (DefaultConversations:
+// the targets' and the most recently active one), the newest
+// HealthIterations of each, merged in time order. `recite status`, the
+// recitation the Claude Code hook prints, the prompts and preservation
+// blocks all evaluate these, so they report the same health. Logs are read
+// from their end through their index (Store.Window, at most TailMaxBytes
+// of each), so the cost does not grow with a log's length. store may be
+// nil (no conversations); a log that cannot be read is a diagnostic and
+// is left out.
+func Iterations(ctx context.Context, store *conversation.Store, cfg *config.Config, active *planning.Loop) ([]signals.IterationRecord, string, []markdown.Diagnostic) {
+	if active != nil && len(active.Iterations) > 0 {
+		return signals.IterationsFromLoop(active), layout.PlanningDir + "/" + active.Path, nil
+	}
+	if store == nil {
+		return nil, "", nil
+	}
+	var recs []conversation.Record
+	var diags []markdown.Diagnostic
+	for _, id := range DefaultConversations(cfg, store) {
+		w, wdiags, err := store.Window(ctx, id, conversation.WindowOptions{Iterations: HealthIterations, MaxBytes: TailMaxBytes})
+		diags = append(diags, wdiags...)
+		if err != nil {
+			diags = append(diags, markdown.Diagnostic{Path: layout.ConversationLog(id), Message: fmt.Sprintf("health: %v", err)})
+			continue
+		}
+		var own []conversation.Record
+		for _, r := range w.Records[w.Inherited:] {
+			if r.Kind == conversation.KindIteration {
+				if r.Conversation == "" {
+					r.Conversation = id
+				}
+				own = append(own, r)
+			}
+		}
+		recs = append(recs, own[max(0, len(own)-HealthIterations):]...)
+	}
+	if len(recs) == 0 {
+		return nil, "", diags
+	}
+	slices.SortStableFunc(recs, func(a, b conversation.Record) int { return a.Time.Compare(b.Time) })
+	return IterationRecords(recs), layout.ConversationLog(recs[len(recs)-1].Conversation), diags
+}
+
+// Project evaluates the project's health on its iterations (Iterations)
+// with recite.yaml's circuit_breaker thresholds: a Report without signals
+// or conversations. The diagnostics are Iterations'.
+func Project(ctx context.Context, dir string, cfg *config.Config, active *planning.Loop) (*Report, []markdown.Diagnostic) {
+	var store *conversation.Store
+	var diags []markdown.Diagnostic
+	// A project without conversations has none to read (and gets no
+	// folder from a build).
+	if convDir := filepath.Join(dir, filepath.FromSlash(layout.ConversationsDir)); dirExists(convDir) {
+		var err error
+		if store, err = conversation.Open(convDir); err != nil {
+			diags = append(diags, markdown.Diagnostic{Path: layout.ConversationsDir, Message: err.Error()})
+		}
+	}
+	iters, source, idiags := Iterations(ctx, store, cfg, active)
+	rep := &Report{Iterations: len(iters), IterationSource: source, Conversations: []string{}, Signals: []signals.Signal{},
+		Health: signals.Evaluate(iters, cfg.CircuitBreaker.Effective())}
+	rep.BreakerLine = rep.Health.BreakerLine()
+	return rep, append(diags, relDiags(dir, idiags)...)
+}
+
+// PromptHealth computes the prompt's health and approach lines (Lines,
+// ApproachLines) from the project's health (Project): the active loop's
+// rows, else the conversations' iteration records, as `recite status`
+// reports them; health lines are none when there is no iteration.
+func PromptHealth(ctx context.Context, dir string, cfg *config.Config, active *planning.Loop) (health, approach []string) {
+	rep, _ := Project(ctx, dir, cfg, active)
+	return Lines(rep, active), ApproachLines(active)
+}
+
+// dirExists reports a directory at path.
+func dirExists(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
+}
+
+// relDiags makes the diagnostics' paths project-relative where they are
+// inside dir.
+func relDiags(dir string, diags []markdown.Diagnostic) []markdown.Diagnostic {
+	for i, d := range diags {
+		if rel, ok := layout.RelPath(dir, d.Path); ok {
+			diags[i].Path = rel
+		}
+	}
+	return diags
+}
+
+// newestConversations returns the ids of the n conversations of store
+// most recently active, newest first (ties by id).
+func newestConversations(store *conversation.Store, n int) ([]string, []markdown.Diagnostic) {
+	list, diags, err := store.ListDiagnosed()
+	if err != nil {
+		return nil, append(diags, markdown.Diagnostic{Path: layout.ConversationsDir, Message: err.Error()})
+	}
+	slices.SortFunc(list, func(a, b conversation.Summary) int {
+		return cmp.Or(b.LastActivity.Compare(a.LastActivity), cmp.Compare(a.ID, b.ID))
+	})
+	var ids []string
+	for _, s := range list[:min(n, len(list))] {
+		ids = append(ids, s.ID)
+	}
+	return ids, diags
+}

@@ -1,0 +1,201 @@
+package signals
+
+import (
+	"strconv"
+	"strings"
+)
+
+// segment is one simple command of a shell command line: its words
+// (quotes removed) and the operator that ends it ("&&", "||", ";", "|",
+// or "" for the last).
+type segment struct {
+	words []string
+	op    string
+}
+
+// shellSegments splits a shell command line into simple commands at
+// `&&`, `||`, `;`, `|`, `&` and newlines outside quotes. It is not a
+// shell: here-documents, subshells and substitutions stay words, which is
+// enough to name what ran (a command's verb, its filters).
+func shellSegments(cmd string) []segment {
+	var out []segment
+	var words []string
+	var cur strings.Builder
+	inWord := false
+	flushWord := func() {
+		if inWord {
+			words = append(words, cur.String())
+			cur.Reset()
+			inWord = false
+		}
+	}
+	flushSeg := func(op string) {
+		flushWord()
+		if len(words) > 0 {
+			out = append(out, segment{words: words, op: op})
+		}
+		words = nil
+	}
+	for i := 0; i < len(cmd); i++ {
+		c := cmd[i]
+		switch {
+		case c == '\\' && i+1 < len(cmd):
+			i++
+			if cmd[i] != '\n' {
+				cur.WriteByte(cmd[i])
+				inWord = true
+			}
+		case c == '\'' || c == '"':
+			j := strings.IndexByte(cmd[i+1:], c)
+			if j < 0 {
+				j = len(cmd) - i - 1
+			}
+			cur.WriteString(cmd[i+1 : i+1+j])
+			inWord = true
+			i += j + 1
+		case c == ' ' || c == '\t':
+			flushWord()
+		case c == '\n' || c == ';':
+			flushSeg(";")
+		case c == '&' || c == '|':
+			if i+1 < len(cmd) && cmd[i+1] == c {
+				flushSeg(string([]byte{c, c}))
+				i++
+				continue
+			}
+			if c == '&' && (inWord && strings.HasSuffix(cur.String(), ">") || i+1 < len(cmd) && cmd[i+1] == '>') {
+				// 2>&1, &>file: a redirection, part of the word.
+				cur.WriteByte(c)
+				inWord = true
+				continue
+			}
+			flushSeg(string(c))
+		default:
+			cur.WriteByte(c)
+			inWord = true
+		}
+	}
+	flushSeg("")
+	return out
+}
+
+// isOutputFilter reports a program that only reshapes what a command
+// printed: a pipe into one does not change what ran (`go test ./... 2>&1
+// | tail -30` is `go test ./...`).
+func isOutputFilter(w string) bool {
+	switch w {
+	case "head", "tail", "grep", "egrep", "fgrep", "rg", "less", "more", "cat", "tee", "wc", "sort", "uniq", "cut", "tr",
+		"sed", "awk", "jq", "column", "nl":
+		return true
+	}
+	return false
+}
+
+// isRedirection reports a word that only sends output somewhere: `2>&1`,
+// `>/dev/null`, `2>/dev/null`, `&>log`.
+func isRedirection(w string) bool {
+	if strings.HasPrefix(w, "&>") {
+		return true
+	}
+	w = strings.TrimLeft(w, "0123456789")
+	w = strings.TrimPrefix(strings.TrimPrefix(w, ">"), ">")
+	if len(w) == 0 {
+		return false
+	}
+	if w == "/dev/null" {
+		return true
+	}
+	return len(w) >= 2 && w[0] == '&' && strings.Trim(w[1:], "0123456789") == ""
+}
+
+// commandIdentity names a run for resolution: two runs with the same
+// identity ran the same thing. For a shell command line it drops leading
+// `cd DIR` commands, output redirections, pipes into output filters
+// (head, tail, grep, …) and trailing `|| true` / `echo` commands; other
+// commands ("Read /src/a.go") are their own identity.
+func commandIdentity(cmd string) string {
+	cmd = strings.TrimSpace(cmd)
+	if cmd == "" {
+		return ""
+	}
+	segs := shellSegments(cmd)
+	for len(segs) > 1 && segs[0].words[0] == "cd" {
+		segs = segs[1:]
+	}
+	var kept []segment
+	for i, s := range segs {
+		if i > 0 && segs[i-1].op == "|" && isOutputFilter(s.words[0]) {
+			continue
+		}
+		if i > 0 && (segs[i-1].op == "||" || segs[i-1].op == ";") && (s.words[0] == "true" || s.words[0] == "echo" || s.words[0] == ":") {
+			continue
+		}
+		var w []string
+		for _, word := range s.words {
+			if !isRedirection(word) {
+				w = append(w, word)
+			}
+		}
+		if len(w) > 0 {
+			kept = append(kept, segment{words: w, op: s.op})
+		}
+	}
+	var sb strings.Builder
+	for i, s := range kept {
+		if i > 0 {
+			sb.WriteString(" " + kept[i-1].op + " ")
+		}
+		sb.WriteString(strings.Join(s.words, " "))
+	}
+	return strings.Join(strings.Fields(sb.String()), " ")
+}
+
+// programs returns the programs a command line runs, one per simple
+// command: the verb with its subcommand ("go test", "git rebase", "npx
+// tsc", "npm run build", "python -m pytest"); `cd` and output filters are
+// left out.
+func programs(cmd string) []string {
+	var out []string
+	segs := shellSegments(cmd)
+	for i, s := range segs {
+		w := s.words
+		for len(w) > 0 && (strings.Contains(w[0], "=") && !strings.HasPrefix(w[0], "-") || w[0] == "sudo" || w[0] == "time" || w[0] == "env") {
+			w = w[1:]
+		}
+		if len(w) == 0 || w[0] == "cd" || i > 0 && segs[i-1].op == "|" && isOutputFilter(w[0]) {
+			continue
+		}
+		p := w[0]
+		if len(w) > 1 && !strings.HasPrefix(w[1], "-") && !strings.ContainsAny(w[1], "/.=") || len(w) > 2 && w[1] == "-m" {
+			p += " " + w[1]
+			if len(w) > 2 && (w[1] == "run" || w[1] == "exec" || w[1] == "x" || w[1] == "-m") {
+				p += " " + w[2]
+			}
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// exitCodeOf reads Claude Code's "Exit code N" first line of a failed
+// command's output; -1 when there is none.
+func exitCodeOf(content string) int {
+	first, _, _ := strings.Cut(strings.TrimLeft(content, " \n"), "\n")
+	first = strings.TrimSpace(first)
+	if n, ok := strings.CutPrefix(first, "Exit code "); ok {
+		if v, err := strconv.Atoi(n); err == nil {
+			return v
+		}
+	}
+	return -1
+}
+
+// isBareExit reports a key line that is only an exit code ("Exit code 1").
+func isBareExit(key string) bool {
+	n, ok := strings.CutPrefix(key, "Exit code ")
+	if !ok {
+		return false
+	}
+	_, err := strconv.Atoi(n)
+	return err == nil
+}

@@ -1,0 +1,101 @@
+package signals
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestCommandIdentity(t *testing.T) {
+	tests := []struct{ cmd, want string }{
+		{"npx tsc", "npx tsc"},
+		{"bun run typecheck 2>&1 | head -100", "bun run typecheck"},
+		{"bun run typecheck 2>&1 | tail -60", "bun run typecheck"},
+		{"cd /home/dev/app && go test ./... 2>&1 | grep -v '^ok'", "go test ./..."},
+		{"go vet ./... >/dev/null 2>&1 || true", "go vet ./..."},
+		{`git commit -m "fix: x"; echo "exit: $?"`, "git commit -m fix: x"},
+		{"npm test -- --runInBand | tee out.log", "npm test -- --runInBand"},
+		{"make build && make test", "make build && make test"},
+		{"Write /home/dev/app/drift.ts", "Write /home/dev/app/drift.ts"},
+		{"  ", ""},
+	}
+	for _, tt := range tests {
+		if got := commandIdentity(tt.cmd); got != tt.want {
+			t.Errorf("commandIdentity(%q) = %q, want %q", tt.cmd, got, tt.want)
+		}
+	}
+}
+
+func TestPrograms(t *testing.T) {
+	tests := []struct {
+		cmd  string
+		want []string
+	}{
+		{"git fetch origin main && git rebase origin/main 2>&1", []string{"git fetch", "git rebase"}},
+		{"npx tsc -p tsconfig.json", []string{"npx tsc"}},
+		{"cd web && npm run build 2>&1 | tail -5", []string{"npm run build"}},
+		{"CI=1 python -m pytest tests/x.py", []string{"python -m pytest"}},
+		{"./scripts/check.sh --fast", []string{"./scripts/check.sh"}},
+		{"staticcheck --version 2>&1; golangci-lint linters 2>&1 | grep -A2 staticcheck", []string{"staticcheck", "golangci-lint linters"}},
+	}
+	for _, tt := range tests {
+		if got := programs(tt.cmd); !slices.Equal(got, tt.want) {
+			t.Errorf("programs(%q) = %q, want %q", tt.cmd, got, tt.want)
+		}
+	}
+}
+
+// TestProbes: harmless probes, from real sessions (the shared
+// transcripts' gh pr checks, Read and git show; the rest as the tools
+// print them), and real failures that look alike.
+func TestProbes(t *testing.T) {
+	tests := []struct {
+		name    string
+		msg     Message
+		probe   bool
+		signals int
+	}{
+		{"Read missing file", Message{Role: "tool", ToolName: "Read", Command: "Read /app/.golangci.yml", IsError: true, Content: "<tool_use_error>File does not exist. Did you mean .golangci.yaml?</tool_use_error>"}, true, 1},
+		{"gh pr checks pending", Message{Role: "tool", ToolName: "Bash", Command: "gh pr checks 142 2>&1", IsError: true, Content: "Exit code 8\nlint\tpass\t1m42s\thttps://github.com/entireio/cli/actions/runs/21694270502/job/62561021044\t\nCursor Bugbot\tpending\t0\thttps://cursor.com"}, true, 1},
+		{"gh pr checks failing", Message{Role: "tool", ToolName: "Bash", Command: "gh pr checks 142", IsError: true, Content: "Exit code 1\nlint\tfail\t1m27s\thttps://github.com/entireio/cli/actions/runs/21692651903"}, false, 1},
+		{"git show missing path", Message{Role: "tool", ToolName: "Bash", Command: "git show 8034f24:76/74489fb0a9/metadata.json 2>&1 | head -5", Content: "fatal: path '76/74489fb0a9/metadata.json' does not exist in '8034f24'"}, true, 1},
+		{"grep no match", Message{Role: "tool", ToolName: "Bash", Command: `grep -n "nolint:staticcheck" cmd/x_test.go`, IsError: true, Content: "Exit code 1"}, true, 1},
+		{"grep bad regexp", Message{Role: "tool", ToolName: "Bash", Command: `grep -E "(" x.go`, IsError: true, Content: "Exit code 2\ngrep: Unmatched ( or \\("}, false, 1},
+		{"ls missing", Message{Role: "tool", ToolName: "Bash", Command: "ls scripts/", IsError: true, Content: "Exit code 1\nls: scripts/: No such file or directory"}, true, 1},
+		{"test -f", Message{Role: "tool", ToolName: "Bash", Command: "test -f .env", IsError: true, Content: "Exit code 1"}, true, 1},
+		{"[ -e ]", Message{Role: "tool", ToolName: "Bash", Command: "[ -e dist/index.js ] && echo built", IsError: true, Content: "Exit code 1"}, true, 1},
+		{"which", Message{Role: "tool", ToolName: "Bash", Command: "which staticcheck", IsError: true, Content: "Exit code 1\nstaticcheck not found"}, true, 1},
+		{"command -v", Message{Role: "tool", ToolName: "Bash", Command: "command -v pnpm", IsError: true, Content: "Exit code 1"}, true, 1},
+		{"Glob none", Message{Role: "tool", ToolName: "Glob", Command: "Glob **/*.js", IsError: true, Content: "No files found"}, true, 1},
+		{"sibling", Message{Role: "tool", ToolName: "Read", Command: "Read /a", IsError: true, Content: "<tool_use_error>Sibling tool call errored</tool_use_error>"}, true, 1},
+		{"script missing", Message{Role: "tool", ToolName: "Bash", Command: "bash ./run.sh", IsError: true, Content: "Exit code 127\nbash: ./run.sh: No such file or directory"}, false, 1},
+		{"cat in a pipeline that failed", Message{Role: "tool", ToolName: "Bash", Command: "npm test", IsError: true, Content: "Exit code 1\nnpm ERR! Missing script: \"test\""}, false, 1},
+		{"Write not read", Message{Role: "tool", ToolName: "Write", Command: "Write /a/drift.ts", IsError: true, Content: "<tool_use_error>File has not been read yet. Read it first before writing to it.</tool_use_error>"}, false, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sigs := FromMessages([]Message{tt.msg})
+			if len(sigs) != tt.signals {
+				t.Fatalf("%d signals: %+v", len(sigs), sigs)
+			}
+			if sigs[0].Probe != tt.probe {
+				t.Errorf("probe = %v, want %v (key %q)", sigs[0].Probe, tt.probe, sigs[0].KeyLine)
+			}
+		})
+	}
+}
+
+// TestProbesRankBelow: a probe is not lost while a real failure is; it is
+// when it is all that was lost.
+func TestProbesRankBelow(t *testing.T) {
+	probe := Signal{Kind: KindError, Text: "Exit code 1", KeyLine: "Exit code 1", Command: "grep -q foo x", Probe: true}
+	real := Signal{Kind: KindError, Text: "Exit code 2\nsrc/a.ts(1,2): error TS2322: x", KeyLine: "src/a.ts(1,2): error TS2322: x", Command: "npx tsc"}
+	if lost := Verify("nothing", []Signal{probe, real}); len(lost) != 1 || lost[0].Probe {
+		t.Errorf("with a real failure lost: %+v", lost)
+	}
+	if lost := Verify("`src/a.ts(1,2): error TS2322: x`", []Signal{probe, real}); len(lost) != 1 || !lost[0].Probe {
+		t.Errorf("only the probe lost: %+v", lost)
+	}
+	if got := Fit(Block{Signals: []Signal{probe, real}}, 10000); len(got.Block.Signals) != 1 || got.Block.Signals[0].Probe {
+		t.Errorf("Fit kept %+v", got.Block.Signals)
+	}
+}
