@@ -70,7 +70,19 @@ func printClaude(w io.Writer, res *engine.ClaudeResult) {
 		fmt.Fprintf(w, "created %s (hooks: %s)\n", res.Path, strings.Join(res.Added, ", "))
 	case len(res.Added) > 0:
 		fmt.Fprintf(w, "updated %s (hooks added: %s)\n", res.Path, strings.Join(res.Added, ", "))
+	case len(res.Updated) > 0:
+		fmt.Fprintf(w, "updated %s (hook command changed: %s)\n", res.Path, strings.Join(res.Updated, ", "))
 	default:
 		fmt.Fprintf(w, "kept    %s (recite's hooks already installed)\n", res.Path)
+	}
+	switch res.StatusLine {
+	case "installed":
+		fmt.Fprintf(w, "status line: installed `recite statusline` in %s\n", res.Path)
+	case "replaced":
+		fmt.Fprintf(w, "status line: replaced yours with `recite statusline` in %s\n", res.Path)
+	case "present":
+		fmt.Fprintf(w, "status line: `recite statusline` already installed\n")
+	case "kept":
+		fmt.Fprintf(w, "status line: kept yours (%s); --force replaces it with `recite statusline`\n", res.StatusLineKept)
 	}
 }

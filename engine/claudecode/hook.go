@@ -348,7 +348,9 @@ func (h *claudeHook) handle(ctx context.Context, res *result) error {
 	case "PostToolUse":
 		return h.postToolUse(ctx, res)
 	case "PostToolUseFailure":
-		return h.postToolUseFailure(ctx)
+		err := h.postToolUseFailure(ctx)
+		h.recordStatus(ctx, res)
+		return err
 	case "Stop":
 		err := h.stop(ctx)
 		h.recordStatus(ctx, res)

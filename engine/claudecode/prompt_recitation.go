@@ -11,7 +11,6 @@ import (
 	"io/fs"
 	"os"
 	"strings"
-	"time"
 )
 
 // promptLead opens the recitation the UserPromptSubmit hook returns.
@@ -20,11 +19,6 @@ const promptLead = "recite: where this project stands now (recitation from .plan
 // recitationKind names the session's recitation state file
 // (.planning/.recite/hooks/ID.recitation.json).
 const recitationKind = "recitation"
-
-// statusMargin is the least time left before the deadline for the hook to
-// rewrite the status summary after an event (a lenient load of the
-// planning tree: about 150 ms on the largest tree of the test data).
-const statusMargin = 500 * time.Millisecond
 
 // recitationState is what the session was last given of the recitation:
 // the hash of the block last injected ("" when none, or when a compaction
@@ -126,17 +120,4 @@ func hookContextJSON(event, text string) (string, error) {
 		return "", fmt.Errorf("hook output: %w", err)
 	}
 	return b.String(), nil
-}
-
-// recordStatus rewrites the project's status summary after an event that
-// changes what `recite statusline` shows (a prompt, the end of a turn),
-// unless less than statusMargin is left before ctx's deadline: the status
-// line then computes it itself.
-func (h *claudeHook) recordStatus(ctx context.Context, res *result) {
-	if dl, ok := ctx.Deadline(); ctx.Err() != nil || ok && time.Until(dl) < statusMargin {
-		return
-	}
-	if err := h.e.RecordStatusSummary(ctx); err != nil {
-		res.notef("%s: status summary: %v", h.ev.HookEventName, err)
-	}
 }

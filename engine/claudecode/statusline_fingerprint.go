@@ -1,4 +1,4 @@
-package engine
+package claudecode
 
 import (
 	"crypto/sha256"
@@ -9,13 +9,19 @@ import (
 	"time"
 )
 
-// fingerprintSkipped are the folders of the planning tree the status
-// summary's fingerprint leaves out, relative to it: recite's own outputs
-// and caches, and the conversation logs, whose writers in recite rewrite
-// the summary themselves (a log changes at every hook event, and a
+// fingerprintSkipped reports the folders of the planning tree the status
+// summary's fingerprint leaves out (p relative to it): recite's own
+// outputs and caches, and the conversation logs, whose writers in recite
+// rewrite the summary themselves (a log changes at every hook event, and a
 // summary that went out of date at each would be computed again at each
 // status line). GSD keeps no input there.
-var fingerprintSkipped = map[string]bool{"prompts": true, ".recite": true, "conversations": true}
+func fingerprintSkipped(p string) bool {
+	switch p {
+	case "prompts", ".recite", "conversations":
+		return true
+	}
+	return false
+}
 
 // planningFingerprint walks the planning tree at pdir (symbolic links
 // below it are not followed; the tree itself may be one) and returns a
@@ -53,7 +59,7 @@ func planningFingerprint(pdir string) (string, time.Time, error) {
 		if p == "." {
 			return nil
 		}
-		if d.IsDir() && (fingerprintSkipped[p] || d.Name() == ".git" || d.Name() == "node_modules") {
+		if d.IsDir() && (fingerprintSkipped(p) || d.Name() == ".git" || d.Name() == "node_modules") {
 			return fs.SkipDir
 		}
 		fi, err := d.Info()
