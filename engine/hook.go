@@ -58,8 +58,13 @@ type ClaudeResult = claudecode.SettingsResult
 // of the project the event names. It never fails: problems are lines on
 // errOut, and the work is bounded by opts.Timeout (2 s by default).
 func RunClaudeHook(ctx context.Context, opts HookOptions, in io.Reader, out, errOut io.Writer) {
-	claudecode.Run(ctx, opts, func(dir string) claudecode.Engine { return hookEngine{New(dir)} }, in, out, errOut)
+	claudecode.Run(ctx, opts, ClaudeEngine, in, out, errOut)
 }
+
+// ClaudeEngine is the claudecode.Engine of the project rooted at dir (a
+// claudecode.Opener): what the hook and the status line ask of the
+// engine, for callers of package claudecode's own functions.
+func ClaudeEngine(dir string) claudecode.Engine { return hookEngine{New(dir)} }
 
 // SessionConversation is the conversation id of a Claude Code session
 // (claudecode.SessionConversation): "cc-" + the session id with characters
@@ -244,7 +249,7 @@ type StatusLineOptions = claudecode.StatusLineOptions
 // the project's status summary (claudecode.StatusSummaryFile). Errors:
 // bad input, no planning folder, a planning tree that does not read.
 func StatusLine(ctx context.Context, opts StatusLineOptions, in io.Reader) (string, error) {
-	line, err := claudecode.StatusLine(ctx, opts, func(dir string) claudecode.Engine { return hookEngine{New(dir)} }, in)
+	line, err := claudecode.StatusLine(ctx, opts, ClaudeEngine, in)
 	if errors.Is(err, ErrNoPlanning) {
 		return "", &InputError{Err: err}
 	}

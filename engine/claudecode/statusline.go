@@ -141,15 +141,16 @@ func ProjectStatus(ctx context.Context, dir string, e Engine) (*StatusSummary, e
 // creating the cache folder as a build does. Errors: the planning tree
 // cannot be read, e's, or the file cannot be written.
 func RecordStatus(ctx context.Context, dir string, e Engine) error {
+	// The folders first: making them changes the planning tree.
+	if err := e.EnsureDirs(); err != nil {
+		return err
+	}
 	fp, _, err := planningFingerprint(filepath.Join(dir, layout.PlanningDir))
 	if err != nil {
 		return err
 	}
 	s, err := computeStatus(ctx, e, fp)
 	if err != nil {
-		return err
-	}
-	if err := e.EnsureDirs(); err != nil {
 		return err
 	}
 	return writeStatusSummary(dir, s)

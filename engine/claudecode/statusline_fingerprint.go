@@ -26,9 +26,11 @@ func fingerprintSkipped(p string) bool {
 // planningFingerprint walks the planning tree at pdir (symbolic links
 // below it are not followed; the tree itself may be one) and returns a
 // hash of every file's slash path, size and modification time, in walk
-// order, and the newest modification time seen, folders' included (a
-// folder's changes when an entry is added or removed). Only stat calls:
-// no file is read. Errors: the root cannot be read.
+// order, and the newest modification time of those files. Folders are
+// not noted: a file added, removed or renamed changes the list of paths
+// already, and recite's own readers create folders (conversations/) that
+// would make a summary out of date as it is written. Only stat calls: no
+// file is read. Errors: the root cannot be read.
 func planningFingerprint(pdir string) (string, time.Time, error) {
 	h := sha256.New()
 	var newest time.Time
@@ -43,12 +45,10 @@ func planningFingerprint(pdir string) (string, time.Time, error) {
 		h.Write(buf[:])
 	}
 	fsys := os.DirFS(pdir)
-	root, err := fs.Stat(fsys, ".")
-	if err != nil {
+	if _, err := fs.Stat(fsys, "."); err != nil {
 		return "", time.Time{}, err
 	}
-	note("", root)
-	err = fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if p == "." {
 				return err
@@ -59,8 +59,11 @@ func planningFingerprint(pdir string) (string, time.Time, error) {
 		if p == "." {
 			return nil
 		}
-		if d.IsDir() && (fingerprintSkipped(p) || d.Name() == ".git" || d.Name() == "node_modules") {
-			return fs.SkipDir
+		if d.IsDir() {
+			if fingerprintSkipped(p) || d.Name() == ".git" || d.Name() == "node_modules" {
+				return fs.SkipDir
+			}
+			return nil
 		}
 		fi, err := d.Info()
 		if err != nil {
