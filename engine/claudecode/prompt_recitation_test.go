@@ -9,8 +9,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/recite-dev/recite/engine/budget"
 	"github.com/recite-dev/recite/engine/claudecode"
+	"github.com/recite-dev/recite/engine/config"
 	"github.com/recite-dev/recite/engine/internal/enginetest"
+	"github.com/recite-dev/recite/internal/sharedtest"
 )
 
 // promptOutput is Claude Code's documented JSON output of a
@@ -143,4 +146,49 @@ func TestPromptRecitation(t *testing.T) {
 			t.Errorf("the first session's prompt got the recitation again: %v", got)
 		}
 	})
+}
+
+// BenchmarkPromptRecitationTokens measures what the per-prompt recitation
+// costs a session of each bundled example: SessionStart, then 20 prompts
+// with the default hooks.recite_every and the plan unchanged. It reports
+// the tokens of the additionalContext (o200k_base, the default
+// tokenizer), the injections, and the tokens added per prompt (tokens ×
+// injections / prompts); the README quotes these figures.
+func BenchmarkPromptRecitationTokens(b *testing.B) {
+	counter, err := budget.NewCounter("o200k_base")
+	if err != nil {
+		b.Fatal(err)
+	}
+	const n = 20
+	for _, name := range []string{"fire", "gsd"} {
+		b.Run(name, func(b *testing.B) {
+			var tokens, injections int
+			for b.Loop() {
+				dir := enginetest.CopyTree(b, filepath.Join(sharedtest.ModuleRoot(), "examples", name))
+				hook(b, dir, "", evStartup, claudecode.Options{})
+				tokens, injections = 0, 0
+				for range n {
+					out, _ := hook(b, dir, "", evPrompt, claudecode.Options{})
+					if out == "" {
+						continue
+					}
+					var v struct {
+						Out struct {
+							Context string `json:"additionalContext"`
+						} `json:"hookSpecificOutput"`
+					}
+					if err := json.Unmarshal([]byte(out), &v); err != nil {
+						b.Fatal(err)
+					}
+					tokens, injections = counter.Count(v.Out.Context), injections+1
+				}
+			}
+			if injections != n/config.DefaultReciteEvery {
+				b.Errorf("%d injections in %d prompts, want %d", injections, n, n/config.DefaultReciteEvery)
+			}
+			b.ReportMetric(float64(tokens), "tokens/injection")
+			b.ReportMetric(float64(injections), "injections")
+			b.ReportMetric(float64(tokens*injections)/n, "tokens/prompt")
+		})
+	}
 }

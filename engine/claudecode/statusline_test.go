@@ -162,7 +162,8 @@ func TestParseStatusInput(t *testing.T) {
 // BenchmarkStatusline is `recite statusline` on a project whose summary
 // is current (what build, watch and the hook leave): the target is well
 // under 50 ms an invocation (Claude Code runs it after each message).
-// The sub-benchmark computed is the worst case, the summary out of date.
+// The sub-benchmark computed is the worst case, the summary out of date
+// and computed by a new engine (no parse cache), as a new process does.
 func BenchmarkStatusline(b *testing.B) {
 	for _, name := range []string{"fire", "gsd"} {
 		dir := enginetest.CopyTree(b, filepath.Join(sharedtest.ModuleRoot(), "examples", name))
@@ -187,7 +188,7 @@ func BenchmarkStatusline(b *testing.B) {
 		}
 		b.Run(name+"/computed", func(b *testing.B) {
 			for b.Loop() {
-				if _, err := claudecode.StatusLine(context.Background(), claudecode.StatusLineOptions{}, func(string) claudecode.Engine { return noWrite{e} }, strings.NewReader(input)); err != nil {
+				if _, err := claudecode.StatusLine(context.Background(), claudecode.StatusLineOptions{}, func(dir string) claudecode.Engine { return noWrite{engine.ClaudeEngine(dir)} }, strings.NewReader(input)); err != nil {
 					b.Fatal(err)
 				}
 			}
