@@ -33,7 +33,8 @@ SessionStart prints the recitation and the latest preservation block (after a
 compaction, only what the summary lost); PreCompact writes a preservation
 block; PostCompact checks the summary; UserPromptSubmit, PostToolUse,
 PostToolUseFailure and Stop append to the session's conversation
-(cc-SESSION_ID). Secrets are replaced by placeholders (⟨secret:KIND:HASH8⟩)
+(cc-SESSION_ID), and UserPromptSubmit returns the recitation as
+additionalContext JSON when it changed or every hooks.recite_every prompts. Secrets are replaced by placeholders (⟨secret:KIND:HASH8⟩)
 in everything it prints and records; an error too long for Claude Code's
 10,000-character limit is shortened to its head and tail.
 

@@ -36,7 +36,7 @@ func recitationHash(rec string) string {
 
 // promptRecitation adds the recitation block to a UserPromptSubmit's
 // output as additionalContext, in Claude Code's documented JSON
-// (hookContextJSON), when it differs from the last one the session was
+// (hookContextJSON; docs/providers.md#the-recitation-at-a-prompt), when it differs from the last one the session was
 // given or when hooks.recite_every prompts have passed since (Engine.
 // ReciteEvery; 0 never adds it). The block is Engine.Recitation's, the
 // text SessionStart prints (a lenient load of the planning tree, no build
