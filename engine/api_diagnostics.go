@@ -1,159 +1,62 @@
 package engine
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
-	"sort"
 
 	"github.com/recite-dev/recite/engine/config"
+	"github.com/recite-dev/recite/engine/diagnostics"
 	"github.com/recite-dev/recite/planning"
 	"github.com/recite-dev/recite/templates"
 )
 
 // ShownDiagnosticsFile remembers which diagnostics the command line has
-// printed, so that a command prints a diagnostic once and afterwards only
-// counts it (NoteDiagnostics). It is relative to the project root, under
-// CacheDir, whose .gitignore keeps it out of git. The file is one JSON
-// document:
-//
-//	{"version": 1, "shown": [{"path": ".planning/STATE.md", "line": 2,
-//	  "message": "invalid YAML front matter …", "by": "build"}]}
-//
-// A missing, torn or otherwise unreadable file counts as empty: the
-// diagnostics are then printed again, nothing is lost. It is rewritten
-// whole, without fsync: it is a convenience, never a record.
+// printed (engine/diagnostics, docs/formats.md#diagnostics-once), relative
+// to the project root, under CacheDir, whose .gitignore keeps it out of
+// git.
 const ShownDiagnosticsFile = CacheDir + "/diagnostics-shown.json"
 
-// shownVersion is the version of ShownDiagnosticsFile's format.
-const shownVersion = 1
-
-// maxShown bounds the entries kept in ShownDiagnosticsFile; diagnostics
-// past it are printed again each time.
-const maxShown = 5000
-
 // ShownDiagnostic is one entry of ShownDiagnosticsFile: a diagnostic and
-// the command that printed it first ("build", "status", "watch", "say",
-// "preserve", "run").
-type ShownDiagnostic struct {
-	Diagnostic
-	By string `json:"by"`
-}
-
-// shownState is the document in ShownDiagnosticsFile.
-type shownState struct {
-	Version int               `json:"version"`
-	Shown   []ShownDiagnostic `json:"shown"`
-}
+// the command that printed it first.
+type ShownDiagnostic = diagnostics.Shown
 
 // DiagnosticNews splits the diagnostics a command is about to print into
-// those printed before (Known) and those not (New), both in the order the
-// command reported them.
-type DiagnosticNews struct {
-	New   []Diagnostic
-	Known []Diagnostic
+// those printed before (Known) and those not (New).
+type DiagnosticNews = diagnostics.News
+
+// shownMemory is the project's ShownDiagnosticsFile; writing it first
+// makes CacheDir and its .gitignore.
+func (e *Engine) shownMemory() diagnostics.Memory {
+	return diagnostics.Memory{
+		Path: filepath.Join(e.dir, filepath.FromSlash(ShownDiagnosticsFile)),
+		Prepare: func() error {
+			dir := filepath.Join(e.dir, filepath.FromSlash(CacheDir))
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return err
+			}
+			gi := filepath.Join(dir, ".gitignore")
+			if _, err := os.Stat(gi); !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+			text, err := templates.Init("prompts.gitignore", "")
+			if err != nil {
+				return err
+			}
+			return writeAtomic(gi, []byte(text))
+		},
+	}
 }
-
-// diagnosticKey identifies a diagnostic across commands and edits: its file
-// and message. The line is left out, so a diagnostic whose file gained a
-// line above it is still the one already shown; another message for the
-// same file is a new diagnostic.
-type diagnosticKey struct{ path, message string }
-
-func diagKey(d Diagnostic) diagnosticKey { return diagnosticKey{d.Path, d.Message} }
 
 // NoteDiagnostics compares a command's diagnostics with ShownDiagnosticsFile
-// and records them there. by names the command. complete says diags is the
-// whole project's set, as build, status and watch report it: the file then
-// keeps exactly diags, so a diagnostic that went away and comes back is
-// new again. A command that reports only a part (say, preserve, a
-// conversation run) adds its diagnostics to the file. Keys are counted as
-// a multiset: two equal diagnostics of one file are two entries. A failure
-// to read or write the file is ignored: every diagnostic is then new.
+// and records them there (diagnostics.Memory.Note): by names the command,
+// complete says diags is the whole project's set (build, status, watch).
+// Errors reading or writing the file are ignored: every diagnostic is then
+// new.
 func (e *Engine) NoteDiagnostics(diags []Diagnostic, complete bool, by string) DiagnosticNews {
-	old := e.shownDiagnostics()
-	left := map[diagnosticKey]int{}
-	for _, s := range old {
-		left[diagKey(s.Diagnostic)]++
-	}
-	var news DiagnosticNews
-	var next []ShownDiagnostic
-	firstBy := map[diagnosticKey][]string{}
-	for _, s := range old {
-		k := diagKey(s.Diagnostic)
-		firstBy[k] = append(firstBy[k], s.By)
-	}
-	for _, d := range diags {
-		k := diagKey(d)
-		if left[k] > 0 {
-			left[k]--
-			news.Known = append(news.Known, d)
-			b := firstBy[k][0]
-			firstBy[k] = firstBy[k][1:]
-			next = append(next, ShownDiagnostic{d, b})
-			continue
-		}
-		news.New = append(news.New, d)
-		next = append(next, ShownDiagnostic{d, by})
-	}
-	if !complete {
-		// Keep what this command did not report.
-		for _, s := range old {
-			if k := diagKey(s.Diagnostic); left[k] > 0 {
-				left[k]--
-				next = append(next, s)
-			}
-		}
-	}
-	if len(next) > maxShown {
-		next = next[:maxShown]
-	}
-	if !slices.Equal(next, old) {
-		e.writeShown(next)
-	}
-	return news
-}
-
-// shownDiagnostics reads ShownDiagnosticsFile; nil when it is missing or
-// not a document of the known version.
-func (e *Engine) shownDiagnostics() []ShownDiagnostic {
-	b, err := os.ReadFile(filepath.Join(e.dir, filepath.FromSlash(ShownDiagnosticsFile)))
-	if err != nil {
-		return nil
-	}
-	var st shownState
-	if json.Unmarshal(b, &st) != nil || st.Version != shownVersion {
-		return nil
-	}
-	return st.Shown
-}
-
-// writeShown rewrites ShownDiagnosticsFile (creating CacheDir and its
-// .gitignore when needed); errors are ignored.
-func (e *Engine) writeShown(shown []ShownDiagnostic) {
-	if shown == nil {
-		shown = []ShownDiagnostic{}
-	}
-	b, err := json.Marshal(shownState{Version: shownVersion, Shown: shown})
-	if err != nil {
-		return
-	}
-	dir := filepath.Join(e.dir, filepath.FromSlash(CacheDir))
-	if os.MkdirAll(dir, 0o755) != nil {
-		return
-	}
-	gi := filepath.Join(dir, ".gitignore")
-	if _, err := os.Stat(gi); errors.Is(err, fs.ErrNotExist) {
-		text, err := templates.Init("prompts.gitignore", "")
-		if err != nil || writeAtomic(gi, []byte(text)) != nil {
-			return
-		}
-	}
-	_ = os.WriteFile(filepath.Join(e.dir, filepath.FromSlash(ShownDiagnosticsFile)), append(b, '\n'), 0o644)
+	return e.shownMemory().Note(diags, complete, by)
 }
 
 // ProjectDiagnostics are every diagnostic of a project, as `recite inspect`
@@ -196,22 +99,8 @@ func (e *Engine) Diagnostics() (*ProjectDiagnostics, error) {
 		}
 		out.Tree = append(out.Tree, d)
 	}
-	sortDiagnostics(out.Tree)
-	left := map[diagnosticKey]int{}
-	for _, d := range out.Tree {
-		left[diagKey(d)]++
-	}
-	for _, s := range root.shownDiagnostics() {
-		if k := diagKey(s.Diagnostic); left[k] > 0 {
-			left[k]--
-		} else {
-			out.Printed = append(out.Printed, s)
-		}
-	}
-	sort.SliceStable(out.Printed, func(i, j int) bool {
-		a, b := out.Printed[i], out.Printed[j]
-		return a.Path < b.Path || a.Path == b.Path && a.Line < b.Line
-	})
+	diagnostics.Sort(out.Tree)
+	out.Printed = diagnostics.Printed(out.Tree, root.shownMemory().Read())
 	return out, nil
 }
 
@@ -224,18 +113,6 @@ func rootRelative(diags []Diagnostic) []Diagnostic {
 		out = append(out, d)
 	}
 	return out
-}
-
-// sortDiagnostics orders diagnostics by path, then line, keeping the order
-// of equal ones.
-func sortDiagnostics(diags []Diagnostic) {
-	sort.SliceStable(diags, func(i, j int) bool {
-		a, b := diags[i], diags[j]
-		if a.Path != b.Path {
-			return a.Path < b.Path
-		}
-		return a.Line < b.Line
-	})
 }
 
 // rootRelativeSummary rewrites the planning-relative paths of a summary

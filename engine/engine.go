@@ -333,3 +333,14 @@ func (e *Engine) BuildConversation(ctx context.Context, id string) (*Report, err
 	rep, _, err := e.build(ctx, true, func(tg *config.Target) bool { return tg.Conversation == id })
 	return rep, err
 }
+
+// ProjectRoot returns the project root at or above dir: the nearest
+// directory holding a .planning folder. Errors: no such directory
+// (*InputError).
+func ProjectRoot(dir string) (string, error) {
+	root, err := layout.ProjectRoot(dir)
+	if err != nil {
+		return "", &InputError{Err: err}
+	}
+	return root, nil
+}

@@ -105,3 +105,12 @@ func (e *Engine) addSignals(ctx context.Context, rep *Report) {
 		return cmp.Or(cmp.Compare(a.Path, b.Path), cmp.Compare(a.Line, b.Line))
 	})
 }
+
+// LatestPreserved returns the newest preservation block of
+// context-preserved.md in the canonical format, and false when the file is
+// absent, unreadable or holds no block (its diagnostics come with Status
+// and Build).
+func (e *Engine) LatestPreserved() (text string, ok bool) {
+	f, ok, _ := e.latestPreserved()
+	return f.Text, ok
+}

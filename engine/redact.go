@@ -276,3 +276,8 @@ func (e *Engine) redactText(path, text string) string {
 	out, _ := e.redactor.redact(path, text)
 	return out
 }
+
+// Redact returns text with every secret replaced by the project's stable
+// placeholder, as prompts and conversation logs write it (redactText with
+// no path rules). Front ends call it on text they are about to record.
+func (e *Engine) Redact(text string) string { return e.redactText("", text) }

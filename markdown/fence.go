@@ -153,3 +153,22 @@ func (d *Document) ScanLines(from, to int) iter.Seq2[int, Line] {
 		}
 	}
 }
+
+// IndentWidth is the width of line's leading blanks, a space counting one
+// and a tab four wherever it stands (a simplification of CommonMark's tab
+// stops, spec 0.31.2 §2.2, that is exact for lines indented with tabs
+// only or spaces only, the way planning files are written).
+func IndentWidth(line string) int {
+	n := 0
+	for _, r := range line {
+		switch r {
+		case ' ':
+			n++
+		case '\t':
+			n += 4
+		default:
+			return n
+		}
+	}
+	return n
+}

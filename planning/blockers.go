@@ -469,7 +469,7 @@ func splitListItems(lines []srcLine) []listItem {
 			blank = true
 			continue
 		}
-		indent := indentWidth(l.text)
+		indent := markdown.IndentWidth(l.text)
 		m := listMarkerRe.FindStringSubmatch(l.text)
 		if m != nil && isHRule(l.text) {
 			m = nil
@@ -507,21 +507,6 @@ func isHRule(s string) bool {
 	return strings.Trim(t, "-") == "" || strings.Trim(t, "*") == "" || strings.Trim(t, "_") == ""
 }
 
-// indentWidth counts leading spaces, a tab as four.
-func indentWidth(s string) int {
-	n := 0
-	for _, r := range s {
-		switch r {
-		case ' ':
-			n++
-		case '\t':
-			n += 4
-		default:
-			return n
-		}
-	}
-	return n
-}
 
 // cleanInline removes emphasis and strike-through markers (`**`, `__`, `~~`)
 // and surrounding space from a one-line text; code spans and links are kept

@@ -153,7 +153,7 @@ func debugKeysOrdered(lines []srcLine) (map[string]string, []string) {
 	}
 	for _, l := range lines {
 		if block {
-			ind := indentWidth(l.text)
+			ind := markdown.IndentWidth(l.text)
 			if strings.TrimSpace(l.text) == "" {
 				blockLines = append(blockLines, "")
 				continue

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/recite-dev/recite/engine"
+	"github.com/recite-dev/recite/engine/mcp"
 )
 
 // initOptions are the inputs of `recite init`.
@@ -67,10 +68,10 @@ func initRun(_ context.Context, opts *initOptions) error {
 			return err
 		}
 	}
-	var mres *engine.MCPInitResult
+	var mres *mcp.InitResult
 	if opts.mcp {
 		var err error
-		if mres, err = engine.InitMCP(opts.dir); err != nil {
+		if mres, err = mcp.Init(opts.dir); err != nil {
 			return err
 		}
 	}
@@ -92,10 +93,10 @@ func initRun(_ context.Context, opts *initOptions) error {
 	}
 	v := struct {
 		*engine.InitResult
-		Claude  *engine.ClaudeResult  `json:"claude,omitempty"`
-		MCP     *engine.MCPInitResult `json:"mcp,omitempty"`
-		Commit  []string              `json:"commit"`
-		Ignored []string              `json:"ignored"`
+		Claude  *engine.ClaudeResult `json:"claude,omitempty"`
+		MCP     *mcp.InitResult      `json:"mcp,omitempty"`
+		Commit  []string             `json:"commit"`
+		Ignored []string             `json:"ignored"`
 		// Personal are files of this user's own (the local Claude Code
 		// settings): not for the team's git.
 		Personal []string `json:"personal"`

@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/recite-dev/recite/engine"
+	"github.com/recite-dev/recite/engine/mcp"
 )
 
 // mcpOptions are the inputs of `recite mcp`.
@@ -51,7 +51,7 @@ Notices go to stderr (--verbose adds one per project found).
 }
 
 func mcpRun(ctx context.Context, opts *mcpOptions) error {
-	mo := engine.MCPOptions{WorkDir: ".", NoWatch: opts.noWatch, Version: version()}
+	mo := mcp.ServeOptions{WorkDir: ".", NoWatch: opts.noWatch, Version: version()}
 	if opts.dirGiven {
 		mo.Dir = opts.dir
 	}
@@ -60,7 +60,7 @@ func mcpRun(ctx context.Context, opts *mcpOptions) error {
 		level = slog.LevelInfo
 	}
 	mo.Logger = slog.New(slog.NewTextHandler(opts.io.ErrOut, &slog.HandlerOptions{Level: level}))
-	return engine.ServeMCP(ctx, opts.io.In, opts.io.Out, mo)
+	return mcp.ServeProject(ctx, opts.io.In, opts.io.Out, mo)
 }
 
 // version is the module version the binary was built from ("(devel)" for
@@ -74,7 +74,7 @@ func version() string {
 
 // printMCP reports what `init --mcp` did to .mcp.json and prints each
 // other agent's snippet under the file it goes in.
-func printMCP(w io.Writer, res *engine.MCPInitResult) {
+func printMCP(w io.Writer, res *mcp.InitResult) {
 	switch {
 	case res.Created:
 		fmt.Fprintf(w, "created %s (MCP server recite, for Claude Code)\n", res.Path)

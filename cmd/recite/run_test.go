@@ -4,12 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"go/parser"
-	"go/token"
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -254,32 +251,6 @@ func TestWatchPrinterDiagnostics(t *testing.T) {
 	p.print(engine.WatchEvent{Kind: engine.EventCommit, Time: at, Commit: "0123456789abcdef", KeptMissing: 2})
 	if want := "03:04:05.006 committed 0123456789ab (conversation history); kept 2 tracked files that are missing from the work tree\n"; out.String() != want {
 		t.Errorf("commit line %q, want %q", out, want)
-	}
-}
-
-// TestImportsEngineOnly keeps the command line on the engine's API: of the
-// project's packages it imports engine alone, and no go-git.
-func TestImportsEngineOnly(t *testing.T) {
-	files, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fset := token.NewFileSet()
-	for _, name := range files {
-		if strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, name, nil, parser.ImportsOnly)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, imp := range f.Imports {
-			p, _ := strconv.Unquote(imp.Path.Value)
-			project := strings.HasPrefix(p, "github.com/recite-dev/recite/")
-			if (project && p != "github.com/recite-dev/recite/engine") || strings.HasPrefix(p, "github.com/go-git/") {
-				t.Errorf("%s imports %s; cmd/recite talks to the engine only", name, p)
-			}
-		}
 	}
 }
 

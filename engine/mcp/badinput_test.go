@@ -17,7 +17,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/recite-dev/recite/engine"
 	"github.com/recite-dev/recite/engine/mcp"
 )
 
@@ -129,7 +128,7 @@ func TestBadFrames(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- mcp.Serve(ctx, inR, outW, mcp.Options{Dir: dir, Open: engine.OpenMCP, NoWatch: true})
+		done <- mcp.Serve(ctx, inR, outW, mcp.Options{Dir: dir, Open: mcp.OpenProject, NoWatch: true})
 		_ = outW.Close()
 	}()
 	defer func() {

@@ -12,11 +12,13 @@
 // input and output types (whose Go types give the JSON schemas), the
 // line-delimited stdio framing (stdio.go) with its answers to malformed
 // frames, and how the project is found (-C, else the client's roots, else
-// the working directory). It does not know how a prompt is built: the
-// engine implements [Project], the consumer-side interface declared here,
-// and passes an [Opener]. It imports the SDK, its JSON schema library and
-// planning/conversation (for conversation id validation); it must not
-// import the engine.
+// the working directory). It is a front end beside the CLI
+// (docs/architecture.md#import-rules): the SDK-facing half (server.go,
+// tools.go) talks to [Project], the consumer-side interface declared here,
+// and project.go implements it on the engine's exported API
+// ([OpenProject]). It imports the engine, the SDK, its JSON schema library,
+// engine/claudecode (the .mcp.json merge), engine/scope, engine/signals and
+// planning/conversation; the engine must not import it.
 //
 // # Errors
 //

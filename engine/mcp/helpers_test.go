@@ -13,7 +13,6 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/recite-dev/recite/engine"
 	"github.com/recite-dev/recite/engine/mcp"
 	"github.com/recite-dev/recite/internal/sharedtest"
 )
@@ -38,7 +37,7 @@ type session struct {
 	t *testing.T
 }
 
-// connect starts the server with opts (Open defaults to engine.OpenMCP)
+// connect starts the server with opts (Open defaults to mcp.OpenProject)
 // and connects a client with copts and sopts; both end with the test.
 func connect(t *testing.T, opts mcp.Options, copts *sdk.ClientOptions, sopts *sdk.ClientSessionOptions) *session {
 	t.Helper()
@@ -156,4 +155,4 @@ func golden(t *testing.T, name string, got []byte) {
 }
 
 // openEngine is the engine's Opener, the one `recite mcp` uses.
-var openEngine mcp.Opener = engine.OpenMCP
+var openEngine mcp.Opener = mcp.OpenProject

@@ -11,7 +11,6 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/recite-dev/recite/engine"
 	"github.com/recite-dev/recite/engine/mcp"
 )
 
@@ -105,24 +104,24 @@ func TestResourcesAndNotifications(t *testing.T) {
 			awaitUpdate(t, s, updated, agentMD, "the staging database is read-only")
 
 			// The first preservation block adds a resource.
-			if slices.Contains(s.uris(), engine.PreservedURI) {
+			if slices.Contains(s.uris(), mcp.PreservedURI) {
 				t.Fatal("a preservation block resource before any block")
 			}
 			var p mcp.PreserveOutput
 			s.ok("preserve", map[string]any{}, &p)
 			deadline := time.After(within)
-			for !slices.Contains(s.uris(), engine.PreservedURI) {
+			for !slices.Contains(s.uris(), mcp.PreservedURI) {
 				select {
 				case <-listed:
 				case <-deadline:
 					t.Fatal("no resources/list_changed with the preservation block")
 				}
 			}
-			if err := s.Subscribe(t.Context(), &sdk.SubscribeParams{URI: engine.PreservedURI}); err != nil {
+			if err := s.Subscribe(t.Context(), &sdk.SubscribeParams{URI: mcp.PreservedURI}); err != nil {
 				t.Fatal(err)
 			}
 			s.ok("preserve", map[string]any{"trigger": "compaction"}, &p)
-			awaitUpdate(t, s, updated, engine.PreservedURI, "trigger: compaction")
+			awaitUpdate(t, s, updated, mcp.PreservedURI, "trigger: compaction")
 		})
 	}
 }
@@ -148,7 +147,7 @@ func awaitUpdate(t *testing.T, s *session, updated <-chan string, uri, want stri
 // offer (resources/subscribe is the 2025-11-25 request).
 func TestResourceErrors(t *testing.T) {
 	s := connect(t, mcp.Options{Dir: example(t, "fire"), NoWatch: true}, nil, &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-	for _, u := range []string{"file:///etc/passwd", engine.PreservedURI, "recite://nope"} {
+	for _, u := range []string{"file:///etc/passwd", mcp.PreservedURI, "recite://nope"} {
 		if _, err := s.ReadResource(t.Context(), &sdk.ReadResourceParams{URI: u}); err == nil {
 			t.Errorf("read %s: no error", u)
 		}

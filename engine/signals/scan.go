@@ -3,6 +3,8 @@ package signals
 import (
 	"regexp"
 	"strings"
+
+	"github.com/recite-dev/recite/markdown"
 )
 
 // Bounds of the output scan.
@@ -342,14 +344,14 @@ func chained(l string) bool {
 // result) the first such line after the test's `=== RUN` line; -1 when
 // the test logged nothing.
 func goTestMessage(lines []string, i int) int {
-	ind := indentOf(lines[i])
+	ind := markdown.IndentWidth(lines[i])
 	name := strings.Fields(strings.TrimSpace(lines[i]))
 	for j := i + 1; j < len(lines); j++ {
 		l := lines[j]
 		if strings.TrimSpace(l) == "" {
 			continue
 		}
-		if indentOf(l) <= ind {
+		if markdown.IndentWidth(l) <= ind {
 			break
 		}
 		if t := strings.TrimSpace(l); !strings.HasPrefix(t, "--- ") && !strings.HasPrefix(t, "=== ") {
@@ -377,27 +379,11 @@ func goTestMessage(lines []string, i int) int {
 		}
 	}
 	for j := run + 1; run >= 0 && j < i; j++ {
-		if t := strings.TrimSpace(lines[j]); t != "" && indentOf(lines[j]) > ind && !strings.HasPrefix(t, "--- ") && !strings.HasPrefix(t, "=== ") {
+		if t := strings.TrimSpace(lines[j]); t != "" && markdown.IndentWidth(lines[j]) > ind && !strings.HasPrefix(t, "--- ") && !strings.HasPrefix(t, "=== ") {
 			return j
 		}
 	}
 	return -1
-}
-
-// indentOf counts the leading spaces of l, a tab counting 4.
-func indentOf(l string) int {
-	n := 0
-	for _, c := range l {
-		switch c {
-		case ' ':
-			n++
-		case '\t':
-			n += 4
-		default:
-			return n
-		}
-	}
-	return n
 }
 
 // nextNonBlankIndex is the index of the first non-blank line after i, or
@@ -485,7 +471,7 @@ func (h *heuristics) heuristicKey(lines []string) string {
 		case h.usage.MatchString(t):
 			inUsage = true
 			continue
-		case inUsage && indentOf(l) > 0:
+		case inUsage && markdown.IndentWidth(l) > 0:
 			continue
 		}
 		inUsage = false

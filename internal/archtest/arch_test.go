@@ -38,10 +38,11 @@ type moduleRule struct {
 }
 
 // importRules is the direction of docs/architecture.md#import-rules, top
-// layer first: cmd → engine → engine/{claudecode, scope, agent, layers,
-// health, economics, mcp} → engine/{prompt, signals, history, compress,
-// budget, config} → planning → markdown. A layer may import the layers below it and its own siblings;
-// cmd may import engine and nothing else; the leaves (markdown, templates,
+// layer first: cmd → engine/mcp → engine → engine/{claudecode, scope,
+// agent, layers, health, economics} → engine/{prompt, signals, history,
+// compress, budget, config} → planning → markdown. A layer may import the
+// layers below it and its own siblings; cmd may import engine and the
+// front ends beside it (engine/mcp) and nothing else; the leaves (markdown, templates,
 // engine/internal/*, internal/*) import no project package.
 // internal/sharedtest, engine/internal/enginetest,
 // engine/internal/gitstore/gittest and engine/providertest are test
@@ -49,12 +50,15 @@ type moduleRule struct {
 func importRules() []importRule {
 	leaves := []string{"markdown", "templates", "engine/internal/...", "internal/fsutil"}
 	planning := []string{"planning", "planning/conversation"}
-	core := []string{"engine/prompt", "engine/signals", "engine/history", "engine/compress", "engine/budget", "engine/config"}
-	mid := []string{"engine/claudecode", "engine/scope", "engine/agent", "engine/layers", "engine/health", "engine/economics", "engine/mcp"}
+	core := []string{"engine/prompt", "engine/signals", "engine/history", "engine/compress", "engine/budget", "engine/config", "engine/diagnostics"}
+	mid := []string{"engine/claudecode", "engine/scope", "engine/agent", "engine/layers", "engine/health", "engine/economics"}
+	// Front ends beside cmd: they speak a protocol and call the engine.
+	front := []string{"engine/mcp"}
 	testSupport := []string{"internal/sharedtest", "engine/internal/enginetest", "engine/internal/gitstore/gittest", "engine/providertest"}
 	return []importRule{
 		{pkgs: testSupport, may: slices.Concat(testSupport, core, planning, leaves), testOnly: true},
-		{pkgs: []string{"cmd/..."}, may: []string{"engine"}},
+		{pkgs: []string{"cmd/..."}, may: slices.Concat([]string{"engine"}, front)},
+		{pkgs: front, may: slices.Concat([]string{"engine"}, mid, core, planning, leaves)},
 		{pkgs: []string{"engine"}, may: slices.Concat(mid, core, planning, leaves)},
 		{pkgs: mid, may: slices.Concat(mid, core, planning, leaves)},
 		{pkgs: core, may: slices.Concat(core, planning, leaves)},
@@ -267,7 +271,7 @@ func TestCheck(t *testing.T) {
 
 	bad := append(slices.Clone(third),
 		pkg{ImportPath: r("cmd/recite"), Module: mod(modulePath), Imports: []string{r("engine"), r("planning")}},
-		pkg{ImportPath: r("engine"), Module: mod(modulePath), Imports: []string{"github.com/go-git/go-git/v5/plumbing", "github.com/gofrs/flock"}},
+		pkg{ImportPath: r("engine"), Module: mod(modulePath), Imports: []string{"github.com/go-git/go-git/v5/plumbing", "github.com/gofrs/flock", r("engine/mcp")}},
 		pkg{ImportPath: r("engine/prompt"), Module: mod(modulePath), Imports: []string{r("engine/layers")}},
 		pkg{ImportPath: r("planning"), Module: mod(modulePath), Imports: []string{r("engine/signals"), r("internal/sharedtest")}},
 		pkg{ImportPath: r("markdown"), Module: mod(modulePath), Imports: []string{r("planning")}},
@@ -275,7 +279,8 @@ func TestCheck(t *testing.T) {
 		pkg{ImportPath: r("engine/orchestra"), Module: mod(modulePath)},
 	)
 	want := []string{
-		"cmd/recite imports planning: " + mayImport("cmd/recite", []string{"engine"}),
+		"cmd/recite imports planning: " + mayImport("cmd/recite", []string{"engine", "engine/mcp"}),
+		"engine imports engine/mcp: " + mayImport("engine", ruleFor("engine", importRules()).may),
 		"engine imports github.com/go-git/go-git/v5/plumbing: only engine/internal/gitstore/... may import github.com/go-git/go-git/v5",
 		"engine imports github.com/gofrs/flock: only internal/fsutil may import github.com/gofrs/flock",
 		"engine/internal/watch imports github.com/google/renameio/v2: only internal/fsutil may import github.com/google/renameio/v2",

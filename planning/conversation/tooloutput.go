@@ -249,7 +249,9 @@ func ParseTaskNotification(text string) (n TaskNotification, ok bool) {
 }
 
 // CallCommand names what a tool call ran, as a person would quote it:
-// a Bash call's command verbatim, else the tool's name and its main
+// a shell call's command verbatim (Claude Code's Bash, the exec_command
+// of an imported Codex session, the shell tool of an MCP record), else
+// the tool's name and its main
 // argument (file_path, notebook_path, pattern and path, url, query,
 // bash_id, shell_id, task_id, command, path, skill, description,
 // subject, title or name, the first present), on one line and cut to 200
@@ -265,7 +267,7 @@ func CallCommand(name, arguments string) string {
 		_ = json.Unmarshal(in[k], &s)
 		return s
 	}
-	if name == "Bash" {
+	if name == "Bash" || name == "exec_command" || name == "shell" {
 		if c := str("command"); strings.TrimSpace(c) != "" {
 			return c
 		}

@@ -161,6 +161,9 @@ func TestCallCommand(t *testing.T) {
 		{"mcp__linear-server__create_issue", `{"title":"GetCheckpointAuthor returns wrong author","team":"Entire"}`, "mcp__linear-server__create_issue GetCheckpointAuthor returns wrong author"},
 		{"TodoWrite", `{"todos":[]}`, "TodoWrite"},
 		{"Bash", `not json`, "Bash"},
+		{"exec_command", `{"command":"cargo test","cwd":"/w"}`, "cargo test"},
+		{"shell", `{"command":"go build ./..."}`, "go build ./..."},
+		{"shell", `{"command":"  "}`, "shell"},
 		{"Write", `{"file_path":"` + strings.Repeat("a", 250) + `"}`, "Write " + strings.Repeat("a", 200) + "…"},
 	}
 	for _, tt := range tests {

@@ -1,4 +1,4 @@
-package engine
+package mcp
 
 import (
 	"cmp"
@@ -19,18 +19,17 @@ import (
 	"sync"
 	"time"
 
+	"github.com/recite-dev/recite/engine"
 	"github.com/recite-dev/recite/engine/claudecode"
 	"github.com/recite-dev/recite/engine/config"
-	"github.com/recite-dev/recite/engine/internal/layout"
-	"github.com/recite-dev/recite/engine/mcp"
 	"github.com/recite-dev/recite/engine/prompt"
 	"github.com/recite-dev/recite/engine/scope"
 	"github.com/recite-dev/recite/engine/signals"
 	"github.com/recite-dev/recite/planning/conversation"
 )
 
-// MCPOptions configures ServeMCP.
-type MCPOptions struct {
+// ServeOptions configures ServeProject.
+type ServeOptions struct {
 	// Dir is the project named on the command line (-C); "" takes it from
 	// the client's roots, else from WorkDir (each at or above).
 	Dir string
@@ -45,39 +44,39 @@ type MCPOptions struct {
 	Logger *slog.Logger
 }
 
-// ServeMCP runs recite's MCP server (engine/mcp) for one client over stdio
+// ServeProject runs recite's MCP server (engine/mcp) for one client over stdio
 // (in, out) until the client closes in or ctx ends. The project is
 // opts.Dir, else the first of the client's roots inside a project, else
 // the project at or above opts.WorkDir; while it runs, the engine's watcher
 // keeps the prompt files current and the client is notified of changed
-// resources. Errors: opts.Dir that is in no project (*InputError);
+// resources. Errors: opts.Dir that is in no project (*engine.InputError);
 // otherwise only a broken stdio.
-func ServeMCP(ctx context.Context, in io.Reader, out io.Writer, opts MCPOptions) error {
-	return mcp.Serve(ctx, in, out, mcp.Options{Dir: opts.Dir, Fallback: opts.WorkDir, Open: OpenMCP,
+func ServeProject(ctx context.Context, in io.Reader, out io.Writer, opts ServeOptions) error {
+	return Serve(ctx, in, out, Options{Dir: opts.Dir, Fallback: opts.WorkDir, Open: OpenProject,
 		Version: opts.Version, NoWatch: opts.NoWatch, Logger: opts.Logger})
 }
 
-// OpenMCP opens the project at or above dir as an mcp.Project (the
+// OpenProject opens the project at or above dir as an Project (the
 // adapter the MCP server calls). Errors: no .planning folder at or above
-// dir, or a recite.yaml that does not load (*InputError, naming file and
+// dir, or a recite.yaml that does not load (*engine.InputError, naming file and
 // line).
-func OpenMCP(dir string) (mcp.Project, error) {
-	root, err := layout.ProjectRoot(dir)
+func OpenProject(dir string) (Project, error) {
+	root, err := engine.ProjectRoot(dir)
 	if err != nil {
-		return nil, &InputError{Err: err}
+		return nil, err
 	}
 	if _, _, err := config.Load(root); err != nil {
-		return nil, &InputError{Err: err}
+		return nil, &engine.InputError{Err: err}
 	}
-	return &mcpProject{e: New(root), dir: root}, nil
+	return &mcpProject{e: engine.New(root), dir: root}, nil
 }
 
-// mcpProject implements mcp.Project on the engine's exported API. Calls
+// mcpProject implements Project on the engine's exported API. Calls
 // are serialised (an Engine is not safe for concurrent builds); the
 // watcher uses its own Engine.
 type mcpProject struct {
 	mu  sync.Mutex
-	e   *Engine
+	e   *engine.Engine
 	dir string
 }
 
@@ -99,7 +98,7 @@ func (p *mcpProject) targetName(name string) (string, error) {
 	return cfg.Targets[0].Name, nil
 }
 
-func (p *mcpProject) Recitation(ctx context.Context, in mcp.RecitationInput) (*mcp.RecitationOutput, error) {
+func (p *mcpProject) Recitation(ctx context.Context, in RecitationInput) (*RecitationOutput, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	name, err := p.targetName(in.Target)
@@ -110,21 +109,21 @@ func (p *mcpProject) Recitation(ctx context.Context, in mcp.RecitationInput) (*m
 	if err != nil {
 		return nil, err
 	}
-	out := &mcp.RecitationOutput{Target: name, Text: text}
+	out := &RecitationOutput{Target: name, Text: text}
 	if text != "" {
 		out.Lines = strings.Count(text, "\n") + 1
 	}
 	return out, nil
 }
 
-func (p *mcpProject) StopSignals(ctx context.Context, in mcp.StopSignalsInput) (*mcp.StopSignalsOutput, error) {
+func (p *mcpProject) StopSignals(ctx context.Context, in StopSignalsInput) (*StopSignalsOutput, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	rep, err := p.e.Status(ctx)
 	if err != nil {
 		return nil, err
 	}
-	out := &mcp.StopSignalsOutput{Signals: []mcp.Signal{}, Conversations: []string{}, Diagnostics: mcpDiagnostics(rep.Diagnostics)}
+	out := &StopSignalsOutput{Signals: []Signal{}, Conversations: []string{}, Diagnostics: mcpDiagnostics(rep.Diagnostics)}
 	sr := rep.Signals
 	if sr == nil {
 		return out, nil
@@ -160,8 +159,8 @@ func btoi(b bool) int {
 
 // mcpSignals converts signals for the wire (already redacted by the
 // caller's source).
-func mcpSignals(sigs []signals.Signal) []mcp.Signal {
-	out := make([]mcp.Signal, 0, len(sigs))
+func mcpSignals(sigs []signals.Signal) []Signal {
+	out := make([]Signal, 0, len(sigs))
 	stamp := func(t time.Time) string {
 		if t.IsZero() {
 			return ""
@@ -169,27 +168,17 @@ func mcpSignals(sigs []signals.Signal) []mcp.Signal {
 		return t.UTC().Format(time.RFC3339Nano)
 	}
 	for _, s := range sigs {
-		out = append(out, mcp.Signal{Kind: string(s.Kind), KeyLine: signalKeyLine(s), Command: signalCommand(s),
+		out = append(out, Signal{Kind: string(s.Kind), KeyLine: cmp.Or(s.KeyLine, signals.Key(s)), Command: s.Command,
 			Text: s.Text, Detail: s.Detail, ID: s.ID, Source: s.Source, FirstSeen: stamp(s.FirstSeen),
 			LastSeen: stamp(s.LastSeen), Count: s.Count, Hash: s.Hash})
 	}
 	return out
 }
 
-// signalKeyLine is a signal's key line: the text `recite verify` looks for
-// in a summary (signals.Key). When signals.Signal carries its own key line
-// this is where to read it.
-func signalKeyLine(s signals.Signal) string { return signals.Key(s) }
-
-// signalCommand is the command behind a signal. signals.Signal has no
-// command field yet; when it gets one, this is where to read it. Until
-// then the field is omitted.
-func signalCommand(signals.Signal) string { return "" }
-
-func mcpDiagnostics(ds []Diagnostic) []mcp.Diagnostic {
-	out := []mcp.Diagnostic{}
+func mcpDiagnostics(ds []engine.Diagnostic) []Diagnostic {
+	out := []Diagnostic{}
 	for _, d := range ds {
-		out = append(out, mcp.Diagnostic{Path: d.Path, Line: d.Line, Message: d.Message})
+		out = append(out, Diagnostic{Path: d.Path, Line: d.Line, Message: d.Message})
 	}
 	return out
 }
@@ -197,7 +186,7 @@ func mcpDiagnostics(ds []Diagnostic) []mcp.Diagnostic {
 // blockedWord is the signals rule for a blocked line (engine/signals).
 var blockedWord = regexp.MustCompile(`\b(BLOCKED|STUCK)\b`)
 
-func (p *mcpProject) Record(ctx context.Context, in mcp.RecordInput) (*mcp.RecordOutput, error) {
+func (p *mcpProject) Record(ctx context.Context, in RecordInput) (*RecordOutput, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	store, err := p.e.OpenConversations()
@@ -207,18 +196,18 @@ func (p *mcpProject) Record(ctx context.Context, in mcp.RecordInput) (*mcp.Recor
 	agent := cmp.Or(in.Client, "mcp")
 	// The agent's text enters the committed log and later prompts: secrets
 	// become placeholders first, as in the Claude Code hook's records.
-	in.Text, in.Command = p.e.redactText("", in.Text), p.e.redactText("", in.Command)
+	in.Text, in.Command = p.e.Redact(in.Text), p.e.Redact(in.Command)
 	var recs []conversation.Record
 	switch in.Kind {
-	case mcp.RecordMessage:
+	case RecordMessage:
 		recs = []conversation.Record{{Kind: conversation.KindMessage, Role: cmp.Or(in.Role, conversation.RoleAssistant), Agent: agent, Content: in.Text}}
-	case mcp.RecordBlocker:
+	case RecordBlocker:
 		text := in.Text
 		if !blockedWord.MatchString(text) {
 			text = "BLOCKED: " + text
 		}
 		recs = []conversation.Record{{Kind: conversation.KindMessage, Role: conversation.RoleAssistant, Agent: agent, Content: text}}
-	case mcp.RecordError:
+	case RecordError:
 		tool, args := in.Tool, []byte("{}")
 		if in.Command != "" {
 			var b strings.Builder
@@ -235,7 +224,7 @@ func (p *mcpProject) Record(ctx context.Context, in mcp.RecordInput) (*mcp.Recor
 			{Kind: conversation.KindMessage, Role: conversation.RoleTool, ToolCallID: call.ID, ToolName: tool, IsError: true, Content: in.Text},
 		}
 	}
-	out := &mcp.RecordOutput{Conversation: in.Conversation, Log: ConversationLog(in.Conversation), Records: []string{}, Rebuilt: []string{}}
+	out := &RecordOutput{Conversation: in.Conversation, Log: engine.ConversationLog(in.Conversation), Records: []string{}, Rebuilt: []string{}}
 	written, err := store.AppendStamped(ctx, in.Conversation, recs...)
 	if errors.Is(err, conversation.ErrNotFound) && in.Create {
 		if err = store.Create(ctx, in.Conversation, conversation.Meta{AgentType: agent, Title: "recorded over MCP"}); err == nil {
@@ -269,29 +258,29 @@ func (p *mcpProject) Record(ctx context.Context, in mcp.RecordInput) (*mcp.Recor
 	return out, nil
 }
 
-func (p *mcpProject) Preserve(ctx context.Context, in mcp.PreserveInput) (*mcp.PreserveOutput, error) {
+func (p *mcpProject) Preserve(ctx context.Context, in PreserveInput) (*PreserveOutput, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	res, err := p.e.Preserve(ctx, PreserveOptions{Trigger: in.Trigger})
+	res, err := p.e.Preserve(ctx, engine.PreserveOptions{Trigger: in.Trigger})
 	if err != nil {
 		return nil, err
 	}
-	return &mcp.PreserveOutput{Path: res.Path, Summary: res.Summary, Block: signals.RenderBlock(res.Block),
+	return &PreserveOutput{Path: res.Path, Summary: res.Summary, Block: signals.RenderBlock(res.Block),
 		Signals: len(res.Block.Signals), Diagnostics: mcpDiagnostics(res.Diagnostics)}, nil
 }
 
-func (p *mcpProject) VerifySummary(ctx context.Context, in mcp.VerifySummaryInput) (*mcp.VerifySummaryOutput, error) {
+func (p *mcpProject) VerifySummary(ctx context.Context, in VerifySummaryInput) (*VerifySummaryOutput, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	res, err := p.e.Verify(ctx, in.Summary, VerifyOptions{FromBlock: in.FromBlock})
+	res, err := p.e.Verify(ctx, in.Summary, engine.VerifyOptions{FromBlock: in.FromBlock})
 	if err != nil {
 		return nil, err
 	}
-	return &mcp.VerifySummaryOutput{Checked: res.Checked, Against: res.Against, Lost: mcpSignals(res.Lost),
+	return &VerifySummaryOutput{Checked: res.Checked, Against: res.Against, Lost: mcpSignals(res.Lost),
 		Reinject: res.Reinject, Diagnostics: mcpDiagnostics(res.Diagnostics)}, nil
 }
 
-func (p *mcpProject) Files(ctx context.Context, in mcp.FilesInput) (*mcp.FilesOutput, error) {
+func (p *mcpProject) Files(ctx context.Context, in FilesInput) (*FilesOutput, error) {
 	for _, rel := range append(slices.Clone(in.Include), in.Why) {
 		if rel == "" {
 			continue
@@ -307,21 +296,21 @@ func (p *mcpProject) Files(ctx context.Context, in mcp.FilesInput) (*mcp.FilesOu
 		if err != nil {
 			return nil, err
 		}
-		return &mcp.FilesOutput{Why: &mcp.Why{Path: x.Path, InContext: x.InContext, Verdict: x.String()}}, nil
+		return &FilesOutput{Why: &Why{Path: x.Path, InContext: x.InContext, Verdict: x.String()}}, nil
 	}
 	files, err := p.e.Files(ctx, in.Include)
 	if err != nil {
 		return nil, err
 	}
-	limit := cmp.Or(in.Limit, mcp.MaxFilesDefault)
-	out := &mcp.FilesOutput{Files: []mcp.FileEntry{}, Total: len(files)}
+	limit := cmp.Or(in.Limit, MaxFilesDefault)
+	out := &FilesOutput{Files: []FileEntry{}, Total: len(files)}
 	for _, f := range files[:min(limit, len(files))] {
-		out.Files = append(out.Files, mcp.FileEntry{Path: f.Path, NeverExclude: f.NeverExclude})
+		out.Files = append(out.Files, FileEntry{Path: f.Path, NeverExclude: f.NeverExclude})
 	}
 	return out, nil
 }
 
-func (p *mcpProject) Prompt(ctx context.Context, in mcp.PromptInput) (*mcp.PromptOutput, error) {
+func (p *mcpProject) Prompt(ctx context.Context, in PromptInput) (*PromptOutput, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	name, err := p.targetName(in.Target)
@@ -333,7 +322,7 @@ func (p *mcpProject) Prompt(ctx context.Context, in mcp.PromptInput) (*mcp.Promp
 		return nil, err
 	}
 	caps, _ := prompt.CapabilitiesOf(in.Provider)
-	return &mcp.PromptOutput{Target: name, Provider: in.Provider, MIMEType: mimeOf(caps.Ext), Body: string(body), Bytes: len(body), Kept: kept}, nil
+	return &PromptOutput{Target: name, Provider: in.Provider, MIMEType: mimeOf(caps.Ext), Body: string(body), Bytes: len(body), Kept: kept}, nil
 }
 
 // mimeOf is the media type of a prompt file by its extension.
@@ -349,7 +338,7 @@ func mimeOf(ext string) string {
 
 // promptFile is one prompt file a target writes.
 type promptFile struct {
-	res              mcp.Resource
+	res              Resource
 	abs              string
 	target, provider string
 }
@@ -368,10 +357,10 @@ func (p *mcpProject) promptResources() (map[string]promptFile, error) {
 			if err != nil {
 				continue
 			}
-			rel := PromptsDir + "/" + tg.Name + caps.Ext
+			rel := engine.PromptsDir + "/" + tg.Name + caps.Ext
 			abs := filepath.Join(p.dir, filepath.FromSlash(rel))
 			u := fileURI(abs)
-			files[u] = promptFile{abs: abs, target: tg.Name, provider: prov, res: mcp.Resource{URI: u, Name: filepath.Base(rel),
+			files[u] = promptFile{abs: abs, target: tg.Name, provider: prov, res: Resource{URI: u, Name: filepath.Base(rel),
 				Title:       fmt.Sprintf("prompt of target %s (%s)", tg.Name, prov),
 				Description: fmt.Sprintf("%s: target %s's prompt in the %s shape, as recite build writes it", rel, tg.Name, prov), MIMEType: mimeOf(caps.Ext)}}
 		}
@@ -384,34 +373,34 @@ func fileURI(abs string) string {
 	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String()
 }
 
-func (p *mcpProject) Resources(context.Context) ([]mcp.Resource, error) {
+func (p *mcpProject) Resources(context.Context) ([]Resource, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	files, err := p.promptResources()
 	if err != nil {
 		return nil, err
 	}
-	out := make([]mcp.Resource, 0, len(files)+1)
+	out := make([]Resource, 0, len(files)+1)
 	for _, f := range files {
 		out = append(out, f.res)
 	}
-	slices.SortFunc(out, func(a, b mcp.Resource) int { return cmp.Compare(a.URI, b.URI) })
-	if _, ok, _ := p.e.latestPreserved(); ok {
-		out = append(out, mcp.Resource{URI: PreservedURI, Name: "context-preserved.md", Title: "latest preservation block",
-			Description: "the newest block of " + PreservedFile + ": the stop signals and working state to keep across a compaction", MIMEType: "text/markdown"})
+	slices.SortFunc(out, func(a, b Resource) int { return cmp.Compare(a.URI, b.URI) })
+	if _, ok := p.e.LatestPreserved(); ok {
+		out = append(out, Resource{URI: PreservedURI, Name: "context-preserved.md", Title: "latest preservation block",
+			Description: "the newest block of " + engine.PreservedFile + ": the stop signals and working state to keep across a compaction", MIMEType: "text/markdown"})
 	}
 	return out, nil
 }
 
-func (p *mcpProject) ReadResource(ctx context.Context, uri string) (*mcp.ResourceContent, error) {
+func (p *mcpProject) ReadResource(ctx context.Context, uri string) (*ResourceContent, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if uri == PreservedURI {
-		f, ok, _ := p.e.latestPreserved()
+		text, ok := p.e.LatestPreserved()
 		if !ok {
-			return nil, fmt.Errorf("%s holds no preservation block: %w", PreservedFile, mcp.ErrUnknownResource)
+			return nil, fmt.Errorf("%s holds no preservation block: %w", engine.PreservedFile, ErrUnknownResource)
 		}
-		return &mcp.ResourceContent{URI: uri, MIMEType: "text/markdown", Text: f.Text}, nil
+		return &ResourceContent{URI: uri, MIMEType: "text/markdown", Text: text}, nil
 	}
 	files, err := p.promptResources()
 	if err != nil {
@@ -419,7 +408,7 @@ func (p *mcpProject) ReadResource(ctx context.Context, uri string) (*mcp.Resourc
 	}
 	f, ok := files[uri]
 	if !ok {
-		return nil, fmt.Errorf("%s: %w", uri, mcp.ErrUnknownResource)
+		return nil, fmt.Errorf("%s: %w", uri, ErrUnknownResource)
 	}
 	b, err := os.ReadFile(f.abs)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -429,7 +418,7 @@ func (p *mcpProject) ReadResource(ctx context.Context, uri string) (*mcp.Resourc
 	if err != nil {
 		return nil, err
 	}
-	return &mcp.ResourceContent{URI: uri, MIMEType: f.res.MIMEType, Text: string(b)}, nil
+	return &ResourceContent{URI: uri, MIMEType: f.res.MIMEType, Text: string(b)}, nil
 }
 
 // Watch runs the engine's watcher (Engine.Watch, with its own Engine) and
@@ -437,38 +426,38 @@ func (p *mcpProject) ReadResource(ctx context.Context, uri string) (*mcp.Resourc
 // when context-preserved.md changed (or after a rescan, which names no
 // paths).
 func (p *mcpProject) Watch(ctx context.Context, changed func([]string)) error {
-	return New(p.dir).Watch(ctx, WatchOptions{}, func(ev WatchEvent) {
-		if ev.Kind != EventRender {
+	return engine.New(p.dir).Watch(ctx, engine.WatchOptions{}, func(ev engine.WatchEvent) {
+		if ev.Kind != engine.EventRender {
 			return
 		}
 		var uris []string
 		for _, w := range ev.Written {
 			uris = append(uris, fileURI(filepath.Join(p.dir, filepath.FromSlash(w))))
 		}
-		if ev.Trigger == "rescan" || slices.Contains(ev.Changed, PreservedFile) {
+		if ev.Trigger == "rescan" || slices.Contains(ev.Changed, engine.PreservedFile) {
 			uris = append(uris, PreservedURI)
 		}
 		changed(uris)
 	})
 }
 
-// MCPConfigFile is Claude Code's project-scoped MCP server list, relative
+// ConfigFile is Claude Code's project-scoped MCP server list, relative
 // to the project root (https://code.claude.com/docs/en/mcp).
-const MCPConfigFile = ".mcp.json"
+const ConfigFile = ".mcp.json"
 
-// MCPInitResult is what InitMCP did.
-type MCPInitResult struct {
+// InitResult is what InitMCP did.
+type InitResult struct {
 	// Path is the file, project-relative; Created reports it did not
 	// exist; Added that recite's server was added (false: an entry named
 	// recite was already there and is kept as the user wrote it).
 	Path    string `json:"path"`
 	Created bool   `json:"created"`
 	Added   bool   `json:"added"`
-	// Snippets are the other agents' configurations (mcp.Snippets).
-	Snippets []mcp.Snippet `json:"snippets"`
+	// Snippets are the other agents' configurations (Snippets).
+	Snippets []Snippet `json:"snippets"`
 }
 
-// InitMCP adds recite's server (mcp.ProjectEntry) to the project's
+// Init adds recite's server (ProjectEntry) to the project's
 // .mcp.json under "mcpServers" with the merge .claude/settings.json gets
 // (claudecode.MergeJSONFile): every other key and server is kept with its
 // value and order (a rewrite re-indents with two spaces), a file that
@@ -478,22 +467,22 @@ type MCPInitResult struct {
 // column for invalid JSON), and the file is left untouched. The write is
 // atomic and keeps the file's mode (0644 when new); a symbolic link stays
 // one. It also returns the snippets for Codex CLI, Cursor and Gemini CLI.
-func InitMCP(dir string) (*MCPInitResult, error) {
+func Init(dir string) (*InitResult, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
 	}
-	res := &MCPInitResult{Path: MCPConfigFile, Snippets: mcp.Snippets(abs)}
-	res.Created, err = claudecode.MergeJSONFile(filepath.Join(abs, MCPConfigFile), MCPConfigFile, "mcpServers",
+	res := &InitResult{Path: ConfigFile, Snippets: Snippets(abs)}
+	res.Created, err = claudecode.MergeJSONFile(filepath.Join(abs, ConfigFile), ConfigFile, "mcpServers",
 		func(servers map[string]json.RawMessage, set func(string, json.RawMessage)) error {
-			if _, ok := servers[mcp.ServerName]; !ok {
-				set(mcp.ServerName, mcp.ProjectEntry())
+			if _, ok := servers[ServerName]; !ok {
+				set(ServerName, ProjectEntry())
 				res.Added = true
 			}
 			return nil
 		})
 	if se := (*claudecode.SettingsError)(nil); errors.As(err, &se) {
-		return nil, &InputError{Err: se.Err}
+		return nil, &engine.InputError{Err: se.Err}
 	}
 	if err != nil {
 		return nil, err
