@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"io/fs"
 	"slices"
 	"strings"
 	"time"
@@ -254,13 +253,4 @@ func StatusLine(ctx context.Context, opts StatusLineOptions, in io.Reader) (stri
 		return "", &InputError{Err: err}
 	}
 	return line, err
-}
-
-// recordStatusSummary rewrites the status summary after a build
-// (claudecode.RecordStatus); a failure does not fail the build, it is a
-// diagnostic.
-func (e *Engine) recordStatusSummary(ctx context.Context, rep *Report) {
-	if err := claudecode.RecordStatus(ctx, e.dir, hookEngine{e}); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		rep.Diagnostics = append(rep.Diagnostics, Diagnostic{Path: claudecode.StatusSummaryFile, Message: "status summary not written: " + err.Error()})
-	}
 }

@@ -79,7 +79,6 @@ func (e *Engine) build(ctx context.Context, write bool, only func(*config.Target
 	if write {
 		e.recordRenders(builds)
 		e.recordPasses(builds)
-		e.recordStatusSummary(ctx, rep)
 	}
 	sort.SliceStable(rep.Diagnostics, func(i, j int) bool {
 		a, b := rep.Diagnostics[i], rep.Diagnostics[j]

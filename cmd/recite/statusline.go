@@ -27,9 +27,9 @@ progress, a bar of the session's context window use (when Claude Code's
 statusLine JSON on stdin carries it), the loop health and circuit breaker,
 and the number of open stop signals.
 
-It reads .planning/.recite/status-summary.json, which build, watch and the
-Claude Code hook keep current, and computes it only when the planning files
-changed since. The project is the input's workspace.project_dir when it holds
+It reads .planning/.recite/status-summary.json, which the Claude Code hook
+rewrites at each prompt and turn end, and computes it (a few milliseconds,
+no build) only when a planning file or conversation log changed since. The project is the input's workspace.project_dir when it holds
 .planning/, else the one at or above -C DIR, else at or above the input's
 current dir. Install it with ` + "`recite init --claude --statusline`" + `.`,
 		Args: cobra.NoArgs,

@@ -14,10 +14,13 @@ import (
 )
 
 // StatusSummaryFile is the small summary of the project `recite statusline`
-// prints from, relative to the project root: rewritten by every build, by
-// the Claude Code hook at each prompt and at the end of each turn, and by
-// the status line itself when it is missing or out of date
-// (docs/architecture.md#the-status-line).
+// prints from, relative to the project root: rewritten by the Claude Code
+// hook at each prompt, failed tool call and turn end, and by the status
+// line itself when it is missing or out of date
+// (docs/architecture.md#the-status-line). Builds do not write it: computing
+// it would more than double the CPU of a warm rebuild, which `recite
+// watch` does at every save, while the status line computes it in a few
+// milliseconds once per change.
 const StatusSummaryFile = layout.CacheDir + "/status-summary.json"
 
 // statusSummaryVersion is the layout of StatusSummaryFile; a summary of
@@ -112,11 +115,10 @@ type SignalCount struct {
 // matches the planning tree and it was written more than statusRacyTime
 // after the newest planning file changed — else one computed by e
 // (Engine.StatusSummary), which is written back atomically for the next
-// call (a summary that cannot be written is still returned). Conversation
-// logs are not part of the fingerprint: recite's writers of logs rewrite
-// the summary themselves (builds, and the hook at each prompt, failed
-// tool call and turn end). Errors: the planning tree cannot be read, or
-// e's.
+// call (a summary that cannot be written is still returned). The
+// fingerprint covers the conversation logs too, so a message recorded by
+// `say`, `run`, an importer or the hook shows at the next call. Errors:
+// the planning tree cannot be read, or e's.
 func ProjectStatus(ctx context.Context, dir string, e Engine) (*StatusSummary, error) {
 	fp, newest, err := planningFingerprint(filepath.Join(dir, layout.PlanningDir))
 	if err != nil {
@@ -137,7 +139,7 @@ func ProjectStatus(ctx context.Context, dir string, e Engine) (*StatusSummary, e
 }
 
 // RecordStatus computes the status summary of the project rooted at dir
-// and writes it to StatusSummaryFile (what a build and the hook do),
+// and writes it to StatusSummaryFile (what the hook does),
 // creating the cache folder as a build does. Errors: the planning tree
 // cannot be read, e's, or the file cannot be written.
 func RecordStatus(ctx context.Context, dir string, e Engine) error {

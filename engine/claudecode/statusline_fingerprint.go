@@ -11,13 +11,11 @@ import (
 
 // fingerprintSkipped reports the folders of the planning tree the status
 // summary's fingerprint leaves out (p relative to it): recite's own
-// outputs and caches, and the conversation logs, whose writers in recite
-// rewrite the summary themselves (a log changes at every hook event, and a
-// summary that went out of date at each would be computed again at each
-// status line). GSD keeps no input there.
+// outputs and caches, which no summary is computed from. The conversation
+// logs count: their tails give the health and the open stop signals.
 func fingerprintSkipped(p string) bool {
 	switch p {
-	case "prompts", ".recite", "conversations":
+	case "prompts", ".recite":
 		return true
 	}
 	return false
