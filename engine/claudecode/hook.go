@@ -138,7 +138,10 @@ func (p *partialOutput) get() string {
 //   - UserPromptSubmit: appends the prompt as a user message (an error
 //     when it holds a failed background task's <task-notification>); when
 //     the previous turn had no Stop, first closes it with its iteration
-//     record.
+//     record. Then prints the recitation as additionalContext in Claude
+//     Code's JSON output when the session was not given it yet, it
+//     changed, or hooks.recite_every prompts passed (promptRecitation),
+//     and rewrites the status summary (as PostToolUseFailure and Stop do).
 //   - PostToolUse: appends the tool call and its result (the text of
 //     tool_response, conversation.ToolOutput, flagged is_error when the
 //     response says the call failed), and adds to the turn's pending
