@@ -24,9 +24,12 @@ build:
 	$(GO) build -o $(BIN) ./cmd/recite
 
 # The test command the README names. Race detector on; fuzz targets run
-# their seed corpus as ordinary tests.
+# their seed corpus as ordinary tests. The timeout is per package binary:
+# the engine's replays of long sessions on real trees take minutes under
+# the race detector, more on a saturated machine, and no test waits on
+# the clock, so a slow machine only makes the suite slower, never red.
 test:
-	$(GO) test -race -count=1 $(PKGS)
+	$(GO) test -race -count=1 -timeout 30m $(PKGS)
 
 race: test
 

@@ -23,7 +23,7 @@ import (
 const IDDoubleCheck = compress.IDDoubleCheck
 
 // CompressReport is a target's difficulty routing and context compression
-// (seeds/002 §5–§6).
+// (docs/formats.md#difficulty-routing, docs/formats.md#compression).
 type CompressReport struct {
 	// Difficulty is the routing decision and its signals.
 	Difficulty compress.Routing `json:"difficulty"`
@@ -69,8 +69,9 @@ func (c *CompressReport) Summary() string {
 		c.Iteration, c.Pass, c.Before, c.After, c.Saved, pct, len(c.Kept), len(c.Forgotten), len(c.Deduplicated))
 }
 
-// routeDifficulty classifies the current task (seeds/002 §5) and puts the
-// level in the recitation input.
+// routeDifficulty classifies the current task
+// (docs/formats.md#difficulty-routing) and puts the level in the recitation
+// input.
 func routeDifficulty(tg *config.Target, proj *planning.Project, in *prompt.Input) compress.Routing {
 	t := compress.Task{Skills: tg.Skills}
 	if nt := proj.NextTask; nt != nil {
@@ -282,13 +283,13 @@ func (e *Engine) projectPath(p string) string {
 }
 
 // approachItems are the iterations whose approach a commit may have landed
-// (seeds/002 §6 "successful approach details (already committed) → LOW"):
-// iterations old enough to be LOW at pass (older than 3) that did not fail
-// and changed files. The commit must come during the iteration or after
-// it, and before the fourth iteration after it began, so whether an
-// approach is committed is settled by the time it is old enough to
-// compress. Failed approaches are never compressed this way (seeds/002 §6
-// "NEVER forget: approaches that FAILED").
+// (the account of a committed approach is LOW: docs/formats.md#compression):
+// iterations old enough to be LOW at pass (older than 3) that did not fail and
+// changed files. The commit must come during the iteration or after it, and
+// before the fourth iteration after it began, so whether an approach is
+// committed is settled by the time it is old enough to compress. Failed
+// approaches are never compressed this way: what did not work is never
+// forgotten (docs/formats.md#what-a-pass-forgets).
 func approachItems(facts map[int]*compress.IterationFacts, pass int) []gitstore.Item {
 	var items []gitstore.Item
 	for n := 1; n <= pass-compress.FileReadLowAge-1; n++ {

@@ -218,12 +218,12 @@ func replayCompression(t testing.TB, src string, every, n int, records, enabled,
 // bodies with compression every 3 iterations (results reused between
 // passes) against recompressing from scratch at every iteration (every: 1).
 //
-// The bodies are the requests of the session: an agent sends one after
-// each message it receives (a tool call's result, a user turn), and
-// `recite watch` with the hooks renders one per appended record, so the
-// replay builds after each appended record (a tool call with its result).
-// The issue asks for >= 0.85 there; it is checked on the fire-flow example
-// and on every realdata tree (skipped when ../shared is absent).
+// The bodies are the requests of the session: an agent sends one after each
+// message it receives (a tool call's result, a user turn), and `recite watch`
+// with the hooks renders one per appended record, so the replay builds after
+// each appended record (a tool call with its result). It must reach 0.85
+// there; it is checked on the fire-flow example and on every realdata tree
+// (skipped when ../shared is absent).
 //
 // A replay that builds once per iteration samples one request in five and
 // is logged with its no-compression ceiling: every 3 iterations a pass must
@@ -298,12 +298,13 @@ func passFigures(t *testing.T, src string) (lines []string, last *CompressReport
 	return lines, last
 }
 
-// TestCompressionSavings measures the saving per pass on the fire-flow
-// example and on every realdata tree (skipped when ../shared is absent)
-// with the same synthetic 30-iteration session. Before is the prompt's
-// scored segments uncompressed, After the same segments after the pass
-// (deduplicated reads included). The last pass must save at least 26% on
-// the example (the design cites 26–54%).
+// TestCompressionSavings measures the saving per pass on the fire-flow example
+// and on every realdata tree (skipped when ../shared is absent) with the same
+// synthetic 30-iteration session. Before is the prompt's scored segments
+// uncompressed, After the same segments after the pass (deduplicated reads
+// included). The last pass must save at least 26% on the example (ACON, the
+// selective compression fire-flow's context engineering builds on, reports
+// 26–54% per pass).
 func TestCompressionSavings(t *testing.T) {
 	if testing.Short() {
 		t.Skip("replays 30-iteration sessions")

@@ -137,12 +137,11 @@ func TestFilesSectionRedacted(t *testing.T) {
 	}
 }
 
-// TestFilesSectionSkipsPlanningSources: planning files whose content
-// another section carries (state, roadmap, the current plan itself,
-// blockers, the preservation file) are not repeated in the files section
-// when the plan names them (issue 6 review: realdata plans list
-// .planning/STATE.md in files_modified); other files under .planning/ and
-// project files still enter it, once.
+// TestFilesSectionSkipsPlanningSources: planning files whose content another
+// section carries (state, roadmap, the current plan itself, blockers, the
+// preservation file) are not repeated in the files section when the plan names
+// them (real plans list .planning/STATE.md in files_modified); other files
+// under .planning/ and project files still enter it, once.
 func TestFilesSectionSkipsPlanningSources(t *testing.T) {
 	plan := ".planning/phases/01-setup/01-01-PLAN.md"
 	dir := filesProject(t, "targets: [{name: agent, providers: [markdown]}]\n",

@@ -20,7 +20,8 @@ import (
 	"github.com/recite-dev/recite/planning/conversation"
 )
 
-// PreservedFile is where preservation blocks are appended (DESIGN.md §2).
+// PreservedFile is where preservation blocks are appended
+// (docs/formats.md#preservation-blocks).
 const PreservedFile = layout.PreservedFile
 
 // SignalsReport is the stop-signal side of a status: the loop health and

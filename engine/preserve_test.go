@@ -62,8 +62,9 @@ func TestPreserveGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	goldenFile(t, filepath.Join("testdata", "hook", "preserve-fire.golden.md"), b)
-	// Every stop signal of the sources is in the block verbatim (DESIGN.md
-	// invariant 13), and the block reads back as written.
+	// Every stop signal of the sources is in the block verbatim
+	// (docs/architecture.md#stop-signals-verbatim), and the block reads back
+	// as written.
 	col, _ := New(dir).signalsFor(t, []string{"main"})
 	for _, s := range col.Report.Signals {
 		if !strings.Contains(string(b), s.Text) {

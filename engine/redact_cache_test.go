@@ -43,11 +43,11 @@ func TestRedactCacheBounded(t *testing.T) {
 	}
 }
 
-// TestRedactKey: placeholders are keyed with a per-project key made on
-// first use (mode 0600, ignored by git), stable across Engines of one
-// project, different in another project, and not the unkeyed sha256 of
-// the secret (issue 6 review: `printf 'Summer2024!' | sha256sum` must not
-// confirm a guess). A broken key file still gets the text redacted.
+// TestRedactKey: placeholders are keyed with a per-project key made on first
+// use (mode 0600, ignored by git), stable across Engines of one project,
+// different in another project, and not the unkeyed sha256 of the secret
+// (`printf 'Summer2024!' | sha256sum` must not confirm a guess). A broken key
+// file still gets the text redacted.
 func TestRedactKey(t *testing.T) {
 	const secret = "Summer2024!"
 	text := "password: " + secret + "\n"

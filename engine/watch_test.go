@@ -323,9 +323,10 @@ func mustRead(t *testing.T, path string) string {
 // project brief, copied whole.
 func projectLine(n int) string { return fmt.Sprintf("\n- watch test marker %d\n", n) }
 
-// TestWatchSavePatterns applies each editor's save pattern (TRAPS.md §A) to
-// a file that feeds the prompt and checks that the prompt files converge to
-// a fresh build's, with one render for a plain save.
+// TestWatchSavePatterns applies each editor's save pattern
+// (docs/architecture.md#editor-save-patterns) to a file that feeds the prompt
+// and checks that the prompt files converge to a fresh build's, with one
+// render for a plain save.
 func TestWatchSavePatterns(t *testing.T) {
 	type pattern struct {
 		name string
@@ -347,7 +348,8 @@ func TestWatchSavePatterns(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				// Two writes, as VS Code does (TRAPS.md §A row 5).
+				// Two writes, as VS Code does (pattern 5 of
+				// docs/architecture.md#editor-save-patterns).
 				half := len(content) / 2
 				if _, err := f.WriteString(content[:half]); err != nil {
 					t.Fatal(err)
@@ -529,9 +531,9 @@ func TestWatchSavePatterns(t *testing.T) {
 	}
 }
 
-// TestWatchSymlinkedPlanning: .planning is a symbolic link to a folder
-// kept elsewhere (issue 7 review, bug 1). After the first render, an edit
-// through the link and a phase folder written anew each render once and
+// TestWatchSymlinkedPlanning: .planning is a symbolic link to a folder kept
+// elsewhere (docs/architecture.md#watch-rules). After the first render, an
+// edit through the link and a phase folder written anew each render once and
 // converge to a fresh build.
 func TestWatchSymlinkedPlanning(t *testing.T) {
 	dir := gsdProject(t, "")
@@ -579,9 +581,9 @@ func TestWatchSymlinkedPlanning(t *testing.T) {
 	}
 }
 
-// TestWatchRestoresDeletedPrompt: a prompt file the user deletes or moves
-// away is written again, byte-identical to a fresh build, by exactly one
-// render (issue 7 review, bug 2); recite's own rewrite triggers none.
+// TestWatchRestoresDeletedPrompt: a prompt file the user deletes or moves away
+// is written again, byte-identical to a fresh build, by exactly one render
+// (docs/architecture.md#watch-rules); recite's own rewrite triggers none.
 func TestWatchRestoresDeletedPrompt(t *testing.T) {
 	dir := gsdProject(t, "")
 	h := startWatch(t, dir, countOpts)
@@ -618,8 +620,9 @@ func TestWatchRestoresDeletedPrompt(t *testing.T) {
 	}
 }
 
-// TestWatchRealVim saves with the real editor and its default settings in
-// a project outside /tmp, where vim saves by renaming (TRAPS.md §A caveat).
+// TestWatchRealVim saves with the real editor and its default settings in a
+// project outside /tmp, where vim saves by renaming (the backupskip note of
+// docs/architecture.md#editor-save-patterns).
 func TestWatchRealVim(t *testing.T) {
 	vim, err := exec.LookPath("vim")
 	if err != nil {
@@ -657,7 +660,7 @@ func TestWatchRealVim(t *testing.T) {
 		t.Error("the prompt did not change after the vim save")
 	}
 	if n := h.renders.Load() - n0; n != 1 {
-		t.Errorf("%d renders for one vim save, want 1 (TRAPS.md row 6)", n)
+		t.Errorf("%d renders for one vim save, want 1", n)
 	}
 	for name, b := range readPrompts(t, dir) {
 		for _, art := range []string{"4913", ".PROJECT.md.swp", "PROJECT.md~"} {
@@ -712,9 +715,10 @@ func (r *gitRepo) git(args ...string) string {
 	return string(out)
 }
 
-// TestWatchGitCheckout switches 500 files under .planning at once with a
-// real `git checkout`, both ways (TRAPS.md §A row 10: every file is
-// unlinked and re-created).
+// TestWatchGitCheckout switches 500 files under .planning at once with a real
+// `git checkout`, both ways (pattern 10 of
+// docs/architecture.md#editor-save-patterns: every file is unlinked and
+// re-created).
 func TestWatchGitCheckout(t *testing.T) {
 	dir := gsdProject(t, "")
 	r := newGitRepo(t, dir)
@@ -1044,8 +1048,8 @@ func percentile(sorted []time.Duration, p float64) time.Duration {
 // BenchmarkWatchLatency measures save-to-prompt latency at the default
 // settings (50 ms quiet, 250 ms maximum wait) over 200 in-place saves of
 // PROJECT.md (which the prompt carries): from the write to the end of the
-// render that wrote the prompt files. Target: p99 ≤ 100 ms (issue 7
-// "Measures"). Run with -benchtime=1x; `make bench-watch` does.
+// render that wrote the prompt files. Target: p99 ≤ 100 ms. Run with
+// -benchtime=1x; `make bench-watch` does.
 func BenchmarkWatchLatency(b *testing.B) {
 	for _, tree := range []struct {
 		name  string

@@ -6,10 +6,10 @@ import (
 	"unicode/utf8"
 )
 
-// plainKeyRE is the shape of a plain field key (FORMATS.md §2.0.3): a
-// letter, then letters, digits, spaces and a little punctuation. It is
-// matched against the short key only, never the whole line, so long lines
-// cost nothing.
+// plainKeyRE is the shape of a plain field key (docs/formats.md#fields): a
+// letter, then letters, digits, spaces and a little punctuation. It is matched
+// against the short key only, never the whole line, so long lines cost
+// nothing.
 var plainKeyRE = regexp.MustCompile(`^\p{L}[\p{L}\p{N}\p{M} _/&().'#+-]*$`)
 
 // maxKeyRunes bounds a field key: longer "keys" are sentences.
@@ -111,8 +111,8 @@ func nextBoldField(v string) int {
 	return -1
 }
 
-// trimValue trims white space and a trailing backslash hard break
-// (FORMATS.md §4.1: trailing double spaces are hard breaks too).
+// trimValue trims white space and a trailing backslash hard break (trailing
+// double spaces are hard breaks too: docs/formats.md#encoding-traps).
 func trimValue(v string) string {
 	v = strings.TrimSpace(v)
 	if strings.HasSuffix(v, `\`) && !strings.HasSuffix(v, `\\`) {

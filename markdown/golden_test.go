@@ -136,8 +136,9 @@ func TestGoldenSpotChecks(t *testing.T) {
 	}
 	line := func(lines []string, n int) string { return lines[n-1] }
 
-	// norish STATE.md: front matter keys, `## Current Position` and its
-	// Phase field, session log sections before it (FORMATS.md §4.7).
+	// norish STATE.md: front matter keys, `## Current Position` and its Phase
+	// field, session log sections before it
+	// (docs/formats.md#state-structure-drift).
 	d, lines := read("23492__norish/.planning/STATE.md")
 	if v, _ := d.Meta("gsd_state_version"); v != "1.0" {
 		t.Errorf("norish gsd_state_version = %q", v)

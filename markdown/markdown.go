@@ -4,11 +4,11 @@
 // tables and pseudo-XML task blocks, each with the line it came from in the
 // original file.
 //
-// The pipeline follows FORMATS.md §5.2: strip a UTF-8 BOM, remember and
-// normalise CRLF, split (stacked) front matter blocks, then walk the goldmark
-// AST, skipping fenced and indented code. Parse never fails and never panics:
-// what it cannot read becomes a Diagnostic naming the file and line, and the
-// body is always kept.
+// The pipeline is docs/formats.md#reading-pipeline: strip a UTF-8 BOM,
+// remember and normalise CRLF, split (stacked) front matter blocks, then walk
+// the goldmark AST, skipping fenced and indented code. Parse never fails and
+// never panics: what it cannot read becomes a Diagnostic naming the file and
+// line, and the body is always kept.
 package markdown
 
 // Document is one parsed markdown file. Line numbers anywhere in a Document
@@ -36,12 +36,12 @@ type Document struct {
 	Sections []Section
 	// Checkboxes are task-list items `[ ] [x] [X] [~] [-]`, in bullet or
 	// numbered lists (also inside blockquotes), in document order
-	// (FORMATS.md §4.4); fenced and indented code, table cells and raw HTML
-	// blocks are skipped.
+	// (docs/formats.md#checkbox-traps); fenced and indented code, table cells
+	// and raw HTML blocks are skipped.
 	Checkboxes []Checkbox
 	// Fields are `Key: value` lines: `**Key:** value`, `**Key**: value` and
 	// plain `Key: value` at the start of a paragraph line or list item
-	// (FORMATS.md §2.0.3). Plain keys are letters, digits, spaces and a
+	// (docs/formats.md#fields). Plain keys are letters, digits, spaces and a
 	// little punctuation, at most 40 runes and 6 words, and the colon must be
 	// followed by white space or the line end; callers filter by key. A line
 	// with several bold fields gives one Field each. The checkbox line of a
@@ -49,10 +49,11 @@ type Document struct {
 	// the lines of a `<task>` block up to its first blank line) give none.
 	Fields []Field
 	// Tables are GFM pipe tables, including headerless rows appended after a
-	// table ended (FORMATS.md §4.5), which are attached to the table above.
+	// table ended (docs/formats.md#table-traps), which are attached to the
+	// table above.
 	Tables []Table
-	// Tasks are pseudo-XML `<task …>…</task>` blocks (FORMATS.md §2.0.4),
-	// split on tags rather than parsed as XML.
+	// Tasks are pseudo-XML `<task …>…</task>` blocks
+	// (docs/formats.md#task-blocks), split on tags rather than parsed as XML.
 	Tasks []TaskBlock
 	// Diagnostics are the problems found while reading; never fatal.
 	Diagnostics []Diagnostic
@@ -95,14 +96,14 @@ type FrontMatter struct {
 	// Raw is the YAML text between the fences (LF line endings).
 	Raw string
 	// Values maps each top-level key to its value as text: scalars keep their
-	// literal text (TRAPS.md B2: `phase: 010` is "010", `version: 1.10` is
-	// "1.10", `date: 2024-01-02` is "2024-01-02", a null is ""), and
-	// collections are kept as their YAML source: a flow collection as
-	// written (`[a, b]`), a block one as its lines with the common
-	// indentation removed and trailing comment lines dropped. When the YAML
-	// is invalid, Values holds what the key-line fallback could read: each
-	// `key: value` line at column 0 (quotes around the value removed), and
-	// for a key with no inline value the dedented block of lines below it.
+	// literal text (docs/formats.md#front-matter-values: `phase: 010` is
+	// "010", `version: 1.10` is "1.10", `date: 2024-01-02` is "2024-01-02", a
+	// null is ""), and collections are kept as their YAML source: a flow
+	// collection as written (`[a, b]`), a block one as its lines with the
+	// common indentation removed and trailing comment lines dropped. When the
+	// YAML is invalid, Values holds what the key-line fallback could read:
+	// each `key: value` line at column 0 (quotes around the value removed),
+	// and for a key with no inline value the dedented block of lines below it.
 	Values map[string]string
 	// Keys lists the top-level keys in file order.
 	Keys []string
@@ -156,11 +157,11 @@ func (c Checkbox) Checked() bool { return c.State == 'x' || c.State == 'X' }
 type Field struct {
 	// Key is the field name without bold markers or colon, trimmed.
 	Key string
-	// Value is the text after the colon as raw markdown (`**BLOCKED**`,
-	// links and code spans kept), trimmed: trailing double spaces and a
-	// trailing backslash of markdown hard breaks removed (FORMATS.md §4.1).
-	// For a bold field followed by another on the same line, the value ends
-	// where the next `**Key:**` starts.
+	// Value is the text after the colon as raw markdown (`**BLOCKED**`, links
+	// and code spans kept), trimmed: trailing double spaces and a trailing
+	// backslash of markdown hard breaks removed
+	// (docs/formats.md#encoding-traps). For a bold field followed by another
+	// on the same line, the value ends where the next `**Key:**` starts.
 	Value string
 	// Line is the line the field is on.
 	Line int

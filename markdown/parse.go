@@ -42,9 +42,10 @@ func Parse(path string, src []byte) *Document {
 
 // Parse reads one markdown file: BOM and line endings, stacked front matter,
 // then sections, checkboxes, fields, tables and task blocks with their
-// original-file lines (FORMATS.md §2.0, §4.1–§4.5). path is used only in
-// diagnostics. It never returns nil and never panics; problems become
-// Diagnostics and the body is always kept.
+// original-file lines (docs/formats.md#reading-pipeline and
+// docs/formats.md#traps-of-real-files). path is used only in diagnostics. It
+// never returns nil and never panics; problems become Diagnostics and the body
+// is always kept.
 func (r *Reader) Parse(path string, src []byte) (doc *Document) {
 	doc = &Document{Path: path, BodyLine: 1}
 	defer func() {
@@ -346,10 +347,10 @@ func countCells(s string) int {
 }
 
 // appendRows attaches headerless pipe rows found in a paragraph to the last
-// table when no heading came between them (FORMATS.md §4.5); otherwise they
-// form a new table without a header. Cells are read by goldmark's own table
-// parser from a synthetic table so escapes and inline markup are treated as
-// in real tables.
+// table when no heading came between them (docs/formats.md#table-traps);
+// otherwise they form a new table without a header. Cells are read by
+// goldmark's own table parser from a synthetic table so escapes and inline
+// markup are treated as in real tables.
 func (w *walker) appendRows(segs []text.Segment) {
 	var target *Table
 	if k := len(w.doc.Tables) - 1; k >= 0 && w.tablesAtHeading[k] == len(w.headings) {

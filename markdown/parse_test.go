@@ -49,8 +49,9 @@ func TestEncodingAndLines(t *testing.T) {
 	}
 }
 
-// TestTRAPS11 is TRAPS.md table row 11: CRLF task lines.
-func TestTRAPS11(t *testing.T) {
+// TestCRLFTaskLines reads task lines that end in CRLF
+// (docs/formats.md#checkboxes).
+func TestCRLFTaskLines(t *testing.T) {
 	d := Parse("t.md", []byte("- [ ] a\r\n- [x] b\r\n"))
 	want := []Checkbox{
 		{State: ' ', Text: "a", Line: 1, Depth: 1, Section: -1},
@@ -64,9 +65,9 @@ func TestTRAPS11(t *testing.T) {
 	}
 }
 
-// TestTRAPS13 is TRAPS.md table row 13: front matter values stay the
-// literal text (TRAPS.md B2).
-func TestTRAPS13(t *testing.T) {
+// TestFrontMatterLiteral checks that front matter values stay the literal text
+// (docs/formats.md#front-matter-values).
+func TestFrontMatterLiteral(t *testing.T) {
 	d := Parse("t.md", []byte("---\nphase: 010\nversion: 1.10\ndate: 2024-01-02\nstatus: no\n---\n"))
 	if len(d.FrontMatter) != 1 || !d.FrontMatter[0].Valid {
 		t.Fatalf("FrontMatter = %+v, diags %v", d.FrontMatter, d.Diagnostics)

@@ -15,11 +15,11 @@ var (
 )
 
 // parseTasks finds the pseudo-XML `<task …>…</task>` blocks of the body
-// (FORMATS.md §2.0.4) by splitting on tags, not with an XML parser: bodies
-// hold bare `<`, `&` and code fences. Tags inside fenced code and inside
-// inline code spans on their line are ignored. A `<task>` without `</task>`
-// gets a Diagnostic and runs to the end of the file, or up to the next
-// `<task` opening if there is one.
+// (docs/formats.md#task-blocks) by splitting on tags, not with an XML parser:
+// bodies hold bare `<`, `&` and code fences. Tags inside fenced code and
+// inside inline code spans on their line are ignored. A `<task>` without
+// `</task>` gets a Diagnostic and runs to the end of the file, or up to the
+// next `<task` opening if there is one.
 func (d *Document) parseTasks(bodyStart int) {
 	body := d.text[bodyStart:]
 	if !strings.Contains(body, "<task") {

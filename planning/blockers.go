@@ -19,27 +19,28 @@ const (
 )
 
 var (
-	// fireBlockerRe is the fire-flow entry heading (FORMATS.md §2.5):
+	// fireBlockerRe is the fire-flow entry heading (docs/formats.md#blockers):
 	// `### BLOCKER-005 [P1] title`, `[P0/P1]` allowed, ` (RESOLVED)` suffix.
 	fireBlockerRe = regexp.MustCompile(`^(BLOCKER-\d{3,})\s*\[(P[0-3](?:\s*/\s*P[0-3])*)\]\s*(.*?)(\s*\(RESOLVED\))?$`)
 	// idBlockerRe is a heading starting with a blocker id: `## B-01 title`,
-	// `## BL-01 — title`, `### BLK-003: title` (FORMATS.md §4.6).
+	// `## BL-01 — title`, `### BLK-003: title`
+	// (docs/formats.md#blockers-in-the-wild).
 	idBlockerRe = regexp.MustCompile(`^((?:B|BL|BLK|BLOCKER)-\d+)\b\s*(?:\[(P[0-3])[^\]]*\])?\s*[—–:-]*\s*(.*)$`)
 	// blockerIDCellRe is a table cell holding a blocker-like id (BLK-001).
 	blockerIDCellRe = regexp.MustCompile(`^[A-Z][A-Z0-9]*-\d+[A-Za-z]?$`)
 	// priorityRe finds a P0–P3 priority anywhere in a text.
 	priorityRe = regexp.MustCompile(`\bP([0-3])\b`)
-	// resolvedWordRe marks a bullet or cell as resolved (STATE.md
-	// Blockers/Concerns conventions, FORMATS.md §2.15).
+	// resolvedWordRe marks a bullet or cell as resolved (the STATE.md
+	// Blockers/Concerns conventions of docs/formats.md#blockers).
 	resolvedWordRe = regexp.MustCompile(`(?i)\b(resolved|closed|fixed|done|wontfix)\b|✅|~~`)
 	// notResolvedRe guards "not yet resolved" and friends.
 	notResolvedRe = regexp.MustCompile(`(?i)\b(not|un|never)\s+(yet\s+)?(resolved|closed|fixed|done)\b`)
 	// placeholderRe is an entry that says there is nothing: `None`,
 	// `[None currently]`, `None yet.`, `(none)`, `N/A`, `—`.
 	placeholderRe = regexp.MustCompile(`(?i)^[\[(]?\s*(none|nothing|n/a|no blockers?|aucun|нет)\b[^\])]*[\])]?\.?$|^[-—–]$`)
-	// severityEmoji maps a heading's leading emoji to a priority
-	// (ServicImmo convention, FORMATS.md §4.6: 🔴 blocks production,
-	// 🟠 blocks a feature, 🟡 nice to have).
+	// severityEmoji maps a heading's leading emoji to a priority (ServicImmo's
+	// convention, docs/formats.md#blockers-in-the-wild: 🔴 blocks production, 🟠
+	// blocks a feature, 🟡 nice to have).
 	severityEmoji = []struct{ emoji, priority string }{
 		{"🔴", "P0"}, {"🛑", "P0"}, {"⛔", "P0"}, {"🚨", "P0"},
 		{"🟠", "P1"}, {"⚠️", "P1"}, {"⚠", "P1"},
@@ -47,8 +48,8 @@ var (
 	}
 )
 
-// parseBlockers reads a BLOCKERS.md file with every recogniser FORMATS.md
-// §2.5 and §4.6 describe, in file order:
+// parseBlockers reads a BLOCKERS.md file with every recogniser of
+// docs/formats.md#blockers, in file order:
 //
 //   - fire-flow entries `### BLOCKER-NNN [Pn] title` (` (RESOLVED)` suffix);
 //     the status comes from the enclosing `## Open|Resolved|Deferred
@@ -142,11 +143,11 @@ func parseBlockers(path string, doc *markdown.Document) []Blocker {
 }
 
 // blockersFromBullets reads the top-level bullets of a STATE.md or
-// CONSCIENCE.md blocker section (`### Blockers/Concerns`, `### Blockers &
-// Issues`, `## Blockers`; FORMATS.md §2.1, §2.15). `- None` and other
-// placeholders yield nothing; a struck-through item (`~~…~~`), one marked
-// "(resolved)", RESOLVED, ✅ or a checked checkbox is resolved. An item that
-// starts with a blocker id (`BLOCKER-001 [P1] …`) keeps that id and
+// CONSCIENCE.md blocker section (`### Blockers/Concerns`,
+// `### Blockers & Issues`, `## Blockers`; docs/formats.md#blockers). `- None`
+// and other placeholders yield nothing; a struck-through item (`~~…~~`), one
+// marked "(resolved)", RESOLVED, ✅ or a checked checkbox is resolved. An item
+// that starts with a blocker id (`BLOCKER-001 [P1] …`) keeps that id and
 // priority; the others get the derived id "path:line". A section index out of
 // range yields nil.
 func blockersFromBullets(path string, doc *markdown.Document, section int) []Blocker {
@@ -258,9 +259,9 @@ func blockersFromTable(path string, t markdown.Table) []Blocker {
 	return out
 }
 
-// sectionBlockerStatus is the status implied by the nearest enclosing
-// section named like "Resolved Blockers" or "Deferred" (fire-flow keeps the
-// status only in the section, FORMATS.md §2.5); "open" otherwise.
+// sectionBlockerStatus is the status implied by the nearest enclosing section
+// named like "Resolved Blockers" or "Deferred" (fire-flow keeps the status
+// only in the section, docs/formats.md#blockers); "open" otherwise.
 func sectionBlockerStatus(doc *markdown.Document, i int) string {
 	for p := doc.Sections[i].Parent; p >= 0 && p < len(doc.Sections); p = doc.Sections[p].Parent {
 		if st, ok := statusSection(doc.Sections[p].Title); ok {
@@ -317,7 +318,8 @@ func isResolvedText(s string) bool {
 }
 
 // isCompletionLog reports a completion-log line such as Pinkowo's
-// `✓ T01 completed at Sat Jun  6 00:24:09 CST 2026` (FORMATS.md §4.6).
+// `✓ T01 completed at Sat Jun  6 00:24:09 CST 2026`
+// (docs/formats.md#blockers-in-the-wild).
 func isCompletionLog(s string) bool {
 	return strings.HasPrefix(s, "✓") || strings.HasPrefix(s, "✔") ||
 		(strings.Contains(strings.ToLower(s), " completed at ") && !strings.Contains(strings.ToLower(s), "block"))
@@ -506,7 +508,6 @@ func isHRule(s string) bool {
 	}
 	return strings.Trim(t, "-") == "" || strings.Trim(t, "*") == "" || strings.Trim(t, "_") == ""
 }
-
 
 // cleanInline removes emphasis and strike-through markers (`**`, `__`, `~~`)
 // and surrounding space from a one-line text; code spans and links are kept

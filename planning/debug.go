@@ -8,11 +8,11 @@ import (
 )
 
 // debugKeyRe is a `key: value` line of a debug file's YAML-ish sections
-// (FORMATS.md §2.11), optionally the first line of a list item.
+// (docs/formats.md#debug-files), optionally the first line of a list item.
 var debugKeyRe = regexp.MustCompile(`^(\s*)(?:[-*]\s+)?([a-z][a-z_]*):(?:\s+(.*)|\s*)$`)
 
 // parseDebug reads a `.planning/debug/` file (fire-flow `fire-debug.md`, GSD
-// `templates/DEBUG.md`; FORMATS.md §2.11):
+// `templates/DEBUG.md`; docs/formats.md#debug-files):
 //
 //   - front matter status and trigger;
 //   - `## Current Focus` hypothesis and next_action;

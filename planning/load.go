@@ -21,19 +21,20 @@ const MaxFileSize = 8 << 20
 // debug files, todos, every file with its role, and the current phase, plan
 // and next task (see resolvePosition).
 //
-// Load is lenient (DESIGN.md §2): a file it cannot read or understand
-// becomes a Diagnostic naming the file and line, files over MaxFileSize are
-// skipped, and files it does not interpret are listed with role "unknown".
-// It returns an error only when the root itself cannot be read.
+// Load is lenient (docs/formats.md#reading-pipeline): a file it cannot read or
+// understand becomes a Diagnostic naming the file and line, files over
+// MaxFileSize are skipped, and files it does not interpret are listed with
+// role "unknown". It returns an error only when the root itself cannot be
+// read.
 func Load(fsys fs.FS) (*Project, error) {
 	return LoadCached(fsys, nil)
 }
 
-// LoadCached is Load with a cache of parsed files: a file whose bytes did
-// not change since the previous load through the same cache is not parsed
-// again (issue "recite watch" §2: re-parse only the files that changed).
-// A nil cache parses everything. The cached documents are shared between
-// the Projects returned and must be treated as read-only.
+// LoadCached is Load with a cache of parsed files: a file whose bytes did not
+// change since the previous load through the same cache is not parsed again
+// (docs/formats.md#reading-pipeline). A nil cache parses everything. The
+// cached documents are shared between the Projects returned and must be
+// treated as read-only.
 func LoadCached(fsys fs.FS, cache *Cache) (*Project, error) {
 	if _, err := fs.ReadDir(fsys, "."); err != nil {
 		return nil, fmt.Errorf("read planning tree: %w", err)
@@ -170,10 +171,11 @@ func (l *loader) docOf(byPath map[string]*walked, name string) *markdown.Documen
 	return nil
 }
 
-// buildOverview reads the brief, the vision and the roadmap (FORMATS.md
-// §1.1, §2.2) and returns the phases the roadmap declares. Without a
-// ROADMAP.md that declares phases, a VISION.md that does is the roadmap
-// (fire-flow's first era).
+// buildOverview reads the brief, the vision and the roadmap
+// (docs/formats.md#gsd-and-fire-flow-names,
+// docs/formats.md#the-brief-and-the-vision) and returns the phases the roadmap
+// declares. Without a ROADMAP.md that declares phases, a VISION.md that does
+// is the roadmap (fire-flow's first era).
 func (l *loader) buildOverview(byPath map[string]*walked) []roadmapPhase {
 	p := l.p
 	project := l.docOf(byPath, "PROJECT.md")
@@ -282,7 +284,8 @@ func (l *loader) finish() {
 }
 
 // loadLoops reads loops/: fire-loop-ID.md loop files, sabbath-ID-*.md
-// snapshots attached to their loop, and active-loop.json (FORMATS.md §2.6).
+// snapshots attached to their loop, and active-loop.json
+// (docs/formats.md#loop-files).
 func (l *loader) loadLoops(byPath map[string]*walked) {
 	p := l.p
 	var snaps []*Snapshot
@@ -339,10 +342,11 @@ func (l *loader) loadLoops(byPath map[string]*walked) {
 
 // detectFlavor names the family that wrote the tree from its files. Strong
 // markers: STATE.md for gsd; CONSCIENCE.md, -BLUEPRINT/-RECORD files in
-// phases/ and fire-loop files for fire; both → mixed. Without strong
-// markers the weak ones decide: ROADMAP.md or PLAN/SUMMARY files in phases/
-// (gsd), VISION.md or BLOCKERS.md (fire). A root BLUEPRINT.md is a product
-// spec, not a fire-flow plan (FORMATS.md §4.3), so it marks nothing.
+// phases/ and fire-loop files for fire; both → mixed. Without strong markers
+// the weak ones decide: ROADMAP.md or PLAN/SUMMARY files in phases/ (gsd),
+// VISION.md or BLOCKERS.md (fire). A root BLUEPRINT.md is a product spec, not
+// a fire-flow plan (docs/formats.md#heading-and-numbering-traps), so it marks
+// nothing.
 func detectFlavor(files []walked) Flavor {
 	var gsd, fire, weakGSD, weakFire bool
 	for _, w := range files {

@@ -15,7 +15,8 @@ import (
 )
 
 var (
-	// loopFileIDRe takes the loop id out of fire-loop-ID.md (FORMATS.md §2.6).
+	// loopFileIDRe takes the loop id out of fire-loop-ID.md
+	// (docs/formats.md#loop-files).
 	loopFileIDRe = regexp.MustCompile(`^fire-loop-(.+)\.md$`)
 	// sabbathNameRe takes the loop id and iteration out of
 	// sabbath-ID-iterN.md or sabbath-ID-stopped.md.
@@ -28,8 +29,8 @@ var (
 	signalLabelRe = regexp.MustCompile(`^([A-Z][A-Z ]*[A-Z])\s*:\s*(.*)$`)
 )
 
-// parseLoop reads a fire-flow Power Loop file `.planning/loops/fire-loop-ID.md`
-// (FORMATS.md §2.6):
+// parseLoop reads a fire-flow Power Loop file
+// `.planning/loops/fire-loop-ID.md` (docs/formats.md#loop-files):
 //
 //   - front matter id, status, prompt, completion_promise, max_iterations,
 //     current_iteration, started, health_state and the circuit_breaker block;
@@ -151,14 +152,15 @@ func verbatimErrorsIn(path string, doc *markdown.Document) []Signal {
 }
 
 // parseSnapshot reads a Sabbath Rest snapshot `loops/sabbath-ID-iterN.md` or
-// `sabbath-ID-stopped.md` (FORMATS.md §2.6): front matter loop_id,
-// iteration, timestamp, reason, health_state and circuit_breaker_state (the
-// file name fills loop id and iteration when the front matter lacks them),
-// the "Approaches Tried" items, and every line of a "Preserved Stop
-// Signals" section (`### Preserved Stop Signals (v6.0 — …)` or `## Preserved
-// Stop Signals (DO NOT SUMMARIZE)`, FORMATS.md §2.8) verbatim: `- ERRORS: …`
-// gives Label "ERRORS" and the text after the colon unchanged. It never
-// returns a nil Snapshot.
+// `sabbath-ID-stopped.md` (docs/formats.md#sabbath-snapshots): front matter
+// loop_id, iteration, timestamp, reason, health_state and
+// circuit_breaker_state (the file name fills loop id and iteration when the
+// front matter lacks them), the "Approaches Tried" items, and every line of a
+// "Preserved Stop Signals" section (`### Preserved Stop Signals (v6.0 — …)` or
+// `## Preserved Stop Signals (DO NOT SUMMARIZE)`,
+// docs/formats.md#preservation-blocks) verbatim: `- ERRORS: …` gives Label
+// "ERRORS" and the text after the colon unchanged. It never returns a nil
+// Snapshot.
 func parseSnapshot(path string, doc *markdown.Document) (*Snapshot, []Diagnostic) {
 	s := &Snapshot{Path: path}
 	if m := sabbathNameRe.FindStringSubmatch(pathBase(path)); m != nil {
@@ -230,9 +232,9 @@ func stopSignalsIn(path string, doc *markdown.Document) []Signal {
 }
 
 // parseActiveLoop reads loops/active-loop.json or loops/stopped-ID.json
-// (FORMATS.md §2.6): the loop id, its loop file and current_iteration (a
-// number or a numeric string). Invalid JSON yields a diagnostic with the
-// line of the syntax error; missing fields are left empty.
+// (docs/formats.md#active-loop): the loop id, its loop file and
+// current_iteration (a number or a numeric string). Invalid JSON yields a
+// diagnostic with the line of the syntax error; missing fields are left empty.
 func parseActiveLoop(path string, data []byte) (id string, loopFile string, iteration int, diags []Diagnostic) {
 	var v struct {
 		ID               json.RawMessage `json:"id"`

@@ -4,9 +4,10 @@
 // CONSCIENCE, BLOCKERS, phases/N-name/N-NN-BLUEPRINT.md and -RECORD.md,
 // loops/), a mix of both, or neither.
 //
-// Load is lenient (DESIGN.md §2): what it cannot read becomes a Diagnostic
-// naming file and line, and progress is derived from the files on disk,
-// never from counters written in front matter (FORMATS.md §4.2).
+// Load is lenient (docs/formats.md#reading-pipeline): what it cannot read
+// becomes a Diagnostic naming file and line, and progress is derived from the
+// files on disk, never from counters written in front matter
+// (docs/formats.md#front-matter-traps).
 package planning
 
 import "github.com/recite-dev/recite/markdown"
@@ -14,7 +15,7 @@ import "github.com/recite-dev/recite/markdown"
 // Flavor names the family that wrote a planning tree.
 type Flavor string
 
-// The flavors Load detects (DESIGN.md §1).
+// The flavors Load detects (docs/formats.md#flavor-detection).
 const (
 	FlavorGSD   Flavor = "gsd"
 	FlavorFire  Flavor = "fire"
@@ -34,7 +35,8 @@ type Project struct {
 	// Brief is the project brief: PROJECT.md, else VISION.md; nil if absent.
 	Brief *Doc `json:"brief,omitempty"`
 	// Vision is VISION.md when present (fire-flow: a roadmap or a locked
-	// architecture vision, FORMATS.md §2.2); nil otherwise.
+	// architecture vision, docs/formats.md#the-brief-and-the-vision); nil
+	// otherwise.
 	Vision *Doc `json:"vision,omitempty"`
 	// Roadmap is ROADMAP.md (or VISION.md used as a roadmap); nil if absent.
 	Roadmap *Doc `json:"roadmap,omitempty"`
@@ -165,9 +167,9 @@ type Plan struct {
 type Task struct {
 	// Text is the task's name (`<name>`, `**Action:**`) or checkbox text.
 	Text string `json:"text"`
-	// State is one of: todo, done, in_progress, skipped. `<task>` blocks
-	// carry no completion of their own (FORMATS.md §2.3): they are todo
-	// unless the plan has a summary.
+	// State is one of: todo, done, in_progress, skipped. `<task>` blocks carry
+	// no completion of their own (docs/formats.md#plans): they are todo unless
+	// the plan has a summary.
 	State string `json:"state"`
 	// Line is where the task starts in its plan.
 	Line int `json:"line"`
@@ -191,8 +193,9 @@ type State struct {
 	Phase string `json:"phase,omitempty"`
 	// Plan is the raw current-plan text, or "".
 	Plan string `json:"plan,omitempty"`
-	// Status is normalised as GSD does (FORMATS.md §2.15): paused,
-	// executing, planning, discussing, verifying, completed, or the raw text.
+	// Status is normalised as GSD does (docs/formats.md#status-normalisation):
+	// paused, executing, planning, discussing, verifying, completed, or the
+	// raw text.
 	Status string `json:"status,omitempty"`
 	// LastActivity is the raw last-activity text, or "".
 	LastActivity string `json:"last_activity,omitempty"`
@@ -221,7 +224,8 @@ type Blocker struct {
 	// Priority is P0–P3 when given, or "".
 	Priority string `json:"priority,omitempty"`
 	// Status is "open", "resolved" or "deferred" (a fire-flow entry under
-	// "## Deferred Blockers", FORMATS.md §2.5). Only "open" blocks work.
+	// "## Deferred Blockers", docs/formats.md#blockers). Only "open" blocks
+	// work.
 	Status string `json:"status"`
 	// Source is "path:line".
 	Source string `json:"source"`
@@ -237,7 +241,7 @@ type Decision struct {
 	Source string `json:"source"`
 }
 
-// Loop is a fire-flow Power Loop (FORMATS.md §2.6).
+// Loop is a fire-flow Power Loop (docs/formats.md#loop-files).
 type Loop struct {
 	// Path is relative to the planning root.
 	Path string `json:"path"`
@@ -258,7 +262,8 @@ type Loop struct {
 	// Snapshots are the Sabbath Rest snapshots of this loop.
 	Snapshots []*Snapshot `json:"snapshots,omitempty"`
 	// CurrentIteration is the front matter current_iteration (a counter the
-	// writer keeps; may lie, FORMATS.md §4.2), 0 when absent.
+	// writer keeps; it may lie: docs/formats.md#front-matter-traps), 0 when
+	// absent.
 	CurrentIteration int `json:"current_iteration,omitempty"`
 	// CompletionPromise is the front matter completion_promise, or "".
 	CompletionPromise string `json:"completion_promise,omitempty"`
@@ -281,7 +286,7 @@ type Loop struct {
 }
 
 // LoopBreaker is the circuit_breaker block of a loop file's front matter
-// (FORMATS.md §2.6).
+// (docs/formats.md#loop-files).
 type LoopBreaker struct {
 	// State is HEALTHY, WARNING, TRIPPED or RECOVERY as written.
 	State string `json:"state,omitempty"`
@@ -298,10 +303,10 @@ type LoopBreaker struct {
 }
 
 // Iteration is one row of a loop's progress table (`## Loop Progress` or a
-// `## Loop Progress (Continued)` table with other columns, FORMATS.md §2.6).
-// Columns are mapped by header name; a number the table does not record is
-// -1 (FilesChanged, OutputLines), never 0, so that "not recorded" is not
-// mistaken for "no progress".
+// `## Loop Progress (Continued)` table with other columns;
+// docs/formats.md#loop-files). Columns are mapped by header name; a number the
+// table does not record is -1 (FilesChanged, OutputLines), never 0, so that
+// "not recorded" is not mistaken for "no progress".
 type Iteration struct {
 	N            int    `json:"n"`
 	Timestamp    string `json:"timestamp,omitempty"`
@@ -344,7 +349,7 @@ type Approach struct {
 	Iterations string `json:"iterations,omitempty"`
 }
 
-// Snapshot is a Sabbath Rest snapshot (FORMATS.md §2.6).
+// Snapshot is a Sabbath Rest snapshot (docs/formats.md#sabbath-snapshots).
 type Snapshot struct {
 	Path      string `json:"path"`
 	Iteration int    `json:"iteration"`
@@ -372,7 +377,7 @@ type Signal struct {
 	Source string `json:"source"`
 }
 
-// DebugFile is a `.planning/debug/` file (FORMATS.md §2.11).
+// DebugFile is a `.planning/debug/` file (docs/formats.md#debug-files).
 type DebugFile struct {
 	Path       string       `json:"path"`
 	Status     string       `json:"status,omitempty"`

@@ -197,8 +197,8 @@ func planID(name string) string {
 // the roadmap's explicit complete, deferred or in_progress (`[x]`, `[-]`,
 // `[~]`, a Progress table, a heading marker), else the disk's: complete when
 // every plan has a summary, in_progress when some do, planned when plans
-// exist, else the roadmap's not_started (FORMATS.md §1.2, §2.16: derive
-// from disk, never from counters).
+// exist, else the roadmap's not_started: progress is derived from disk, never
+// from counters (docs/formats.md#the-roadmap).
 func mergePhases(rps []roadmapPhase, disk []*diskPhase) []*Phase {
 	byNum := map[string]*diskPhase{}
 	for _, d := range disk {

@@ -26,9 +26,9 @@ const (
 )
 
 var (
-	// planTokenRe finds PLAN as a word of a file name, so that PLANNING.md
-	// and PLANS.md are not plans while 01-02-PLAN.md, PLAN-01-x.md,
-	// 06-GAP-PLAN.md and 03-02-uat-PLAN.md are (FORMATS.md §1.2, §4.3).
+	// planTokenRe finds PLAN as a word of a file name, so that PLANNING.md and
+	// PLANS.md are not plans while 01-02-PLAN.md, PLAN-01-x.md, 06-GAP-PLAN.md
+	// and 03-02-uat-PLAN.md are (docs/formats.md#plan-and-summary-files).
 	planTokenRe = regexp.MustCompile(`(?i)(^|[^a-z])plan([^a-z]|$)`)
 	// summaryTokenRe is the same for SUMMARY (nested SUMMARY-NN-slug.md).
 	summaryTokenRe = regexp.MustCompile(`(?i)(^|[^a-z])summary([^a-z]|$)`)
@@ -39,13 +39,14 @@ var (
 	nestedKeyRe = regexp.MustCompile(`(?i)(?:^|-)(?:plan|summary)-(\d+)`)
 )
 
-// classifyPhaseFile says whether a file name in a phase folder is a plan
-// (GSD PLAN or fire-flow BLUEPRINT), a summary (SUMMARY or RECORD), or
-// neither, and returns the key that pairs a plan with its summary. Rules
-// from GSD's plan-scan.cjs (FORMATS.md §1.2): a plan ends in -PLAN.md, is
-// PLAN.md, or has PLAN as a word of its name; -OUTLINE.md and .pre-bounce.md
-// are excluded; a summary ends in -SUMMARY.md or is SUMMARY.md. fire-flow's
-// -BLUEPRINT.md / .BLUEPRINT.md / -RECORD.md are aliases (FORMATS.md §1.1).
+// classifyPhaseFile says whether a file name in a phase folder is a plan (GSD
+// PLAN or fire-flow BLUEPRINT), a summary (SUMMARY or RECORD), or neither, and
+// returns the key that pairs a plan with its summary. Rules from GSD's
+// plan-scan.cjs (docs/formats.md#plan-and-summary-files): a plan ends in
+// -PLAN.md, is PLAN.md, or has PLAN as a word of its name; -OUTLINE.md and
+// .pre-bounce.md are excluded; a summary ends in -SUMMARY.md or is SUMMARY.md.
+// fire-flow's -BLUEPRINT.md / .BLUEPRINT.md / -RECORD.md are aliases
+// (docs/formats.md#gsd-and-fire-flow-names).
 func classifyPhaseFile(name string) (planKind, string) {
 	if !strings.HasSuffix(strings.ToLower(name), ".md") {
 		return kindOther, ""
@@ -114,9 +115,9 @@ func pairPlans(plans []*Plan, summaries map[string]string) {
 	sort.Slice(plans, func(i, j int) bool { return plans[i].Path < plans[j].Path })
 }
 
-// parsePlan fills a plan from its parsed file: title, objective, type,
-// files modified (front matter files_modified, files_to_create,
-// files_to_modify) and tasks (FORMATS.md §2.3, §2.17).
+// parsePlan fills a plan from its parsed file: title, objective, type, files
+// modified (front matter files_modified, files_to_create, files_to_modify) and
+// tasks (docs/formats.md#plans).
 func parsePlan(p *Plan, doc *markdown.Document) {
 	p.Markdown = doc
 	p.Title = doc.Title()
@@ -137,11 +138,11 @@ func parsePlan(p *Plan, doc *markdown.Document) {
 }
 
 // parseTasks returns a plan's tasks. With `<task>` blocks (GSD and fire-flow
-// syntaxes A and B) each block is a task named by its `<name>` child, else
-// its **Action:** field, else its first body line; blocks carry no completion
-// of their own, so they are done only when the plan has a summary
-// (FORMATS.md §2.3). Without blocks (fire-flow syntax C and free-form plans)
-// every checkbox outside code is a task with its own state.
+// syntaxes A and B) each block is a task named by its `<name>` child, else its
+// **Action:** field, else its first body line; blocks carry no completion of
+// their own, so they are done only when the plan has a summary
+// (docs/formats.md#plans). Without blocks (fire-flow syntax C and free-form
+// plans) every checkbox outside code is a task with its own state.
 func parseTasks(doc *markdown.Document, planDone bool) []Task {
 	if len(doc.Tasks) > 0 {
 		tasks := make([]Task, 0, len(doc.Tasks))

@@ -20,14 +20,14 @@ const (
 
 // phaseNumRe matches a phase number at the start of a string: digits, dotted
 // decimals and an optional letter suffix ("08", "15.1", "3.5d", "9a"). It is
-// wider than GSD's `\d+[A-Z]?(?:\.\d+)*`, which rejects "3.5d" (FORMATS.md
-// §4.3).
+// wider than GSD's `\d+[A-Z]?(?:\.\d+)*`, which rejects "3.5d"
+// (docs/formats.md#phase-numbers).
 var phaseNumRe = regexp.MustCompile(`^(\d+(?:\.\d+)*[A-Za-z]?)(?:[^A-Za-z0-9]|$)`)
 
 // NormalizePhase returns the canonical form of a phase number: leading zeros
 // of the integer part stripped ("08" → "8", "00" → "0"), decimals and the
 // letter suffix kept, the suffix lower-cased ("3.5D" → "3.5d"). It returns ""
-// when s does not start with a phase number (FORMATS.md §1.2, §4.3).
+// when s does not start with a phase number (docs/formats.md#phase-numbers).
 func NormalizePhase(s string) string {
 	m := phaseNumRe.FindStringSubmatch(strings.TrimSpace(s))
 	if m == nil {
@@ -121,13 +121,15 @@ type roadmapPhase struct {
 	archived bool
 }
 
-// parseRoadmap reads the phases a roadmap declares (FORMATS.md §2.16 and
-// §2.2): the summary checklist (`- [x] **Phase 1: Name** - …`, `[~]`, and
-// `(completed DATE)`), detail headings `## … #### Phase N: Name` with their
-// **Goal:** and **Status:** fields and heading markers, and Progress or
-// Overview tables with a Phase column. Phases are returned in order of first
-// appearance; later sources fill in what earlier ones lack. Phases inside a
-// `<details>` block are marked archived.
+// parseRoadmap reads the phases a roadmap declares
+// (docs/formats.md#the-roadmap; a VISION.md may be the roadmap:
+// docs/formats.md#the-brief-and-the-vision): the summary checklist
+// (`- [x] **Phase 1: Name** - …`, `[~]`, and `(completed DATE)`), detail
+// headings `## … #### Phase N: Name` with their **Goal:** and **Status:**
+// fields and heading markers, and Progress or Overview tables with a Phase
+// column. Phases are returned in order of first appearance; later sources fill
+// in what earlier ones lack. Phases inside a `<details>` block are marked
+// archived.
 func parseRoadmap(path string, doc *markdown.Document) []roadmapPhase {
 	r := &roadmapReader{doc: doc, index: map[string]int{}, details: detailsRanges(doc)}
 	r.checklist()
@@ -182,8 +184,8 @@ func (r *roadmapReader) checklist() {
 		}
 		p := r.get(normalizePhaseID(m[1]), cb.Line)
 		if p.name == "" {
-			// GSD bolds the "Phase N: Name" part; the bold is the name's
-			// only reliable end (FORMATS.md §2.16).
+			// GSD bolds the "Phase N: Name" part; the bold is the name's only
+			// reliable end (docs/formats.md#the-roadmap).
 			if b := boldPhaseRe.FindStringSubmatch(r.doc.Lines(cb.Line, cb.Line)); b != nil {
 				p.name = cleanHeadingName(b[1])
 			} else {
@@ -366,7 +368,7 @@ func cleanHeadingName(s string) string {
 
 // stripInline removes leftover inline markers (`**`, `__`, backticks) from a
 // value the markdown reader returns as text, and trims it and its markdown
-// hard-break spaces (FORMATS.md §4.1).
+// hard-break spaces (docs/formats.md#encoding-traps).
 func stripInline(s string) string {
 	s = strings.ReplaceAll(s, "**", "")
 	s = strings.ReplaceAll(s, "__", "")
@@ -375,8 +377,8 @@ func stripInline(s string) string {
 }
 
 // detailsRanges returns the line ranges [open, close] of `<details>` HTML
-// blocks (GSD's collapsed shipped milestones, FORMATS.md §2.16), skipping
-// fenced code. An unclosed block runs to the end of the file.
+// blocks (GSD's collapsed shipped milestones, docs/formats.md#the-roadmap),
+// skipping fenced code. An unclosed block runs to the end of the file.
 func detailsRanges(doc *markdown.Document) [][2]int {
 	var out [][2]int
 	open := 0

@@ -11,7 +11,7 @@ import (
 // order they are tried: GSD's `## Current Position`, the fire-flow fixture's
 // `## Current Phase`, AutoFiller's `## Current State` key/value table,
 // Radar-Macro's `## Active Phase`, the Portuguese `## Posição Atual`
-// (FORMATS.md §2.1, §2.15, §4.7).
+// (docs/formats.md#the-state-file, docs/formats.md#state-structure-drift).
 func positionSections() []string {
 	return []string{"Current Position", "Current Phase", "Current State", "Active Phase", "Posição Atual", "Current Status"}
 }
@@ -24,14 +24,15 @@ var noPhaseRe = regexp.MustCompile(`(?i)^(none|not started|n/a|tbd|-|—|–)\b|
 // "27.2 — Name", "Phase 1: Foundation", "03 (timeline) -- READY".
 var statePhaseRe = regexp.MustCompile(`(?i)^(?:phase\s+)?(\d+(?:\.\d+)*[a-z]?(?:-[a-z][a-z0-9]*(?:-\d+)?)*)`)
 
-// parseState reads STATE.md or CONSCIENCE.md (FORMATS.md §2.1, §2.15): the
-// current position (front matter current_phase / current_plan / status /
+// parseState reads STATE.md or CONSCIENCE.md (docs/formats.md#the-state-file):
+// the current position (front matter current_phase / current_plan / status /
 // last_activity first, then the position section's Phase, Plan, Status and
 // Last activity fields or key/value table rows), Project Reference, Session
 // Continuity, decisions (bullets `- [Phase X]: text` and tables with a
 // Decision column) and the Blockers/Concerns bullets. Fields are looked up
 // only inside their section, so a session log written before the position
-// section (norish) is never read as the position (FORMATS.md §4.7).
+// section (norish) is never read as the position
+// (docs/formats.md#state-structure-drift).
 func parseState(path string, doc *markdown.Document) (*State, []Decision, []Blocker) {
 	st := &State{Path: path, Markdown: doc}
 	meta := func(k string) string {
@@ -125,10 +126,10 @@ func statePhaseNumber(v string) string {
 }
 
 // normalizeStatus maps free status text the way GSD's state.cjs does
-// (FORMATS.md §2.15), by substring: paused/stopped → paused;
-// executing/in progress/ready to execute → executing; planning/ready to plan
-// → planning; discussing; verif → verifying; complete/done → completed;
-// anything else is returned as written (trimmed).
+// (docs/formats.md#status-normalisation), by substring: paused/stopped →
+// paused; executing/in progress/ready to execute → executing; planning/ready
+// to plan → planning; discussing; verif → verifying; complete/done →
+// completed; anything else is returned as written (trimmed).
 func normalizeStatus(s string) string {
 	s = stripInline(s)
 	t := strings.ToLower(s)
@@ -152,9 +153,9 @@ func normalizeStatus(s string) string {
 	return s
 }
 
-// tableValue reads a key/value table row in section sec: the first table
-// whose first cell equals key (bold removed) gives its second cell
-// (AutoFiller's `| **Status** | Phase 11 complete — … |`, FORMATS.md §4.5).
+// tableValue reads a key/value table row in section sec: the first table whose
+// first cell equals key (bold removed) gives its second cell (AutoFiller's
+// `| **Status** | Phase 11 complete — … |`, docs/formats.md#table-traps).
 func tableValue(doc *markdown.Document, sec int, key string) string {
 	for _, t := range doc.Tables {
 		if !doc.InSection(t.Line, sec) {
@@ -174,7 +175,7 @@ var decisionPhaseRe = regexp.MustCompile(`(?i)^\[(?:phase\s+)?([^\]]+)\]\s*:?\s*
 
 // sectionDecisions reads the decisions of one section: rows of a table with a
 // Decision column (Phase from a Phase column), else top-level bullet items
-// (`- [Phase X]: text`, FORMATS.md §2.15), skipping fenced code.
+// (`- [Phase X]: text`, docs/formats.md#the-state-file), skipping fenced code.
 func sectionDecisions(path string, doc *markdown.Document, sec int) []Decision {
 	var out []Decision
 	for _, t := range doc.Tables {

@@ -15,7 +15,8 @@ type Summary struct {
 	// CurrentPhase is the phase the current-position rule picks, or nil.
 	CurrentPhase *PhaseRef `json:"current_phase"`
 	// Status, LastActivity and StoppedAt come from the state file ("" when
-	// absent); Status is normalised as GSD does (FORMATS.md §2.15).
+	// absent); Status is normalised as GSD does
+	// (docs/formats.md#status-normalisation).
 	Status       string `json:"status"`
 	LastActivity string `json:"last_activity"`
 	StoppedAt    string `json:"stopped_at"`

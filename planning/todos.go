@@ -8,7 +8,7 @@ import (
 )
 
 // parseTodo reads one todo file `todos/pending/YYYY-MM-DD-slug.md` or
-// `todos/done/…` (FORMATS.md §2.12): the title is the front matter title,
+// `todos/done/…` (docs/formats.md#todos): the title is the front matter title,
 // else the document title, else the file name without date prefix and
 // extension; area and files come from the front matter. Done is true for a
 // file under a `done/` folder.
@@ -35,9 +35,9 @@ func parseTodo(path string, doc *markdown.Document) Todo {
 }
 
 // parseTodoList reads the checkboxes of `.planning/todos.md` (the list the
-// fire-loop recitation reads, FORMATS.md §2.7): one Todo per checkbox, in
-// file order, Done for `[x]`/`[X]`. Checkboxes in fenced code are not
-// todos (the markdown package already skips them).
+// fire-loop recitation reads, docs/formats.md#todos): one Todo per checkbox,
+// in file order, Done for `[x]`/`[X]`. Checkboxes in fenced code are not todos
+// (the markdown package already skips them).
 func parseTodoList(path string, doc *markdown.Document) []Todo {
 	if doc == nil {
 		return nil

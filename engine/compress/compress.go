@@ -5,7 +5,8 @@ import (
 	"strings"
 )
 
-// Relevance is a segment's score against the current task (seeds/002 §6).
+// Relevance is a segment's score against the current task
+// (docs/formats.md#compression).
 type Relevance int
 
 // The relevance scores, from least to most relevant. Neutral is for
@@ -28,7 +29,8 @@ func (r Relevance) String() string {
 func (r Relevance) MarshalText() ([]byte, error) { return []byte(r.String()), nil }
 
 // Keep is the fraction of a segment's tokens a pass keeps at each score
-// (seeds/002 §6: CRITICAL 100%, HIGH 100%, MEDIUM ~50%, LOW ~15%).
+// (docs/formats.md#compression: CRITICAL 100%, HIGH 100%, MEDIUM ~50%, LOW
+// ~15%).
 func (r Relevance) Keep() float64 {
 	switch r {
 	case Low:
@@ -66,18 +68,17 @@ const (
 	// KindHistory is any other conversation message: one line when older
 	// than 5 iterations.
 	KindHistory
-	// KindApproach is an assistant's account of an approach a commit
-	// landed: LOW once older than 3 iterations, compressed to the commit
-	// hash and its first line (seeds/002 §6 "successful approach details
-	// (already committed) → LOW (compress to commit hash)").
+	// KindApproach is an assistant's account of an approach a commit landed:
+	// LOW once older than 3 iterations, compressed to the commit hash and its
+	// first line (docs/formats.md#what-a-pass-forgets).
 	KindApproach
 	// KindEditing is a file being edited in the current iteration: never
 	// forgotten.
 	KindEditing
-	// KindFailedApproach is what an iteration that failed tried (its
-	// assistant messages): HIGH, never forgotten (seeds/002 §6 "NEVER
-	// forget: approaches that FAILED (what NOT to do is more valuable than
-	// what succeeded)"); FORMATS.md §2.9 places failed approaches in HOT.
+	// KindFailedApproach is what an iteration that failed tried (its assistant
+	// messages): HIGH and never forgotten, since what not to do is worth more
+	// than what succeeded (docs/formats.md#compression); its heat is HOT
+	// (docs/formats.md#budget-levels).
 	KindFailedApproach
 )
 
@@ -102,10 +103,10 @@ type Segment struct {
 	// Resolved marks an error with a fix: a later commit changing a file it
 	// names, or the next iteration running without it.
 	Resolved bool
-	// Unreferenced marks a file read that no message of the 3 iterations
-	// after it mentions (seeds/002 §6 "read but never referenced again for
-	// 3+ iterations"). It depends only on those iterations, so it never
-	// changes once the read is old enough to be LOW.
+	// Unreferenced marks a file read that no message of the 3 iterations after
+	// it mentions (docs/formats.md#what-a-pass-forgets). It depends only on
+	// those iterations, so it never changes once the read is old enough to be
+	// LOW.
 	Unreferenced bool
 	// Commit is the abbreviated hash of the commit that landed a
 	// KindApproach segment's approach.
@@ -133,15 +134,15 @@ func LevelPinned(s Segment) bool {
 // Options steer a compression pass.
 type Options struct {
 	// Pass is the iteration the pass is computed at: the current iteration
-	// rounded down to the cadence, so builds between passes produce the
-	// same bytes (seeds/002 §6 "EVERY 3 iterations"). 0 disables the
-	// age-based rules.
+	// rounded down to the cadence, so builds between passes produce the same
+	// bytes (a pass every 3 iterations: docs/formats.md#compression). 0
+	// disables the age-based rules.
 	Pass int
 	// Current is the current iteration (0 when unknown): its segments and
 	// the previous iteration's are HOT (HeatOf).
 	Current int
-	// Upcoming are the texts of the next tasks after the current one (at
-	// most 3 are used, seeds/002 §6 PAACE).
+	// Upcoming are the texts of the next tasks after the current one (at most
+	// 3 are used: docs/formats.md#what-a-pass-forgets).
 	Upcoming []string
 	// Count counts tokens.
 	Count Counter
@@ -189,11 +190,11 @@ func (r *Result) SavedPercent() float64 {
 }
 
 // FileReadLowAge is the age, in iterations, past which file reads (and
-// committed approaches) are LOW (seeds/002 §6 "file contents read >3
-// iterations ago → LOW").
+// committed approaches) are LOW (docs/formats.md#compression).
 const FileReadLowAge = 3
 
-// Ages, in iterations, from seeds/002 §6 and FORMATS.md §2.9.
+// Ages, in iterations, from docs/formats.md#compression and
+// docs/formats.md#budget-levels.
 const (
 	errorHighIterations  = 2 // errors of the last 2 iterations are HIGH
 	fileReadLowAge       = FileReadLowAge
@@ -267,13 +268,13 @@ func Score(s Segment, pass int) (Relevance, string) {
 }
 
 // Compress scores every segment, upgrades LOW segments that match the next
-// tasks' keywords to MEDIUM ("kept for upcoming task N"), and shortens each
-// by its score: CRITICAL, HIGH and NEUTRAL unchanged, MEDIUM to ~50% and LOW
-// to ~15% by Extract (or Options.Summarize), and forgotten segments (a
-// reason from Score) to one line. Never forgotten (seeds/002 §6): the
-// current task, the recitation, stop signals, errors of the last 2
-// iterations, files being edited — their kinds score HIGH or CRITICAL and
-// their text is returned byte for byte.
+// tasks' keywords to MEDIUM ("kept for upcoming task N"), and shortens each by
+// its score: CRITICAL, HIGH and NEUTRAL unchanged, MEDIUM to ~50% and LOW to
+// ~15% by Extract (or Options.Summarize), and forgotten segments (a reason
+// from Score) to one line. Never forgotten
+// (docs/formats.md#what-a-pass-forgets): the current task, the recitation,
+// stop signals, errors of the last 2 iterations, files being edited — their
+// kinds score HIGH or CRITICAL and their text is returned byte for byte.
 func Compress(segs []Segment, opt Options) Result {
 	r := Result{Pass: opt.Pass, Outcomes: make([]Outcome, 0, len(segs))}
 	upcoming := opt.Upcoming
@@ -346,10 +347,10 @@ func upcomingMatch(s Segment, up [][]string) int {
 	return 0
 }
 
-// Heat is a segment's budget tier (FORMATS.md §2.9: HOT ≈ current task,
-// active errors, recitation, circuit breaker, failed approaches; WARM ≈
-// plan, skills, recent reads and decisions; COLD ≈ evictable: reads older
-// than 5 iterations, completed work).
+// Heat is a segment's budget tier (docs/formats.md#budget-levels: HOT ≈
+// current task, active errors, recitation, circuit breaker, failed approaches;
+// WARM ≈ plan, skills, recent reads and decisions; COLD ≈ evictable: reads
+// older than 5 iterations, completed work).
 type Heat int
 
 // The heat tiers.
@@ -365,13 +366,13 @@ func (h Heat) String() string { return [...]string{"COLD", "WARM", "HOT"}[h] }
 // MarshalText makes a Heat read as its name in JSON.
 func (h Heat) MarshalText() ([]byte, error) { return []byte(h.String()), nil }
 
-// HeatOf places a scored segment in a budget tier: CRITICAL and HIGH are
-// HOT, and so are the conversation's segments of the current and the
-// previous iteration (current, 0 when unknown; FORMATS.md §2.9 "recent 2
-// turns kept verbatim"), so budget levels, which work from the dynamic end
-// backwards, never shorten the turn the agent is in; LOW segments, and any
-// conversation segment idle for more than 5 iterations at pass, are COLD;
-// the rest is WARM.
+// HeatOf places a scored segment in a budget tier: CRITICAL and HIGH are HOT,
+// and so are the conversation's segments of the current and the previous
+// iteration (current, 0 when unknown): the 2 most recent turns are kept
+// verbatim (docs/formats.md#budget-levels), so budget levels, which work from
+// the dynamic end backwards, never shorten the turn the agent is in; LOW
+// segments, and any conversation segment idle for more than 5 iterations at
+// pass, are COLD; the rest is WARM.
 func HeatOf(s Segment, score Relevance, pass, current int) Heat {
 	switch {
 	case score >= High:

@@ -1,6 +1,7 @@
 // Package compress shrinks what matters least in a prompt first, keeps what
 // the plan needs next, gives simple tasks lean prompts and keeps the stable
-// prefix stable (seeds/002 §5 and §6, FORMATS.md §2.9).
+// prefix stable (docs/formats.md#difficulty-routing,
+// docs/formats.md#compression, docs/formats.md#budget-levels).
 //
 // Everything here is deterministic: no clock, no map iteration in output
 // order, no model. Segments turns an assembled prompt into scorable
@@ -23,7 +24,7 @@ import (
 	"unicode"
 )
 
-// Difficulty is a task's routing tier (seeds/002 §5).
+// Difficulty is a task's routing tier (docs/formats.md#difficulty-routing).
 type Difficulty int
 
 // The difficulty tiers, from leanest to fullest prompt.
@@ -85,14 +86,13 @@ func (r Routing) String() string {
 	return r.Level.String() + " (" + strings.Join(r.Reasons, "; ") + ")"
 }
 
-// keyword is one routing keyword (seeds/002 §5). A task word matches it
-// when the word, or the first part of a compound word ("authKit",
-// "security-critical"; see headPart), is word or one of forms, as it is or
-// with a plain inflection (see inflects). Words with an everyday sense besides
-// the one routing means ("signature" of a function, "schema" link, a
-// "logging" line, dependency "injection") also need one of near within
-// nearWindow task words either side; keywords without near need no
-// context.
+// keyword is one routing keyword (docs/formats.md#difficulty-routing). A task
+// word matches it when the word, or the first part of a compound word
+// ("authKit", "security-critical"; see headPart), is word or one of forms, as
+// it is or with a plain inflection (see inflects). Words with an everyday
+// sense besides the one routing means ("signature" of a function, "schema"
+// link, a "logging" line, dependency "injection") also need one of near within
+// nearWindow task words either side; keywords without near need no context.
 type keyword struct {
 	// word is the keyword itself and the name shown in the reason
 	// ("security: auth").
@@ -109,8 +109,8 @@ type keyword struct {
 // at for its context words.
 const nearWindow = 4
 
-// securityWords make a task COMPLEX (seeds/002 §5 "Security/architecture
-// implications → always COMPLEX"). The first that matches names the
+// securityWords make a task COMPLEX whatever its file count
+// (docs/formats.md#difficulty-routing). The first that matches names the
 // reason.
 var securityWords = []keyword{
 	{word: "auth", forms: []string{"authn", "authz", "authenticate", "authentication", "authenticator", "authorize", "authorise", "authorization", "authorisation",
@@ -138,7 +138,7 @@ var securityWords = []keyword{
 	{word: "sanitize", forms: []string{"sanitise", "sanitizer", "sanitiser", "sanitization", "sanitisation"}},
 }
 
-// architectureWords make a task COMPLEX (seeds/002 §5, as securityWords).
+// architectureWords make a task COMPLEX, as securityWords do.
 var architectureWords = []keyword{
 	{word: "architecture"},
 	{word: "architectural"},
@@ -153,8 +153,8 @@ var architectureWords = []keyword{
 	{word: "infrastructure"},
 }
 
-// crossCuttingWords mark cross-cutting concerns (seeds/002 §5
-// "Cross-cutting concerns → always COMPLEX").
+// crossCuttingWords mark cross-cutting concerns, which make a task COMPLEX
+// (docs/formats.md#difficulty-routing).
 var crossCuttingWords = []keyword{
 	{word: "cross-cutting"},
 	{word: "crosscutting"},
@@ -174,13 +174,13 @@ var crossCuttingWords = []keyword{
 // directories is cross-cutting.
 const crossCuttingDirs = 3
 
-// Route classifies a task (seeds/002 §5): file count 1 → SIMPLE, 2–5 →
-// MODERATE, 6+ → COMPLEX; skill match exact → SIMPLE, partial → MODERATE,
-// none → COMPLEX (only when skills are configured); security or
-// architecture words, and cross-cutting concerns (keywords, or files under
-// 3 or more top-level directories) → always COMPLEX. Keywords match whole
-// words of the task text and file paths, with plain inflections and, for
-// words with an everyday sense, a context word nearby (see keyword). The level is the
+// Route classifies a task (docs/formats.md#difficulty-routing): file count 1 →
+// SIMPLE, 2–5 → MODERATE, 6+ → COMPLEX; skill match exact → SIMPLE, partial →
+// MODERATE, none → COMPLEX (only when skills are configured); security or
+// architecture words, and cross-cutting concerns (keywords, or files under 3
+// or more top-level directories) → always COMPLEX. Keywords match whole words
+// of the task text and file paths, with plain inflections and, for words with
+// an everyday sense, a context word nearby (see keyword). The level is the
 // highest signal. A task with no files and no other signal is MODERATE.
 func Route(t Task) Routing {
 	var r Routing

@@ -9,8 +9,8 @@ import (
 	"github.com/recite-dev/recite/planning"
 )
 
-// IDDoubleCheck is the id of the section COMPLEX tasks get (seeds/002 §5
-// "COMPLEX … adds double-check"). It sits at the end of the semi tier.
+// IDDoubleCheck is the id of the section COMPLEX tasks get
+// (docs/formats.md#difficulty-routing). It sits at the end of the semi tier.
 const IDDoubleCheck = "double-check"
 
 // planningDir is the planning tree's folder, as sources name it.

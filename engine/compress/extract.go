@@ -26,8 +26,8 @@ type candidate struct {
 	order int
 }
 
-// Extract keeps about keep (0 < keep ≤ 1) of text's tokens by extractive
-// rules (seeds/002 §6 "compress to key points"), no model involved:
+// Extract keeps about keep (0 < keep ≤ 1) of text's tokens by extractive rules
+// that keep the key points (docs/formats.md#compression), no model involved:
 //
 //   - markdown (code false): headings first, then the first sentence of
 //     each paragraph, then the first line of each list item, then the

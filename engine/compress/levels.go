@@ -3,7 +3,7 @@ package compress
 import "fmt"
 
 // Level is a budget level, the share of the budget a prompt uses
-// (FORMATS.md §2.9, /fire-cost levels).
+// (docs/formats.md#budget-levels).
 type Level int
 
 // The budget levels.

@@ -281,10 +281,10 @@ func (s *segmenter) message(i int, m prompt.Message) Segment {
 	seg := Segment{Key: key, Text: m.Content, Iteration: it, Kind: KindHistory, Tier: int(prompt.Dynamic)}
 	switch {
 	case HasStopSignal(m):
-		// A stop signal (BLOCKED, a rejected tool use with the user's
-		// words) is never compressed (seeds/002 §6); the stops section
-		// keeps only the latest ones. A rejected tool use arrives cut to
-		// 8 KiB (the conversation layer's cutter).
+		// A stop signal (BLOCKED, a rejected tool use with the user's words)
+		// is never compressed (docs/formats.md#compression); the stops section
+		// keeps only the latest ones. A rejected tool use arrives cut to 8 KiB
+		// (the conversation layer's cutter).
 		seg.Kind = KindSignal
 	case m.IsError:
 		seg.Kind = KindError
@@ -293,8 +293,8 @@ func (s *segmenter) message(i int, m prompt.Message) Segment {
 		_, next := s.texts[it+1]
 		seg.Resolved = f.Commits[m.ID] != "" || it > 0 && it+1 <= s.src.Pass && next && !s.errFirst[it+1][OneLine("", m.Content)]
 	case m.Role == "assistant" && it > 0 && f.Iterations[it] != nil && f.Iterations[it].Failed:
-		// What a failed iteration tried: never forgotten (seeds/002 §6
-		// "NEVER forget: approaches that FAILED").
+		// What a failed iteration tried: never forgotten
+		// (docs/formats.md#what-a-pass-forgets).
 		seg.Kind = KindFailedApproach
 	case m.Role == "assistant" && f.Commits[ApproachID(it)] != "" && it > 0:
 		// The account of an approach a commit landed.

@@ -19,9 +19,9 @@ const RendersFile = layout.CacheDir + "/renders.jsonl"
 // MaxRenders bounds RendersFile: older lines are dropped.
 const MaxRenders = 50
 
-// PassesFile records each compression pass once, when a build first
-// reaches it: the tokens before and after it (seeds/002 §6 "report the
-// tokens saved by each pass").
+// PassesFile records each compression pass once, when a build first reaches
+// it: the tokens before and after it, so the tokens each pass saved can be
+// reported (docs/formats.md#compression).
 const PassesFile = layout.CacheDir + "/passes.jsonl"
 
 // MaxPasses bounds PassesFile: older lines are dropped.

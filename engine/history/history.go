@@ -1,17 +1,17 @@
-// Package history prunes a conversation's messages before they enter a
-// prompt. Four strategies follow the conversation coordinator design
-// (seeds/000, "Context Pruning Strategies"): [Window] (the last N
-// messages), [Tokens] (a token budget), [Summary] (older messages folded
-// into one summary message) and [Importance] (the top K by score).
+// Package history prunes a conversation's messages before they enter a prompt
+// (docs/formats.md#history-pruning). Four strategies: [Window] (the last N
+// messages), [Tokens] (a token budget), [Summary] (older messages folded into
+// one summary message) and [Importance] (the top K by score).
 //
-// Every strategy works on units, never on single messages (DESIGN.md §5
-// invariant 12, PROVIDERS.md §5): an assistant message with tool calls and
-// the tool messages answering them, with everything between, form one unit
-// that is kept or dropped whole, so a pruned list never holds a tool call
-// without its result or a tool result without its call. A tool result whose
-// call is not in the input at all (an orphan) is dropped by every strategy.
-// Apart from the summary message, the output is always a subsequence of the
-// input.
+// Every strategy works on units, never on single messages
+// (docs/architecture.md#tool-calls-keep-their-results,
+// docs/providers.md#rules-every-shape-keeps): an assistant message with tool
+// calls and the tool messages answering them, with everything between, form
+// one unit that is kept or dropped whole, so a pruned list never holds a tool
+// call without its result or a tool result without its call. A tool result
+// whose call is not in the input at all (an orphan) is dropped by every
+// strategy. Apart from the summary message, the output is always a subsequence
+// of the input.
 package history
 
 import (
@@ -139,8 +139,8 @@ func lastUnits(msgs []conversation.Record, us []unit, n int) []unit {
 	return us[k:]
 }
 
-// DefaultWindow is the window size of the design source (seeds/000:
-// "Keep last 20 messages").
+// DefaultWindow is the window size when none is configured: the last 20
+// messages (docs/formats.md#history-pruning).
 const DefaultWindow = 20
 
 // Window keeps the last N messages (DefaultWindow when N ≤ 0). The cut

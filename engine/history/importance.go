@@ -10,12 +10,13 @@ import (
 	"github.com/recite-dev/recite/planning/conversation"
 )
 
-// DefaultTopK is how many messages Importance keeps when K is 0 (seeds/000:
-// "keep top 20").
+// DefaultTopK is how many messages Importance keeps when K is 0
+// (docs/formats.md#history-pruning).
 const DefaultTopK = 20
 
-// Scores of the importance rule. The first three are the design source's
-// calculateImportance (seeds/000); CorrectionScore is ours.
+// Scores of the importance rule (docs/formats.md#history-pruning). The first
+// three come from the conversation coordinator design recite started from;
+// CorrectionScore is recite's own.
 const (
 	FilesScore      = 10 // the message created or modified files
 	ConfidenceScore = 5  // confidence > 0.9
@@ -24,8 +25,10 @@ const (
 	// user message right after an assistant message that opens with "no",
 	// "wrong", "stop", "don't", "not that", "actually", "that's not",
 	// "instead" or "revert". Corrections score as high as errors because the
-	// latest correction is what compaction most often drops (PROVIDERS.md §3,
-	// #22376, #36068).
+	// latest correction is what compaction most often drops
+	// (docs/providers.md#what-compaction-loses;
+	// https://github.com/anthropics/claude-code/issues/22376,
+	// https://github.com/anthropics/claude-code/issues/36068).
 	CorrectionScore = 8
 )
 

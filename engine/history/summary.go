@@ -18,8 +18,8 @@ type Summarizer interface {
 	Summarize(ctx context.Context, msgs []conversation.Record) (string, error)
 }
 
-// DefaultKeep is how many recent messages Summary keeps verbatim when Keep
-// is 0 (seeds/000 keeps the last 10 of 30).
+// DefaultKeep is how many recent messages Summary keeps verbatim when Keep is
+// 0 (docs/formats.md#history-pruning).
 const DefaultKeep = 10
 
 // Summary keeps the last Keep messages verbatim (cut at a unit boundary as

@@ -13,7 +13,9 @@ func rsaKey(n int) string {
 	return "-----BEGIN RSA PRIVATE KEY-----\n" + strings.Repeat("MIIEpAIBAAKCAQEA0Z3VS5JJcds3xfn/ygWyF8PbnGy0AHB7MhgHcTz6sE2I2yPB\n", n) + "-----END RSA PRIVATE KEY-----\n"
 }
 
-// TestCutterEdges: the seventh review of issue 8's cuts.
+// TestCutterEdges: where the message cutter meets redaction: a message that
+// fits once redacted, a token kept once, a key longer than the cutter's reach
+// (docs/formats.md#budget-and-cuts).
 func TestCutterEdges(t *testing.T) {
 	const body = "MIIEpAIBAAKCAQEA0Z3VS5JJ"
 	const token = "ghp_Ab3dE6gH9jK2mN5pQ8rS1tU4vW7xY0zA1bC3"

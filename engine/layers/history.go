@@ -22,9 +22,10 @@ import (
 	"github.com/recite-dev/recite/planning/conversation"
 )
 
-// summaryCacheDir holds the outputs of a configured summarizer command,
-// keyed by a hash of the command and the folded messages, so a build does
-// not run the command again for the same history (DESIGN.md invariant 1).
+// summaryCacheDir holds the outputs of a configured summarizer command, keyed
+// by a hash of the command and the folded messages, so a build does not run
+// the command again for the same history and the output stays deterministic
+// (docs/architecture.md#deterministic-output).
 const summaryCacheDir = layout.CacheDir + "/summaries"
 
 // summarizerTimeout bounds one run of the history.summarizer command.

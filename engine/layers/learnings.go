@@ -16,7 +16,8 @@ import (
 )
 
 // LearningsFile holds the project's learnings: patterns that worked and
-// anti-patterns to avoid (the "adaptive context" layer of seeds/000).
+// anti-patterns to avoid (the learnings layer of
+// docs/formats.md#conversation-layers).
 //
 // The format is lenient markdown: every top-level list item is one entry;
 // the heading above it decides its kind (a heading that says "anti",

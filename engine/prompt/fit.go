@@ -37,8 +37,9 @@ func messagesTokens(msgs []Message, count Counter) int {
 // p.Cuts:
 //
 //  1. the conversation loses its oldest messages, a tool call always
-//     together with its results (DESIGN.md invariant 12), keeping at least
-//     the last message group;
+//     together with its results
+//     (docs/architecture.md#tool-calls-keep-their-results), keeping at
+//     least the last message group;
 //  2. dynamic sections that are not pinned (recent errors; their shorter
 //     forms keep every stop signal), then semi-stable sections from the
 //     last one back (health, state, files: the files keep their head and

@@ -174,9 +174,10 @@ func TestCheckRejects(t *testing.T) {
 	}
 }
 
-// TestEarlierTiersUnchanged is DESIGN.md invariant 8: editing a semi or
-// dynamic section never changes the bytes of an earlier tier, and a new
-// message changes only bytes after the previous last message.
+// TestEarlierTiersUnchanged checks
+// docs/architecture.md#earlier-tiers-never-move: editing a semi or dynamic
+// section never changes the bytes of an earlier tier, and a new message
+// changes only bytes after the previous last message.
 func TestEarlierTiersUnchanged(t *testing.T) {
 	in := fixtureInput()
 	a := Assemble(in)

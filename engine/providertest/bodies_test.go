@@ -243,9 +243,9 @@ func TestRealdataBodiesAccepted(t *testing.T) {
 }
 
 // TestBodiesBeforeRejected: the bodies recite wrote before provider bodies
-// named their model (testdata/before, the examples' golden files of that
-// time) are rejected by the SDK check or the fake API, for the reasons the
-// issue found: no model, no max_tokens, no num_ctx.
+// named their model (testdata/before, the examples' golden files of that time)
+// are rejected by the SDK check or the fake API, for the reasons that made
+// provider bodies name their model: no model, no max_tokens, no num_ctx.
 func TestBodiesBeforeRejected(t *testing.T) {
 	f := newFake(t)
 	srv := servers(t, f)

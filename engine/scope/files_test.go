@@ -491,11 +491,11 @@ func TestErrorPathsFromDebug(t *testing.T) {
 	t.Errorf("errorPaths = %+v, want a path named by .planning/debug/redirect-returns-404.md", got)
 }
 
-// TestFilesNotBeyondSymlinkOrGit: a never-exclude entry beyond a symbolic
-// link that leaves the project, or under .git/, is not listed (git lists
-// the link itself and nothing below it), and --why says why (issue 6
-// review: src/dirlink → /tmp/x listed src/dirlink/outside.txt; --why
-// .git/config printed git's "::" although .git/ is always excluded).
+// TestFilesNotBeyondSymlinkOrGit: a never-exclude entry beyond a symbolic link
+// that leaves the project, or under .git/, is not listed (git lists the link
+// itself and nothing below it), and --why says why. Before, with src/dirlink →
+// /tmp/x, src/dirlink/outside.txt was listed, and --why .git/config printed
+// git's "::" although .git/ is always excluded.
 func TestFilesNotBeyondSymlinkOrGit(t *testing.T) {
 	dir := filesProject(t, "", "files_modified:\n  - src/dirlink/outside.txt\n  - src/inlink/a.go\n  - .git/config\n  - src/main.go\n", "x", map[string]string{
 		".gitignore":    "src/real/\n", // never-exclude must bring src/real/a.go back only by its own name

@@ -124,14 +124,13 @@ func (sp *Scope) Compute(ctx context.Context, cfg *config.Config, proj *planning
 	return sc
 }
 
-// taskType picks the current task type (FORMATS.md §2.10 "Dynamic
-// exclusion"): the first of the current plan's front matter keys
-// task_type, type and subsystem whose value is a configured task type or
-// "testing" ("tdd" counts as testing), else the task type whose keywords
-// (files.task_keywords, or its own name) appear as whole words in the
-// current task's name. When the name matches several types, testing wins
-// (it includes everything); any other tie gives no type. It returns the
-// type and where it came from, or "" twice.
+// taskType picks the current task type (docs/formats.md#task-type-exclusions):
+// the first of the current plan's front matter keys task_type, type and
+// subsystem whose value is a configured task type or "testing" ("tdd" counts
+// as testing), else the task type whose keywords (files.task_keywords, or its
+// own name) appear as whole words in the current task's name. When the name
+// matches several types, testing wins (it includes everything); any other tie
+// gives no type. It returns the type and where it came from, or "" twice.
 func taskType(f *config.Files, proj *planning.Project) (string, string) {
 	pl := proj.CurrentPlan
 	if pl == nil {

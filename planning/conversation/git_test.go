@@ -28,9 +28,9 @@ func git(t *testing.T, dir string, args ...string) string {
 	return string(out)
 }
 
-// TestGitUnionMerge: two clones append to the same conversation and merge
-// with merge=union; reading gives the union, each record once, in time
-// order (DESIGN.md §5 invariant 7).
+// TestGitUnionMerge: two clones append to the same conversation and merge with
+// merge=union; reading gives the union, each record once, in time order
+// (docs/architecture.md#concurrent-appends-and-merges).
 func TestGitUnionMerge(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not installed")

@@ -74,10 +74,11 @@ func helper(t *testing.T, mode, dir, id, worker string, extra ...string) *exec.C
 	return cmd
 }
 
-// TestConcurrentProcesses: 8 processes × 500 appends at once give exactly
-// 4000 records, all parseable, none interleaved (DESIGN.md §5 invariant 7).
-// fsync is skipped in the writers to keep the test fast; it does not take
-// part in the lock or the O_APPEND write.
+// TestConcurrentProcesses: 8 processes × 500 appends at once give exactly 4000
+// records, all parseable, none interleaved
+// (docs/architecture.md#concurrent-appends-and-merges). fsync is skipped in
+// the writers to keep the test fast; it does not take part in the lock or the
+// O_APPEND write.
 func TestConcurrentProcesses(t *testing.T) {
 	const procs, per = 8, 500
 	s := newStore(t)

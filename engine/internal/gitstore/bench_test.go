@@ -8,8 +8,9 @@ import (
 	"testing"
 )
 
-// setupBench: 200 tracked files, 10,000 ignored files (TRAPS.md §B3), a
-// changed and an untracked file.
+// setupBench: 200 tracked files, 10,000 ignored files (where go-git's
+// Worktree.Status is slow: docs/architecture.md#committing), a changed and an
+// untracked file.
 func setupBench(b *testing.B) string {
 	b.Helper()
 	if _, err := exec.LookPath("git"); err != nil {

@@ -593,8 +593,9 @@ func TestCommitPathsErrors(t *testing.T) {
 	}
 }
 
-// TestIndexLocked is TRAPS.md row 14: while .git/index.lock exists nothing is
-// written; once it is gone the retry commits and status is clean.
+// TestIndexLocked: while .git/index.lock exists nothing is written, as git
+// itself behaves and go-git does not (docs/architecture.md#committing); once
+// it is gone the retry commits and status is clean.
 func TestIndexLocked(t *testing.T) {
 	r := newRepo(t)
 	r.base()

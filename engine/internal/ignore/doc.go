@@ -1,7 +1,8 @@
 // Package ignore decides which project files may enter an agent's context:
 // gitignore semantics exactly as git 2.39 applies them (checked row by row
-// against ../shared/ignore-oracle.tsv and against real `git ls-files`),
-// plus recite's .powerignore on top (FORMATS.md §2.10).
+// against a table of real `git check-ignore` verdicts and against real
+// `git ls-files`), plus recite's .powerignore on top
+// (docs/formats.md#powerignore).
 //
 // # Files read
 //
@@ -20,25 +21,25 @@
 //
 // The reachable libraries get the oracle wrong (go test -run
 // TestOracleCandidates -v: sabhiram/go-gitignore 54 and go-git/v5
-// plumbing/format/gitignore 43 of 4,888 rows). Both are structurally
-// wrong: a directory pattern matches everything below it as a prefix, so a
-// later "!" line re-includes a file inside an excluded directory, and
-// "dir/*" + "!dir/" re-includes dir/xyz (TRAPS.md row 1); both glob with
-// path.Match or regexps, which do not know "[!0-9]" (row 3). go-git's
-// pattern parser keeps no line numbers and drops escapes, so there was
-// nothing to build on; github.com/git-pkgs/gitignore and
-// denormal/go-gitignore are not served by the module proxy here. The
-// package therefore ports git's own code: wildmatch.c (wildmatch.go) and
-// the pattern rules of dir.c (pattern.go), and walks directories the way
-// git's read_directory does, never entering an excluded one.
+// plumbing/format/gitignore 43 of 4,888 rows). Both are structurally wrong: a
+// directory pattern matches everything below it as a prefix, so a later "!"
+// line re-includes a file inside an excluded directory, and "dir/*" + "!dir/"
+// re-includes dir/xyz; both glob with path.Match or regexps, which do not know
+// "[!0-9]" (the table of docs/formats.md#powerignore gives git's verdicts).
+// go-git's pattern parser keeps no line numbers and drops escapes, so there
+// was nothing to build on; github.com/git-pkgs/gitignore and
+// denormal/go-gitignore are not served by the module proxy here. The package
+// therefore ports git's own code: wildmatch.c (wildmatch.go) and the pattern
+// rules of dir.c (pattern.go), and walks directories the way git's
+// read_directory does, never entering an excluded one.
 //
 // # Entry points
 //
-// List (Load + Walk) gives the files in context; Explain says why a path
-// is in or out, like `git check-ignore -v`; Include entries ("never
-// exclude", DESIGN.md invariant 9) override every ignore file; SetExtra
-// adds the task-type excludes of recite.yaml; ReadDir lists one directory
-// for the file-tree section without walking the rest.
+// List (Load + Walk) gives the files in context; Explain says why a path is in
+// or out, like `git check-ignore -v`; Include entries (files that always
+// enter, docs/architecture.md#never-excluded-files) override every ignore
+// file; SetExtra adds the task-type excludes of recite.yaml; ReadDir lists one
+// directory for the file-tree section without walking the rest.
 //
 // # No hidden defaults
 //

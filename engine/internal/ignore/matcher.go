@@ -15,7 +15,8 @@ import (
 // Names of the ignore files a Matcher reads, relative to the root.
 const (
 	// PowerignoreFile is recite's context filter at the project root, in
-	// gitignore syntax (FORMATS.md §2.10). It outranks every git file.
+	// gitignore syntax (docs/formats.md#powerignore). It outranks every git
+	// file.
 	PowerignoreFile = ".powerignore"
 	// GitignoreFile is read in every directory the walk enters.
 	GitignoreFile = ".gitignore"
@@ -205,10 +206,10 @@ func (m *Matcher) decideFiles(chain []*patternList, rel, name string, isDir bool
 	return nil, nil
 }
 
-// ExtraPattern is one exclude pattern that does not come from an ignore
-// file, such as a task-type glob of recite.yaml (FORMATS.md §2.10 "Dynamic
-// exclusion"): gitignore syntax relative to the root, and the file and line
-// that Explain names as its source.
+// ExtraPattern is one exclude pattern that does not come from an ignore file,
+// such as a task-type glob of recite.yaml
+// (docs/formats.md#task-type-exclusions): gitignore syntax relative to the
+// root, and the file and line that Explain names as its source.
 type ExtraPattern struct {
 	Pattern string
 	File    string

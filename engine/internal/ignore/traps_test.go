@@ -13,10 +13,11 @@ import (
 	"github.com/recite-dev/recite/templates"
 )
 
-// TestTraps covers the inputs that break other matchers (TRAPS.md rows 1-3
-// and "More inputs", plus the file-format traps of the brief). The expected
-// values were checked against git 2.39 and are re-checked against the
-// installed git with `git -c core.excludesFile=.powerignore check-ignore`.
+// TestTraps covers the inputs that break other matchers (the table of
+// docs/formats.md#powerignore and more, plus the encoding traps of real files,
+// docs/formats.md#encoding-traps). The expected values were checked against
+// git 2.39 and are re-checked against the installed git with
+// `git -c core.excludesFile=.powerignore check-ignore`.
 func TestTraps(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -90,7 +91,8 @@ func TestTraps(t *testing.T) {
 	}
 }
 
-// TestWalkTraps runs the walker over TRAPS.md rows 1-3 as real trees.
+// TestWalkTraps runs the walker over the first three rows of the table of
+// docs/formats.md#powerignore as real trees.
 func TestWalkTraps(t *testing.T) {
 	tests := []struct {
 		name  string

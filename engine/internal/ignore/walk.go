@@ -15,8 +15,9 @@ import (
 	"sync/atomic"
 )
 
-// Include names a path that enters context even when an ignore file
-// excludes it (DESIGN.md invariant 9, FORMATS.md §2.10 "Never exclude").
+// Include names a path that enters context even when an ignore file excludes
+// it (docs/architecture.md#never-excluded-files,
+// docs/formats.md#files-that-always-enter).
 type Include struct {
 	// Path is a slash path relative to the root. A directory includes
 	// every file below it (except .git).
@@ -55,14 +56,14 @@ func List(ctx context.Context, root string, opts WalkOptions) ([]string, error) 
 // --exclude-standard --exclude-from=.powerignore -z` in a repository with
 // nothing tracked (apart from .powerignore's higher rank, see Matcher).
 //
-// Excluded directories are not entered, so nothing below them is listed,
-// but a directory is excluded only by a pattern that matches the directory
-// itself: "vendor/**" excludes vendor's contents, not vendor/, so
-// "!vendor/keep.txt" brings the file back (TRAPS.md row 2). Only entries
-// named ".git" are skipped without a pattern. Symbolic links are listed as
-// files and never followed; sockets, devices and pipes are skipped (git
-// does the same). A nested repository is walked like any directory (git
-// would list it as one "dir/" entry).
+// Excluded directories are not entered, so nothing below them is listed, but a
+// directory is excluded only by a pattern that matches the directory itself:
+// "vendor/**" excludes vendor's contents, not vendor/, so "!vendor/keep.txt"
+// brings the file back (docs/formats.md#powerignore). Only entries named
+// ".git" are skipped without a pattern. Symbolic links are listed as files and
+// never followed; sockets, devices and pipes are skipped (git does the same).
+// A nested repository is walked like any directory (git would list it as one
+// "dir/" entry).
 //
 // It stops at the first error reading a directory or a .gitignore (the
 // error names the path) and when ctx is done, returning ctx.Err().

@@ -92,10 +92,11 @@ func TestWalkAgainstGit(t *testing.T) {
 	}
 }
 
-// TestWalkExcludeFromGit compares Walk with the exact command of the brief,
-// `git ls-files --others --exclude-standard --exclude-from=.powerignore`,
-// on a tree where no .gitignore line contradicts a .powerignore line (git
-// ranks --exclude-from below .gitignore, recite above: see Matcher).
+// TestWalkExcludeFromGit compares Walk with git's own listing of the files
+// .powerignore leaves in,
+// `git ls-files --others --exclude-standard --exclude-from=.powerignore`, on a
+// tree where no .gitignore line contradicts a .powerignore line (git ranks
+// --exclude-from below .gitignore, recite above: see Matcher).
 func TestWalkExcludeFromGit(t *testing.T) {
 	needGit(t)
 	root := t.TempDir()
@@ -165,10 +166,10 @@ func TestPowerignoreOutranksGitignore(t *testing.T) {
 }
 
 // TestWalkBenchTree compares Walk with git on the 90,716-file tree of
-// ../shared/bench/mktree.go (issue "What enters context", measures): the
-// tree RECITE_BENCH_TREE names (a git repository with nothing tracked, as
-// scripts/bench-files.sh prepares), or one written into a temp dir (about
-// 7 s and 480 MB); skipped with -short or without ../shared.
+// ../shared/bench/mktree.go: the tree RECITE_BENCH_TREE names (a git
+// repository with nothing tracked, as scripts/bench-files.sh prepares), or one
+// written into a temp dir (about 7 s and 480 MB); skipped with -short or
+// without ../shared.
 func TestWalkBenchTree(t *testing.T) {
 	needGit(t)
 	dir := os.Getenv("RECITE_BENCH_TREE")

@@ -3,8 +3,9 @@ package ignore
 // This file is a byte-for-byte port of git's wildmatch.c (dowild), the glob
 // engine git uses for gitignore patterns. It exists because no Go library
 // reachable here implements it: path.Match and filepath.Match do not know
-// "[!...]" (go-git#2006, TRAPS.md row 3), POSIX classes or git's "**" rules.
-// Matching is on bytes, as in git (core.ignoreCase=false).
+// "[!...]" (https://github.com/go-git/go-git/issues/2006,
+// docs/formats.md#powerignore), POSIX classes or git's "**" rules. Matching is
+// on bytes, as in git (core.ignoreCase=false).
 
 const (
 	wmMatch           = 0

@@ -101,8 +101,8 @@ func corpus() []planted {
 		p("password", `{"password": "`, "correct-horse-battery-staple", `"}`),
 		p("url-credentials", "DATABASE_URL is postgres://admin:", "Sup3rS3cret", "@db.example.com:5432/app\n"),
 		p("generic-api-key", `api_key = "`, gen(hexd, 32, 45), `"`),
-		// Issue 6 review: tokens followed by punctuation, HTTP credentials,
-		// an empty URL user, a password on the next line.
+		// Tokens followed by punctuation, HTTP credentials, an empty URL user,
+		// a password on the next line.
 		p("stripe-access-token", "const u=`https://api.stripe.com/v1/charges?key=", "sk_live_"+gen(alnum, 24, 46), "&limit=3`;"),
 		p("stripe-access-token", "const s = stripe(", "sk_live_"+gen(alnum, 24, 47), ");"),
 		p("stripe-access-token", "keys: ", "rk_live_"+gen(alnum, 24, 48), ", then"),

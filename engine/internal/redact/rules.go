@@ -62,13 +62,13 @@ type ruleSpec struct {
 	check func(secret string) bool
 }
 
-// Token ends. gitleaks ends most tokens with (?:[\x60'"\s;]|\\[nr]|$):
-// a quote, a space, ";", an escaped newline or the end of the line. That
-// lets a token followed by "&", ")", ",", "." or any other punctuation
-// through ("?key=sk_live_…&limit=3", "stripe(sk_live_…)", "token eyJ….",
-// issue 6 review), so recite ends a token at any character that cannot
-// continue it instead. Each end accepts everything gitleaks' end accepts
-// (an escaped newline starts with a backslash).
+// Token ends. gitleaks ends most tokens with (?:[\x60'"\s;]|\\[nr]|$): a
+// quote, a space, ";", an escaped newline or the end of the line. That lets a
+// token followed by "&", ")", ",", "." or any other punctuation through
+// ("?key=sk_live_…&limit=3", "stripe(sk_live_…)", "token eyJ…."), so recite
+// ends a token at any character that cannot continue it instead. Each end
+// accepts everything gitleaks' end accepts (an escaped newline starts with a
+// backslash).
 
 // tokenEnd ends a token of word characters and "-": any other byte, or the
 // end of the line.

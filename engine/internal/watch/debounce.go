@@ -6,7 +6,9 @@ import (
 	"time"
 )
 
-// Default debounce settings (STYLE.md practice 10; TRAPS.md §A rows 10, 15, 16).
+// Default debounce settings (docs/architecture.md#debouncer), sized for a git
+// checkout's burst and an event flood (patterns 10, 15 and 16 of
+// docs/architecture.md#editor-save-patterns).
 const (
 	// DefaultQuiet is the trailing quiet period: a batch is flushed once no
 	// hint arrived for this long.
@@ -16,13 +18,14 @@ const (
 	DefaultMaxWait = 250 * time.Millisecond
 	// DefaultMaxPaths is the batch size above which the paths are dropped and
 	// the batch is flagged Rescan (hugo reloads everything past 50 events;
-	// STYLE.md practice 9).
+	// docs/architecture.md#events-are-hints).
 	DefaultMaxPaths = 1000
 )
 
 // Hint is one input of a Debouncer: a path that may have changed, or a request
-// for a full rescan. Events are hints only (STYLE.md practice 9): the consumer
-// re-reads the file system when it receives the batch.
+// for a full rescan. Events are hints only
+// (docs/architecture.md#events-are-hints): the consumer re-reads the file
+// system when it receives the batch.
 type Hint struct {
 	// Path is an absolute or root-relative path; it is used as a set key
 	// without cleaning.
@@ -37,7 +40,8 @@ type Batch struct {
 	// without duplicates. It is nil when Rescan is true.
 	Paths []string
 	// Rescan is true when the consumer must re-read the whole tree: after a
-	// kernel queue overflow (TRAPS.md §A row 15), or when more than MaxPaths
+	// kernel queue overflow (pattern 15 of
+	// docs/architecture.md#editor-save-patterns), or when more than MaxPaths
 	// distinct paths were hinted.
 	Rescan bool
 }
@@ -72,13 +76,13 @@ func (o DebounceOptions) withDefaults() DebounceOptions {
 
 // Debouncer turns a stream of hints into batches. It is a pure channel-in,
 // channel-out type with no file-system access, so its timing can be tested
-// with testing/synctest (STYLE.md practice 14).
+// with testing/synctest (docs/architecture.md#tests).
 //
-// One goroutine owns the timer and the pending set (STYLE.md practice 10). A
-// batch is flushed when no hint arrived for Quiet, or when its first hint is
-// MaxWait old, whichever comes first. While a flushed batch waits for a slow
-// reader of Batches, later hints that come due are merged into it, so the
-// input is never blocked by the consumer.
+// One goroutine owns the timer and the pending set
+// (docs/architecture.md#debouncer). A batch is flushed when no hint arrived
+// for Quiet, or when its first hint is MaxWait old, whichever comes first.
+// While a flushed batch waits for a slow reader of Batches, later hints that
+// come due are merged into it, so the input is never blocked by the consumer.
 type Debouncer struct {
 	in   <-chan Hint
 	out  chan Batch

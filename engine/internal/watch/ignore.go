@@ -6,12 +6,13 @@ import (
 )
 
 // IsEditorTemp reports whether the base name of path is an editor or tool
-// artefact that never carries content (TRAPS.md §A, "Rules the watcher must
-// follow"): vim swap files (.x.swp, .x.swx, .x.swpx and the other .x.sw?),
-// backups (x~), vim's write probe (4913 and other all-digit names), Emacs
-// auto-save (#x#) and lock symlinks (.#x), JetBrains safe-write temps
-// (x___jb_tmp___, x___jb_old___, x___jb_bak___), GNOME's .goutputstream-*,
-// GNU sed -i temps (sedXXXXXX) and VS Code's x.vsctmp.
+// artefact that never carries content (the artefacts listed under
+// docs/architecture.md#editor-save-patterns): vim swap files (.x.swp, .x.swx,
+// .x.swpx and the other .x.sw?), backups (x~), vim's write probe (4913 and
+// other all-digit names), Emacs auto-save (#x#) and lock symlinks (.#x),
+// JetBrains safe-write temps (x___jb_tmp___, x___jb_old___, x___jb_bak___),
+// GNOME's .goutputstream-*, GNU sed -i temps (sedXXXXXX) and VS Code's
+// x.vsctmp.
 //
 // All-digit names are also legitimate directory names (a phase folder "08"),
 // so the Watcher applies this test to directories only after checking they
@@ -72,9 +73,10 @@ func IsLockFile(path string) bool {
 // destination's base name plus a random non-negative int64 in decimal
 // (renameio tempfile.go, openTempFile). Requiring ten or more digits keeps
 // ordinary dot files such as ".v2" out; a random int64 has fewer than ten
-// digits with a probability near 1e-9. Use it in an
-// Options.Ignore predicate so recite's own writes never trigger a render
-// (DESIGN.md invariant 5; TRAPS.md §A row 18).
+// digits with a probability near 1e-9. Use it in an Options.Ignore predicate
+// so recite's own writes never trigger a render
+// (docs/architecture.md#no-self-trigger; pattern 18 of
+// docs/architecture.md#editor-save-patterns).
 func IsRenameioTemp(path string) bool {
 	name := filepath.Base(path)
 	if !strings.HasPrefix(name, ".") {
@@ -86,7 +88,7 @@ func IsRenameioTemp(path string) bool {
 }
 
 // isSedTemp matches GNU sed -i temp files: "sed" plus six random letters or
-// digits (TRAPS.md §A row 7).
+// digits (pattern 7 of docs/architecture.md#editor-save-patterns).
 func isSedTemp(name string) bool {
 	if len(name) != 9 || !strings.HasPrefix(name, "sed") {
 		return false

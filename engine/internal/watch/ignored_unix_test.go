@@ -33,7 +33,7 @@ func TestIgnored(t *testing.T) {
 	write(t, filepath.Join(h.root, ".lock"), "")
 	write(t, filepath.Join(h.project, "unrelated.go"), "package x")
 	now := time.Now()
-	if err := os.Chtimes(filepath.Join(h.root, "STATE.md"), now, now); err != nil { // touch: CHMOD only (TRAPS A14)
+	if err := os.Chtimes(filepath.Join(h.root, "STATE.md"), now, now); err != nil { // touch: CHMOD only (save pattern 14)
 		t.Fatal(err)
 	}
 	if err := os.Chmod(filepath.Join(h.root, "STATE.md"), 0o600); err != nil {

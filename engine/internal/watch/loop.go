@@ -48,9 +48,10 @@ func (w *Watcher) loop(ctx context.Context, hints chan<- Hint) {
 	}
 }
 
-// handle turns one event into hints. Chmod-only events are dropped (TRAPS.md
-// §A row 14); a new directory under Root is watched and scanned; removed or
-// renamed directories are forgotten.
+// handle turns one event into hints. Chmod-only events are dropped
+// (docs/architecture.md#events-are-hints; `touch` is pattern 14 of
+// docs/architecture.md#editor-save-patterns); a new directory under Root is
+// watched and scanned; removed or renamed directories are forgotten.
 func (w *Watcher) handle(ev fsnotify.Event, emit func(Hint) bool) {
 	if ev.Op == fsnotify.Chmod || ev.Name == "" {
 		return
@@ -86,9 +87,10 @@ func (w *Watcher) handle(ev fsnotify.Event, emit func(Hint) bool) {
 		}
 	}
 	if ev.Has(fsnotify.Create) && w.underRoot(path) {
-		// A rename's new name arrives as Create (TRAPS.md §A), so this also
-		// covers directories moved in. Root itself is followed when it is
-		// a symbolic link; links below it are not (see the package comment).
+		// A rename's new name arrives as Create
+		// (docs/architecture.md#editor-save-patterns), so this also covers
+		// directories moved in. Root itself is followed when it is a symbolic
+		// link; links below it are not (see the package comment).
 		stat := os.Lstat
 		if path == w.root {
 			stat = os.Stat
@@ -124,9 +126,10 @@ func (w *Watcher) forget(dir string) {
 
 // addTree watches dir and every directory below it that is not ignored. When
 // emit is set it also hints every path found: files written into a new
-// directory before its watch existed raise no event (TRAPS.md row 9); the
-// debouncer's set removes duplicates with real events. It reports whether
-// some watch failed, with the first error.
+// directory before its watch existed raise no event
+// (docs/architecture.md#watch-rules); the debouncer's set removes duplicates
+// with real events. It reports whether some watch failed, with the first
+// error.
 //
 // When dir itself is a symbolic link to a directory (Root kept elsewhere),
 // the tree it points to is walked and every directory watched under dir's
@@ -182,8 +185,9 @@ func (w *Watcher) addTree(dir string, emit func(Hint) bool) (failed bool, first 
 	return failed, first
 }
 
-// rewatch re-adds every watch after an overflow or a failed watch: events
-// for directories created meanwhile may have been lost (TRAPS.md row 10).
+// rewatch re-adds every watch after an overflow or a failed watch: events for
+// directories created meanwhile may have been lost
+// (docs/architecture.md#watch-rules).
 func (w *Watcher) rewatch() {
 	for dir := range w.filters {
 		if err := w.fsw.Add(dir); err != nil {

@@ -8,9 +8,9 @@ import (
 	"github.com/recite-dev/recite/internal/fsutil"
 )
 
-// TestRestoreOwnedFile: a prompt file recite owns (Options.Restore) that
-// the user deletes or renames away is reported although prompts/ is
-// ignored, so the consumer writes it again (issue 7 review, bug 2); recite's
+// TestRestoreOwnedFile: a prompt file recite owns (Options.Restore) that the
+// user deletes or renames away is reported although prompts/ is ignored, so
+// the consumer writes it again (docs/architecture.md#watch-rules); recite's
 // own atomic writes over it, and other files in prompts/, are not.
 func TestRestoreOwnedFile(t *testing.T) {
 	h := newHarness(t, func(project string) {

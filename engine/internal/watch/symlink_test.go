@@ -9,8 +9,8 @@ import (
 )
 
 // TestSymlinkedRoot: .planning is a symbolic link to a tree kept elsewhere
-// (issue 7 review, bug 1). Edits through the link, in subfolders, new
-// folders written at once, and the target moved away and back are all
+// (docs/architecture.md#watch-rules). Edits through the link, in subfolders,
+// new folders written at once, and the target moved away and back are all
 // reported under .planning's own path.
 func TestSymlinkedRoot(t *testing.T) {
 	project := t.TempDir()

@@ -10,18 +10,19 @@ import (
 	"testing"
 )
 
-// TestRealVim is TRAPS.md row 6 with the real editor. vim's backupskip
-// defaults to "/tmp/*,$TMPDIR/*,$TMP/*,$TEMP/*", so in t.TempDir() (under
-// /tmp) vim skips the write backup and overwrites notes.md in place (same
-// inode); with `set backupskip=`, or in a project outside the temp
-// directories such as /var/tmp, backupcopy=auto renames notes.md to notes.md~
-// and writes a new file (new inode), with the 4913 probe and swap files
-// around it. Either way the watcher must deliver exactly one batch with the
-// final content and no artefact names.
+// TestRealVim is the real vim save of docs/architecture.md#watcher-checks,
+// with the real editor. vim's backupskip defaults to
+// "/tmp/*,$TMPDIR/*,$TMP/*,$TEMP/*", so in t.TempDir() (under /tmp) vim skips
+// the write backup and overwrites notes.md in place (same inode); with
+// `set backupskip=`, or in a project outside the temp directories such as
+// /var/tmp, backupcopy=auto renames notes.md to notes.md~ and writes a new
+// file (new inode), with the 4913 probe and swap files around it. Either way
+// the watcher must deliver exactly one batch with the final content and no
+// artefact names.
 func TestRealVim(t *testing.T) {
 	vim, err := exec.LookPath("vim")
 	if err != nil {
-		t.Skip("vim not installed (apt-get install -y vim); TRAPS.md row 6 not checked against the real editor")
+		t.Skip("vim not installed (apt-get install -y vim); the real vim save is not checked against the real editor")
 	}
 	outsideTmp := func(t *testing.T) string {
 		dir, err := os.MkdirTemp("/var/tmp", "recite-vim-")
@@ -44,7 +45,7 @@ func TestRealVim(t *testing.T) {
 		wantRename bool
 	}{
 		{"defaults under /tmp: in place", underTmp, nil, false},
-		{"backupskip= under /tmp: rename (TRAPS row 6)", underTmp, []string{"-c", "set backupskip="}, true},
+		{"backupskip= under /tmp: rename", underTmp, []string{"-c", "set backupskip="}, true},
 		{"defaults in /var/tmp: rename", outsideTmp, nil, true},
 	}
 	for _, tt := range tests {

@@ -3,20 +3,21 @@
 //
 // # Model
 //
-// Events are hints, never facts (STYLE.md practice 9): a Batch says which
-// paths may have changed, and the consumer re-reads them. That covers every
-// save pattern editors and tools use — in-place writes, temp-and-rename,
-// rename-to-backup-then-write, unlink-and-recreate by git checkout — without
-// interpreting operation sequences (TRAPS.md §A).
+// Events are hints, never facts (docs/architecture.md#events-are-hints): a
+// Batch says which paths may have changed, and the consumer re-reads them.
+// That covers every save pattern editors and tools use — in-place writes,
+// temp-and-rename, rename-to-backup-then-write, unlink-and-recreate by git
+// checkout — without interpreting operation sequences
+// (docs/architecture.md#editor-save-patterns).
 //
-// The Watcher watches directories only, never single files (TRAPS.md §A row
-// 4): Root recursively, plus the parent of Root and the parents of the extra
-// paths with a name filter. A directory that appears under Root is added and
-// scanned at once, because files written straight into it often raise no
-// event (TRAPS.md row 9). Root's parent is watched so a deleted and re-created
-// Root is picked up (TRAPS.md row 8). A kernel queue overflow or a failed
-// watch yields a Batch with Rescan set after all watches were re-added
-// (TRAPS.md row 10).
+// The Watcher watches directories only, never single files
+// (docs/architecture.md#watch-rules): Root recursively, plus the parent of
+// Root and the parents of the extra paths with a name filter. A directory that
+// appears under Root is added and scanned at once, because files written
+// straight into it often raise no event. Root's parent is watched so a deleted
+// and re-created Root is picked up. A kernel queue overflow or a failed watch
+// yields a Batch with Rescan set after all watches were re-added
+// (docs/architecture.md#watch-rules, docs/architecture.md#watcher-checks).
 //
 // Root may be a symbolic link to a directory (a planning tree kept
 // elsewhere): the tree it points to is walked and watched under Root's own
@@ -134,9 +135,9 @@ type Watcher struct {
 // parents of the extra and restore paths. Changes made after New returns
 // are reported by Run.
 //
-// Errors: Project missing or not a directory; Root's parent not watchable;
-// the inotify instance limit (TRAPS.md §A row 17), reported with the sysctl
-// to raise. A directory under Root that cannot be watched is logged and
+// Errors: Project missing or not a directory; Root's parent not watchable; the
+// inotify instance limit (docs/architecture.md#watch-rules), reported with the
+// sysctl to raise. A directory under Root that cannot be watched is logged and
 // leads to a Rescan batch instead.
 func New(opts Options) (*Watcher, error) {
 	if opts.Project == "" {
@@ -285,12 +286,14 @@ func (w *Watcher) ignored(path string) bool {
 }
 
 // noise reports whether a non-directory path is an editor artefact or a lock
-// file that must never reach a batch (TRAPS.md §A).
+// file that must never reach a batch
+// (docs/architecture.md#editor-save-patterns).
 func noise(path string) bool {
 	return IsEditorTemp(path) || IsLockFile(path)
 }
 
-// limitHint explains the inotify limits behind an error (TRAPS.md §A row 17).
+// limitHint explains the inotify limits behind an error (pattern 17 of
+// docs/architecture.md#editor-save-patterns).
 func limitHint(err error) string {
 	switch {
 	case errors.Is(err, syscall.EMFILE):
@@ -363,9 +366,10 @@ func (w *Watcher) Run(ctx context.Context, fn func(Batch) error) error {
 }
 
 // IgnoreReciteOutputs returns an Options.Ignore predicate for recite's own
-// outputs under the planning directory root: root/prompts/, root/.recite/
-// and renameio temp files anywhere (DESIGN.md §2 and invariant 5). A
-// relative root is made absolute first, since the Watcher's paths are.
+// outputs under the planning directory root: root/prompts/, root/.recite/ and
+// renameio temp files anywhere (docs/formats.md#files-recite-writes,
+// docs/architecture.md#no-self-trigger). A relative root is made absolute
+// first, since the Watcher's paths are.
 func IgnoreReciteOutputs(root string) func(path string) bool {
 	if abs, err := filepath.Abs(root); err == nil {
 		root = abs

@@ -244,9 +244,9 @@ func remove(t *testing.T, path string) {
 	}
 }
 
-// TestSavePatterns replays the save sequences of TRAPS.md §A on a real file
-// system; each must end with the new content indexed and no artefact name
-// in any batch.
+// TestSavePatterns replays the save sequences of
+// docs/architecture.md#editor-save-patterns on a real file system; each must
+// end with the new content indexed and no artefact name in any batch.
 func TestSavePatterns(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -255,7 +255,7 @@ func TestSavePatterns(t *testing.T) {
 		noise []string // base names that must never appear in a batch
 	}{
 		{
-			name: "in-place write (VS Code, TRAPS A5)",
+			name: "in-place write (VS Code, pattern 5)",
 			file: "STATE.md",
 			save: func(t *testing.T, p string) {
 				f, err := os.OpenFile(p, os.O_WRONLY|os.O_TRUNC, 0)
@@ -270,7 +270,7 @@ func TestSavePatterns(t *testing.T) {
 			},
 		},
 		{
-			name: "JetBrains safe write (TRAPS A8)",
+			name: "JetBrains safe write (pattern 8)",
 			file: "PLAN.md",
 			save: func(t *testing.T, p string) {
 				write(t, p+"___jb_tmp___", "new part one\nnew part two\n")
@@ -281,7 +281,7 @@ func TestSavePatterns(t *testing.T) {
 			noise: []string{"PLAN.md___jb_tmp___", "PLAN.md___jb_old___"},
 		},
 		{
-			name: "vim backupcopy=no: swap, 4913 probe, rename to backup, write anew (TRAPS A1, A2)",
+			name: "vim backupcopy=no: swap, 4913 probe, rename to backup, write anew (patterns 1, 2)",
 			file: "notes.md",
 			save: func(t *testing.T, p string) {
 				dir := filepath.Dir(p)
@@ -299,7 +299,7 @@ func TestSavePatterns(t *testing.T) {
 			noise: []string{".notes.md.swp", ".notes.md.swx", "4913", "notes.md~"},
 		},
 		{
-			name: "temp and rename over (renameio, sed -i, TRAPS A6, A7)",
+			name: "temp and rename over (renameio, sed -i, patterns 6, 7)",
 			file: "ROADMAP.md",
 			save: func(t *testing.T, p string) {
 				tmp := filepath.Join(filepath.Dir(p), "sedAb3xYz")
@@ -309,7 +309,7 @@ func TestSavePatterns(t *testing.T) {
 			noise: []string{"sedAb3xYz"},
 		},
 		{
-			name: "Emacs: lock symlink, backup rename, later in-place save (TRAPS A9)",
+			name: "Emacs: lock symlink, backup rename, later in-place save (pattern 9)",
 			file: "VISION.md",
 			save: func(t *testing.T, p string) {
 				dir := filepath.Dir(p)
@@ -358,8 +358,9 @@ func TestExtraPaths(t *testing.T) {
 	}
 }
 
-// TestRecreatePlanning is TRAPS.md row 8: rm -rf .planning, mkdir, write at
-// once, later write again → two regenerations, with "new" then "newer".
+// TestRecreatePlanning is the tree-deleted-and-re-created check of
+// docs/architecture.md#watcher-checks: rm -rf .planning, mkdir, write at once,
+// later write again → two regenerations, with "new" then "newer".
 func TestRecreatePlanning(t *testing.T) {
 	h := newHarness(t, func(project string) {
 		write(t, filepath.Join(project, ".planning", "STATE.md"), "old")
@@ -387,9 +388,10 @@ func TestRecreatePlanning(t *testing.T) {
 	}
 }
 
-// TestNewDirectoryWrittenAtOnce is TRAPS.md row 9, ten times: MkdirAll then
-// WriteFile at once from this process; the file must be indexed (by event or
-// by the scan of the new directory) and no batch may list it twice.
+// TestNewDirectoryWrittenAtOnce is the new-directory check of
+// docs/architecture.md#watcher-checks, ten times: MkdirAll then WriteFile at
+// once from this process; the file must be indexed (by event or by the scan of
+// the new directory) and no batch may list it twice.
 func TestNewDirectoryWrittenAtOnce(t *testing.T) {
 	h := newHarness(t, nil)
 	h.start()
@@ -439,7 +441,8 @@ func TestDirectoryMovedAway(t *testing.T) {
 }
 
 // TestCheckoutSwitch: git checkout unlinks and re-creates every changed file
-// (TRAPS.md §A row 10); 500 files switch in one go.
+// (pattern 10 of docs/architecture.md#editor-save-patterns); 500 files switch
+// in one go.
 func TestCheckoutSwitch(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not installed")
@@ -492,10 +495,11 @@ func TestCheckoutSwitch(t *testing.T) {
 	}
 }
 
-// TestOverflow is TRAPS.md row 10: 12,000 files (create + write each, 24,000
-// events) while nobody reads the watcher exceed max_queued_events; the
-// watcher reports the overflow as a Rescan batch, the consumer walks, and
-// all 12,000 files are indexed. The watcher keeps running afterwards.
+// TestOverflow is the queue-overflow check of
+// docs/architecture.md#watcher-checks: 12,000 files (create + write each,
+// 24,000 events) while nobody reads the watcher exceed max_queued_events; the
+// watcher reports the overflow as a Rescan batch, the consumer walks, and all
+// 12,000 files are indexed. The watcher keeps running afterwards.
 func TestOverflow(t *testing.T) {
 	if testing.Short() {
 		t.Skip("creates 12,000 files")
