@@ -149,9 +149,9 @@ func (h hookEngine) OpenSignals(ctx context.Context, known []signals.Signal) ([]
 }
 
 // Recitation renders the first target's recitation block (engine/prompt
-// Recite, FORMATS.md §2.7) with the loop health, secrets redacted. A
-// configuration that does not load is a diagnostic, and the defaults are
-// used.
+// Recite, docs/formats.md#recitation-block) with the loop health, secrets
+// redacted. A configuration that does not load is a diagnostic, and the
+// defaults are used.
 func (h hookEngine) Recitation(ctx context.Context) (string, []markdown.Diagnostic, error) {
 	cfg, proj, diags, err := h.e.loadLenient()
 	if err != nil {
