@@ -30,6 +30,12 @@ build:
 # the clock, so a slow machine only makes the suite slower, never red.
 test:
 	$(GO) test -race -count=1 -timeout 30m $(PKGS)
+	$(GO) test -count=1 -timeout 30m -run '$(REPLAY_TESTS)' ./engine/
+
+# Replays of long sessions on real trees: thousands of builds in one
+# goroutine, which the race detector makes ten times slower without
+# anything to find; they skip under -race and run here without it.
+REPLAY_TESTS := ^(TestCompressionCacheStability|TestCompressionSavings)$$
 
 race: test
 

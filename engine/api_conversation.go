@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -152,14 +152,8 @@ func (c *Conversations) Say(ctx context.Context, opts SayOptions) (*SayResult, e
 		return nil, conversationInputError(err)
 	}
 	res := &SayResult{Record: written[0]}
-	if conv, _, err := c.store.Read(opts.ID); err == nil {
-		for i, m := range conv.Messages {
-			if m.ID == res.Record.ID {
-				res.Number = i + 1
-				break
-			}
-		}
-	}
+	// Found from the newest back through the index: one record read.
+	res.Number, _ = c.store.MessageNumber(ctx, opts.ID, res.Record.ID)
 	return res, nil
 }
 
@@ -232,36 +226,14 @@ func (c *Conversations) ArchiveOlderThan(ctx context.Context, age time.Duration,
 }
 
 // ConversationJSON is a conversation as `recite conversation show --format
-// json` prints it; the lists are never nil.
-type ConversationJSON struct {
-	ID           string           `json:"id"`
-	Meta         ConversationMeta `json:"meta"`
-	Messages     []Record         `json:"messages"`
-	Iterations   []Record         `json:"iterations"`
-	Events       []Record         `json:"events"`
-	Deliverables []string         `json:"deliverables"`
-}
+// json` prints it; the lists are never nil (conversation.View).
+type ConversationJSON = conversation.View
 
 // NewConversationJSON is the JSON view of c: its replayable messages (every
 // message when all is true; see Replayable), iteration and event records
-// and deliverables.
+// and deliverables (conversation.NewView).
 func NewConversationJSON(c *Conversation, all bool) ConversationJSON {
-	out := ConversationJSON{ID: c.ID, Meta: c.Meta, Messages: []Record{}, Iterations: c.Iterations, Events: c.Events, Deliverables: c.Deliverables}
-	for _, m := range c.Messages {
-		if all || Replayable(m) {
-			out.Messages = append(out.Messages, m)
-		}
-	}
-	if out.Iterations == nil {
-		out.Iterations = []Record{}
-	}
-	if out.Events == nil {
-		out.Events = []Record{}
-	}
-	if out.Deliverables == nil {
-		out.Deliverables = []string{}
-	}
-	return out
+	return conversation.NewView(c, all)
 }
 
 // ShowConversation renders c as `recite conversation show` prints it:
@@ -280,77 +252,73 @@ func ShowConversation(c *Conversation, format string, all bool) ([]byte, error) 
 // metadata, the number of messages, then every message under a heading
 // numbered by its position in the log (the at of Fork), with its role,
 // agent, tool, flags and time (RFC 3339, UTC). Internal and sidechain
-// messages are counted and hidden unless all is true.
-func ConversationMarkdown(c *Conversation, all bool) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "# Conversation %s\n\n", c.ID)
-	m := c.Meta
-	for _, kv := range [][2]string{{"Title", m.Title}, {"Agent", m.AgentType}, {"Epic", m.Epic}, {"Phase", m.Phase}, {"Tags", strings.Join(m.Tags, ", ")}, {"Deliverables", strings.Join(c.Deliverables, ", ")}} {
-		if kv[1] != "" {
-			fmt.Fprintf(&b, "- %s: %s\n", kv[0], kv[1])
-		}
-	}
-	if m.Parent != "" {
-		at := "all"
-		if m.ForkAt != nil {
-			at = strconv.Itoa(*m.ForkAt)
-		}
-		fmt.Fprintf(&b, "- Forked from: %s after %s messages\n", m.Parent, at)
-	}
-	hidden := 0
-	for _, r := range c.Messages {
-		if !all && !Replayable(r) {
-			hidden++
-		}
-	}
-	fmt.Fprintf(&b, "- Messages: %d", len(c.Messages))
-	if hidden > 0 {
-		fmt.Fprintf(&b, " (%d internal hidden; --all shows them)", hidden)
-	}
-	b.WriteString("\n")
-	for i, r := range c.Messages {
-		if !all && !Replayable(r) {
-			continue
-		}
-		fmt.Fprintf(&b, "\n### %d. %s · %s\n\n", i+1, messageLabel(r), r.Time.UTC().Format(time.RFC3339))
-		if r.Content != "" {
-			b.WriteString(r.Content + "\n")
-		}
-		for _, tc := range r.ToolCalls {
-			fmt.Fprintf(&b, "[tool call %s %s] %s\n", tc.Name, tc.ID, tc.Arguments)
-		}
-	}
-	return b.String()
+// messages are counted and hidden unless all is true. For the newest part
+// of a log (Conversation.Earlier) the count is the whole conversation's
+// and the numbers go on from the messages before it
+// (conversation.Listing, conversation.WriteMessage).
+func ConversationMarkdown(c *Conversation, all bool) string { return c.Markdown(all) }
+
+// ShowOptions are what `recite conversation show` prints.
+type ShowOptions struct {
+	// ID is the conversation; Format md (or markdown), json, or a
+	// provider's shape (openai, anthropic, gemini, ollama, text).
+	ID, Format string
+	// All includes internal and sidechain messages.
+	All bool
+	// Tail, when > 0, prints only the last Tail messages (md and json: the
+	// iteration and event records among them; md numbers them by their
+	// position in the whole conversation).
+	Tail int
 }
 
-// messageLabel is the heading of a message in ConversationMarkdown: role,
-// agent, tool name, the call a tool result answers, then its flags.
-func messageLabel(r Record) string {
-	label := r.Role
-	if r.Agent != "" {
-		label += " (" + r.Agent + ")"
+// Show writes conversation opts.ID to out as ShowOptions say, reading it
+// through the log's index: with Tail only the newest messages are read;
+// without it md and json stream every record in constant memory, and a
+// provider's shape is rendered whole. diag receives the log's torn lines
+// first. Errors: an invalid id or an unknown conversation or format
+// (*InputError), a failed read or write.
+func (c *Conversations) Show(ctx context.Context, opts ShowOptions, out io.Writer, diag func(Diagnostic)) error {
+	md := opts.Format == "md" || opts.Format == "markdown"
+	if _, err := prompt.CapabilitiesOf(opts.Format); err != nil && !md && opts.Format != "json" {
+		return &InputError{Err: fmt.Errorf("--format %q: want md, json, openai, anthropic, gemini, ollama or text", opts.Format)}
 	}
-	if r.ToolName != "" {
-		label += " " + r.ToolName
+	if opts.Tail > 0 || !md && opts.Format != "json" {
+		conv, diags, err := c.window(ctx, opts.ID, opts.Tail)
+		if err != nil {
+			return err
+		}
+		for _, d := range diags {
+			diag(d)
+		}
+		if opts.Format == "json" {
+			return NewConversationJSON(conv, opts.All).Write(out)
+		}
+		body, err := ShowConversation(conv, opts.Format, opts.All)
+		if err == nil {
+			_, err = out.Write(body)
+		}
+		return err
 	}
-	if r.ToolCallID != "" {
-		label += " ← " + r.ToolCallID
+	sn, err := c.store.Snapshot(ctx, opts.ID)
+	if err != nil {
+		return conversationInputError(err)
 	}
-	var flags []string
-	if r.IsError {
-		flags = append(flags, "error")
+	defer sn.Close()
+	for _, d := range sn.Diagnostics {
+		diag(d)
 	}
-	if r.Internal {
-		flags = append(flags, "internal")
+	if md {
+		return sn.WriteMarkdown(out, opts.All)
 	}
-	if r.Sidechain {
-		flags = append(flags, "sidechain")
+	return sn.WriteJSON(out, func(r Record) bool { return opts.All || Replayable(r) })
+}
+
+// window reads the last tail messages of conversation id (the whole
+// conversation when tail is 0).
+func (c *Conversations) window(ctx context.Context, id string, tail int) (*Conversation, []Diagnostic, error) {
+	w, diags, err := c.store.Window(ctx, id, conversation.WindowOptions{Messages: tail})
+	if err != nil {
+		return nil, nil, conversationInputError(err)
 	}
-	if r.CompactSummary {
-		flags = append(flags, "compact summary")
-	}
-	if len(flags) > 0 {
-		label += " [" + strings.Join(flags, ", ") + "]"
-	}
-	return label
+	return w.Conversation(), diags, nil
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -444,4 +445,62 @@ func TestConversationViews(t *testing.T) {
 	if len(v.Messages) != 4 || len(engine.NewConversationJSON(c1, true).Messages) != 6 {
 		t.Errorf("JSON view keeps %d replayable messages (want 4) and %d in all (want 6)", len(v.Messages), len(engine.NewConversationJSON(c1, true).Messages))
 	}
+}
+
+// TestShowStreams: without --tail, Show streams md and json from the log's
+// index, and its bytes are those of the in-memory views of Read (forks
+// included, with and without --all); with --tail N it prints the last N
+// messages numbered by their position in the whole conversation, and says
+// how many there are.
+func TestShowStreams(t *testing.T) {
+	dir := newProject(t, map[string]string{"c1.jsonl": fixtureC1, "c2.jsonl": fixtureC2})
+	cs := openConversations(t, dir)
+	ctx := context.Background()
+	show := func(opts engine.ShowOptions) string {
+		t.Helper()
+		var b bytes.Buffer
+		if err := cs.Show(ctx, opts, &b, func(d engine.Diagnostic) { t.Errorf("diagnostic %s", d) }); err != nil {
+			t.Fatalf("Show(%+v): %v", opts, err)
+		}
+		return b.String()
+	}
+	for _, id := range []string{"c1", "c2"} {
+		c, _, err := cs.Read(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, all := range []bool{false, true} {
+			if got, want := show(engine.ShowOptions{ID: id, Format: "md", All: all}), engine.ConversationMarkdown(c, all); got != want {
+				t.Errorf("%s all=%v: streamed md\n%s\nwant\n%s", id, all, got, want)
+			}
+			var b bytes.Buffer
+			enc := json.NewEncoder(&b)
+			enc.SetIndent("", "  ")
+			enc.SetEscapeHTML(false)
+			if err := enc.Encode(engine.NewConversationJSON(c, all)); err != nil {
+				t.Fatal(err)
+			}
+			if got := show(engine.ShowOptions{ID: id, Format: "json", All: all}); got != b.String() {
+				t.Errorf("%s all=%v: streamed json\n%s\nwant\n%s", id, all, got, b.String())
+			}
+		}
+	}
+	got := show(engine.ShowOptions{ID: "c1", Format: "md", Tail: 2})
+	for _, want := range []string{"- Messages: 6; the last 2 shown (1 internal hidden; --all shows them)\n", "### 6. user [compact summary]"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("--tail 2 lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "### 3.") {
+		t.Errorf("--tail 2 shows message 3:\n%s", got)
+	}
+	var v engine.ConversationJSON
+	if err := json.Unmarshal([]byte(show(engine.ShowOptions{ID: "c1", Format: "json", Tail: 3, All: true})), &v); err != nil || len(v.Messages) != 3 {
+		t.Errorf("json --tail 3 --all: %d messages, %v", len(v.Messages), err)
+	}
+	if body := show(engine.ShowOptions{ID: "c1", Format: "anthropic", Tail: 1}); !strings.Contains(body, "Summary so far") || strings.Contains(body, "Run the tests") {
+		t.Errorf("anthropic --tail 1:\n%s", body)
+	}
+	err := cs.Show(ctx, engine.ShowOptions{ID: "c1", Format: "yaml"}, io.Discard, func(engine.Diagnostic) {})
+	wantInputError(t, err, "yaml")
 }

@@ -234,6 +234,7 @@ func TestCompressionCacheStability(t *testing.T) {
 	if testing.Short() {
 		t.Skip("replays 30-iteration sessions")
 	}
+	skipUnderRace(t)
 	check := func(t *testing.T, name, src string, perIteration bool) {
 		cadence := replayCompression(t, src, 3, 30, false, true, true)
 		scratch := replayCompression(t, src, 1, 30, false, true, true)
@@ -274,6 +275,17 @@ func TestCompressionCacheStability(t *testing.T) {
 	})
 }
 
+// skipUnderRace skips a replay of thousands of single-goroutine builds
+// under the race detector, where it costs ten times as long and finds no
+// race; `make test` runs these replays in a second pass without it
+// (replayTests in the Makefile).
+func skipUnderRace(t *testing.T) {
+	t.Helper()
+	if raceDetector {
+		t.Skip("single-goroutine replay of thousands of builds: make test runs it without -race")
+	}
+}
+
 // passFigures runs the 30-iteration session on a copy of src and returns
 // one line per compression pass: tokens before and after, and the saving.
 func passFigures(t *testing.T, src string) (lines []string, last *CompressReport) {
@@ -309,6 +321,7 @@ func TestCompressionSavings(t *testing.T) {
 	if testing.Short() {
 		t.Skip("replays 30-iteration sessions")
 	}
+	skipUnderRace(t)
 	lines, last := passFigures(t, filepath.Join(sharedtest.ModuleRoot(), "examples", "fire"))
 	t.Logf("examples/fire:\n%s", strings.Join(lines, "\n"))
 	if pct := float64(last.Saved) * 100 / float64(last.Before); pct < 26 {

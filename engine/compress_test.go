@@ -267,14 +267,15 @@ func TestSkillsForgettingAndPlanAwareKeep(t *testing.T) {
 
 // TestFitAfterRedLevel is the reviewer's case on examples/fire: at a budget
 // a little under the prompt left by the RED level (HOT and pinned only;
-// the pinned part alone is about 1,800 tokens, so the budgets sit above
+// the pinned part alone is about 1,900 tokens with the recitation's status
+// part, so the budgets sit above
 // it), Fit never
 // records a negative saving (the state's shorter forms predate the
 // compression), shortens the files being edited instead of dropping them,
 // stops close to the budget, and the RED cut line reports the level against
 // the target's budget.
 func TestFitAfterRedLevel(t *testing.T) {
-	for _, budget := range []int{2300, 2450, 2600} {
+	for _, budget := range []int{2400, 2550, 2700} {
 		t.Run(strconv.Itoa(budget), func(t *testing.T) {
 			dir := copyTree(t, filepath.Join(sharedtest.ModuleRoot(), "examples", "fire"))
 			yaml := "targets:\n  - name: agent\n    providers: [markdown]\n    budget: " + strconv.Itoa(budget) + "\n"

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/recite-dev/recite/engine/config"
+	"github.com/recite-dev/recite/engine/history"
 	"github.com/recite-dev/recite/engine/layers"
 	"github.com/recite-dev/recite/engine/prompt"
 	"github.com/recite-dev/recite/engine/scope"
@@ -17,10 +18,13 @@ import (
 // input: the pruned history tail, the errors and stop signals
 // (layers.Fill) and the coordinator's context layers (seeds/000 "Context
 // Assembly": learnings, loop and role, epic and phase, history;
-// layers.Context). The cutter reports the redactions of what it keeps to
-// *found. It returns the conversation it read, for compression. A missing or
-// unreadable conversation is a diagnostic and a nil conversation: the
-// prompt is built without it.
+// layers.Context). It reads the conversation's horizon through the log's
+// index (history.Horizon: the newest messages, what lies before them
+// counted, the older stop and error records of the ledger), so its cost
+// does not grow with the log. The cutter reports the redactions of what
+// it keeps to *found. It returns the conversation it read, for
+// compression. A missing or unreadable conversation is a diagnostic and a
+// nil conversation: the prompt is built without it.
 func (e *Engine) conversationInput(ctx context.Context, cfg *config.Config, tg *config.Target, proj *planning.Project, in *prompt.Input, found *[]string) (*conversation.Conversation, []Diagnostic) {
 	id := tg.Conversation
 	var diags []Diagnostic
@@ -32,7 +36,7 @@ func (e *Engine) conversationInput(ctx context.Context, cfg *config.Config, tg *
 		diag("%v", err)
 		return nil, diags
 	}
-	c, rdiags, err := store.Read(id)
+	w, rdiags, err := store.Window(ctx, id, history.Horizon(max(cfg.History.Window, cfg.History.Keep)))
 	for _, d := range rdiags {
 		if rel, ok := e.relPath(d.Path); ok {
 			d.Path = rel
@@ -47,6 +51,7 @@ func (e *Engine) conversationInput(ctx context.Context, cfg *config.Config, tg *
 		}
 		return nil, diags
 	}
+	c := w.Conversation()
 	layers.Fill(ctx, layers.Conversation{Dir: e.dir, Log: c, Cut: e.newCutter(found), Count: e.countFunc(cfg)}, cfg, in, diag)
 	ctxLayers, ldiags := layers.Context(e.dir, c, cfg, tg, proj, scope.ActiveLoop(proj))
 	diags = append(diags, ldiags...)

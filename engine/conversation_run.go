@@ -13,6 +13,7 @@ import (
 
 	"github.com/recite-dev/recite/engine/agent"
 	"github.com/recite-dev/recite/engine/config"
+	"github.com/recite-dev/recite/engine/history"
 	"github.com/recite-dev/recite/engine/internal/textutil"
 	"github.com/recite-dev/recite/engine/prompt"
 	"github.com/recite-dev/recite/planning/conversation"
@@ -114,10 +115,13 @@ func (e *Engine) RunConversation(ctx context.Context, opts RunOptions) (*RunResu
 	if err != nil {
 		return nil, err
 	}
-	c, _, err := store.Read(opts.ID)
+	// The last iteration record numbers the run; the index counts the
+	// others (a long log is not read).
+	w, _, err := store.Window(ctx, opts.ID, conversation.WindowOptions{Iterations: 1, MaxBytes: history.HorizonBytes})
 	if err != nil {
 		return nil, &InputError{Err: err}
 	}
+	c := w.Conversation()
 	iter := agent.NextIteration(c)
 	if err := store.Append(ctx, opts.ID, conversation.Record{Role: conversation.RoleUser, Content: opts.Text, Iteration: iter}); err != nil {
 		return nil, err

@@ -23,7 +23,9 @@ func builtThenEdited(t *testing.T, providers string) *Engine {
 	if _, err := e.Build(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if err := replaceIn(dir, ".planning/CONSCIENCE.md", "**Last activity:** ", "**Last activity:** edited; "); err != nil {
+	// "Stopped at" is in the state snapshot (semi tier); the last activity
+	// is recited after the conversation and would not move the semi block.
+	if err := replaceIn(dir, ".planning/CONSCIENCE.md", "**Stopped at:** ", "**Stopped at:** edited; "); err != nil {
 		t.Fatal(err)
 	}
 	return e

@@ -76,6 +76,9 @@ type Engine struct {
 	// history answers and caches the commit questions of compression
 	// (compress.go).
 	history gitstore.History
+	// noCache bypasses the on-disk caches (WithNoCache); seeded is set
+	// once the parsed-file cache was read.
+	noCache, seeded bool
 	// progress receives the steps of long operations (WithProgress).
 	progress func(Progress)
 }
@@ -93,16 +96,25 @@ func New(dir string, opts ...Option) *Engine {
 	return e
 }
 
+// WithNoCache(true) makes the engine neither read nor write the on-disk
+// caches of .planning/.recite, the token counts and the parsed planning
+// files (`recite build --no-cache`); the in-memory ones still apply.
+func WithNoCache(on bool) Option {
+	return func(e *Engine) { e.noCache = on }
+}
+
 // Dir is the project root.
 func (e *Engine) Dir() string { return e.dir }
 
 // Counter returns the engine's token counter for the given encoding,
-// creating it on first use.
+// creating it on first use, backed by the project's on-disk count cache
+// (budget.Options; none WithNoCache). The tokenizer itself is
+// loaded only when a text must be counted that no cache holds.
 func (e *Engine) Counter(encoding string) (*budget.Counter, error) {
 	if e.counter != nil && e.counter.Encoding() == encoding {
 		return e.counter, nil
 	}
-	c, err := budget.NewCounter(encoding)
+	c, err := budget.NewCounterWith(encoding, budget.Options{CacheDir: filepath.Join(e.dir, CacheDir), NoCache: e.noCache})
 	if err != nil {
 		return nil, err
 	}
@@ -219,17 +231,52 @@ func (e *Engine) load() (*config.Config, bool, *planning.Project, error) {
 	if err != nil {
 		return nil, false, nil, &InputError{Err: err}
 	}
-	proj, err := planning.LoadCached(os.DirFS(pdir), e.parsed)
+	proj, err := e.loadPlanning(pdir)
 	if err != nil {
-		return nil, false, nil, &InputError{Err: fmt.Errorf("read %s: %w", pdir, err)}
+		return nil, false, nil, err
 	}
 	return cfg, found, proj, nil
+}
+
+// loadPlanning loads the planning tree at pdir through the engine's cache
+// of parsed files, seeded once from the on-disk one (planning.DiskCacheFile,
+// unless WithNoCache).
+func (e *Engine) loadPlanning(pdir string) (*planning.Project, error) {
+	if !e.seeded && !e.noCache {
+		e.seeded = true
+		e.parsed.LoadFile(filepath.Join(e.dir, CacheDir, planning.DiskCacheFile))
+	}
+	proj, err := planning.LoadCached(os.DirFS(pdir), e.parsed)
+	if err != nil {
+		return nil, &InputError{Err: fmt.Errorf("read %s: %w", pdir, err)}
+	}
+	return proj, nil
+}
+
+// saveCaches writes the on-disk caches that hold something new (token
+// counts, parsed planning files), without fsync: they are rebuilt when
+// lost, so failing to write one costs time in the next process, not a
+// build.
+func (e *Engine) saveCaches() {
+	if e.noCache {
+		return
+	}
+	// Never create a project: without a planning folder (a failed build)
+	// there is nothing to keep.
+	if fi, err := os.Stat(filepath.Join(e.dir, PlanningDir)); err != nil || !fi.IsDir() {
+		return
+	}
+	if e.counter != nil {
+		_ = e.counter.Save()
+	}
+	_ = e.parsed.SaveFile(filepath.Join(e.dir, CacheDir, planning.DiskCacheFile))
 }
 
 // Build regenerates every target's prompt files and returns the report.
 // Only input errors (*InputError) and write failures are returned as errors;
 // problems inside planning files are diagnostics in the report.
 func (e *Engine) Build(ctx context.Context) (*Report, error) {
+	defer e.saveCaches()
 	rep, _, err := e.build(ctx, true, nil)
 	return rep, err
 }
@@ -243,6 +290,7 @@ func (e *Engine) Status(ctx context.Context) (*Report, error) {
 
 // status is Status with the targets' builds.
 func (e *Engine) status(ctx context.Context) (*Report, []*targetBuild, error) {
+	defer e.saveCaches()
 	rep, builds, err := e.build(ctx, false, nil)
 	if err != nil {
 		return nil, nil, err
@@ -330,6 +378,7 @@ func (e *Engine) BuildConversation(ctx context.Context, id string) (*Report, err
 	if !slices.ContainsFunc(cfg.Targets, func(tg config.Target) bool { return tg.Conversation == id }) {
 		return &Report{Tokenizer: cfg.Tokenizer, ContextWindow: cfg.ContextWindow, ConfigFound: found, Targets: []*TargetReport{}, Diagnostics: []Diagnostic{}}, nil
 	}
+	defer e.saveCaches()
 	rep, _, err := e.build(ctx, true, func(tg *config.Target) bool { return tg.Conversation == id })
 	return rep, err
 }

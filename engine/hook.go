@@ -20,11 +20,12 @@ import (
 	"github.com/recite-dev/recite/planning/conversation"
 )
 
-// Limits of the Claude Code hook (claudecode.HookTimeout,
-// claudecode.HookMaxOutput).
+// Limits of the Claude Code hook (claudecode.DefaultHookTimeout,
+// claudecode.HookMaxOutput; docs/architecture.md#hook-deadline).
 const (
-	// HookTimeout bounds one hook invocation.
-	HookTimeout = claudecode.HookTimeout
+	// DefaultHookTimeout is the timeout `recite init --claude` gives the
+	// hook; its budget is claudecode.Budget of it.
+	DefaultHookTimeout = claudecode.DefaultHookTimeout
 	// HookMaxOutput is the most UTF-16 code units SessionStart prints.
 	HookMaxOutput = claudecode.HookMaxOutput
 )
@@ -55,7 +56,10 @@ type ClaudeResult = claudecode.SettingsResult
 // RunClaudeHook handles one Claude Code hook event read from in
 // (`recite hook claude-code`), as claudecode.Run describes, on the engine
 // of the project the event names. It never fails: problems are lines on
-// errOut, and the work is bounded by opts.Timeout (2 s by default).
+// errOut, and the work is bounded by opts.Budget (by default the
+// timeout of the project's Claude Code settings less
+// claudecode.HookMargin: 8.5 s of the 10 s `init --claude` writes;
+// docs/architecture.md#hook-deadline).
 func RunClaudeHook(ctx context.Context, opts HookOptions, in io.Reader, out, errOut io.Writer) {
 	claudecode.Run(ctx, opts, ClaudeEngine, in, out, errOut)
 }
@@ -122,6 +126,7 @@ func (h hookEngine) ModifiedFiles(ctx context.Context) ([]string, error) {
 }
 
 func (h hookEngine) PreserveCompaction(ctx context.Context, convs []string, now func() time.Time, tail int) ([]markdown.Diagnostic, error) {
+	defer h.e.saveCaches() // the next event's process starts warm
 	pr, err := h.e.Preserve(ctx, PreserveOptions{Trigger: signals.TriggerCompaction, Conversations: convs, Now: now, tail: tail, lenient: true})
 	if pr == nil {
 		return nil, err
@@ -153,6 +158,7 @@ func (h hookEngine) OpenSignals(ctx context.Context, known []signals.Signal) ([]
 // redacted. A configuration that does not load is a diagnostic, and the
 // defaults are used.
 func (h hookEngine) Recitation(ctx context.Context) (string, []markdown.Diagnostic, error) {
+	defer h.e.saveCaches() // the next event's process starts warm
 	cfg, proj, diags, err := h.e.loadLenient()
 	if err != nil {
 		return "", diags, err

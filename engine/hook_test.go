@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/recite-dev/recite/engine/claudecode"
 	"github.com/recite-dev/recite/engine/health"
@@ -32,35 +33,59 @@ func hook(t testing.TB, dir, transcript, event string, opts HookOptions) (string
 	if !json.Valid([]byte(ev)) {
 		t.Fatalf("test payload is not JSON: %s", ev)
 	}
+	if opts.Deadline == nil {
+		opts.Deadline = noDeadline
+	}
 	var out, errOut bytes.Buffer
 	RunClaudeHook(context.Background(), opts, strings.NewReader(ev), &out, &errOut)
 	return out.String(), errOut.String()
 }
 
-// TestPreserveLenientPastDeadline: the hook's Preserve, out of time, still
-// writes the block with the session's errors, and says it is partial.
+// noDeadline is a HookOptions.Deadline that never ends, for the tests
+// that are not about the deadline: none depends on the machine's speed.
+func noDeadline(ctx context.Context, _ time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithCancel(ctx)
+}
+
+// TestPreserveLenientPastDeadline: the hook's Preserve, out of time
+// before the block is complete, writes no block: the previous block stays
+// the latest, byte for byte, and a diagnostic says so
+// (docs/architecture.md#hook-deadline).
 func TestPreserveLenientPastDeadline(t *testing.T) {
 	dir := enginetest.HookProject(t)
 	hook(t, dir, "", evFailure, HookOptions{})
+	hk := hookEngine{New(dir)}
+	if _, err := hk.PreserveCompaction(context.Background(), []string{"cc-abc123"}, nil, claudecode.HookTail); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, ".planning", "context-preserved.md")
+	before, err := os.ReadFile(path)
+	if err != nil || !strings.Contains(string(before), "Error: connect ECONNREFUSED 127.0.0.1:5433") {
+		t.Fatalf("first block: %v\n%s", err, before)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	diags, err := hookEngine{New(dir)}.PreserveCompaction(ctx, []string{"cc-abc123"}, nil, claudecode.HookTail)
+	diags, err := hk.PreserveCompaction(ctx, []string{"cc-abc123"}, nil, claudecode.HookTail)
 	if err != nil {
 		t.Fatal(err)
 	}
-	partial := false
+	said := false
 	for _, d := range diags {
-		partial = partial || strings.Contains(d.Message, "deadline reached")
+		said = said || strings.Contains(d.Message, "no block written, the previous one stays")
 	}
-	b, _ := os.ReadFile(filepath.Join(dir, ".planning", "context-preserved.md"))
-	if !partial || !strings.Contains(string(b), "Error: connect ECONNREFUSED 127.0.0.1:5433") {
-		t.Errorf("diagnostics %v; file:\n%s", diags, b)
+	after, _ := os.ReadFile(path)
+	if !said || !bytes.Equal(before, after) {
+		t.Errorf("diagnostics %v; file changed:\n%s", diags, after)
+	}
+	// The strict Preserve (recite preserve) fails instead.
+	if _, err := New(dir).Preserve(ctx, PreserveOptions{}); !errors.Is(err, context.Canceled) {
+		t.Errorf("Preserve past its deadline = %v, want context.Canceled", err)
 	}
 }
 
 // TestTailConversation: the tail of a long log holds the last n messages
-// and the iteration records among them, in read order; a short log is
-// read whole.
+// and the iteration records among them, in read order, and counts what
+// lies before; a log within the window is read whole.
 func TestTailConversation(t *testing.T) {
 	dir := enginetest.HookProject(t)
 	enginetest.WriteBigLog(t, dir, 20000)
@@ -72,7 +97,7 @@ func TestTailConversation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, diags, err := health.TailConversation(store, "cc-abc123", 100, health.TailMaxBytes)
+	c, diags, err := health.ConversationWindow(context.Background(), store, "cc-abc123", 100)
 	if err != nil || len(diags) != 0 {
 		t.Fatal(err, diags)
 	}
@@ -82,8 +107,11 @@ func TestTailConversation(t *testing.T) {
 	if len(c.Iterations) != 25 || c.Iterations[24].ID != full.Iterations[len(full.Iterations)-1].ID {
 		t.Errorf("%d iterations", len(c.Iterations))
 	}
-	small, _, err := health.TailConversation(store, "cc-abc123", 1<<30, 1<<30)
-	if err != nil || len(small.Messages) != len(full.Messages) {
+	if c.Earlier.Messages != len(full.Messages)-100 || c.Earlier.Iterations != len(full.Iterations)-25 {
+		t.Errorf("earlier %+v, want %d messages and %d iterations", c.Earlier, len(full.Messages)-100, len(full.Iterations)-25)
+	}
+	small, _, err := health.ConversationWindow(context.Background(), store, "cc-abc123", 1<<30)
+	if err != nil || len(small.Messages) != len(full.Messages) || small.Earlier != (conversation.Earlier{}) {
 		t.Errorf("a log within the window is read whole: %d messages, %v", len(small.Messages), err)
 	}
 	// PreCompact on the long log keeps the newest errors.

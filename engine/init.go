@@ -25,7 +25,9 @@ type InitResult struct {
 // Init scaffolds recite in the project at dir: `.planning/` (if absent),
 // `.planning/recite.yaml` (a commented default for the flavor, gsd or
 // fire), `.planning/prompts/.gitignore`, the `merge=union` line for
-// conversation logs in `.gitattributes`, and a default `.powerignore`. It
+// conversation logs in `.gitattributes`, a default `.powerignore`, and
+// the copy of recite.yaml's JSON Schema that the yaml-language-server line
+// of recite.yaml names (config.SchemaFile, ignored by git). It
 // never overwrites a file that exists; `.gitattributes` only gains the
 // missing line. Running it twice changes nothing. An empty flavor is
 // detected from an existing `.planning/` (fire when planning.Load finds the
@@ -63,6 +65,9 @@ func Init(dir, flavor string) (*InitResult, error) {
 			return nil, err
 		}
 		res.Created = append(res.Created, f.rel)
+	}
+	if _, err := writeSchemaCopy(dir); err != nil {
+		return nil, err
 	}
 	ga, _ := templates.Init("gitattributes", "")
 	changed, created, err := appendMissingLines(filepath.Join(dir, ".gitattributes"), ga)

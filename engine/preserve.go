@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
+
 	"path/filepath"
 	"slices"
 	"strings"
@@ -35,14 +35,10 @@ type PreserveOptions struct {
 	tail int
 	// lenient is the hook's mode: a recite.yaml that does not load is a
 	// diagnostic and config.Default() is used (loadLenient), and when ctx
-	// ends before the block is written, what was collected so far is still
-	// appended (within partialGrace), with a diagnostic.
+	// ends before the block is complete, no block is written and that is
+	// a diagnostic, not an error.
 	lenient bool
 }
-
-// partialGrace bounds the append of a lenient Preserve whose context has
-// ended.
-const partialGrace = 300 * time.Millisecond
 
 // PreserveResult is what Preserve wrote.
 type PreserveResult struct {
@@ -120,15 +116,18 @@ func (e *Engine) Preserve(ctx context.Context, opts PreserveOptions) (*PreserveR
 	// context-preserved.md is committed (HistoryPaths) and printed by the
 	// hook: it never holds a secret.
 	b = e.redactBlock(b)
-	actx := ctx
-	if opts.lenient && ctx.Err() != nil {
-		// Out of time: write what was collected rather than nothing.
-		res.Diagnostics = append(res.Diagnostics, Diagnostic{Path: PreservedFile, Message: "deadline reached: the block holds what was collected so far: " + ctx.Err().Error()})
-		var cancel context.CancelFunc
-		actx, cancel = context.WithTimeout(context.WithoutCancel(ctx), partialGrace)
-		defer cancel()
+	if err := ctx.Err(); err != nil {
+		// Out of time: what was collected may lack signals, and a block
+		// is written whole or not at all, so none is written and the
+		// previous one stays the latest (docs/architecture.md#hook-deadline).
+		if !opts.lenient {
+			return nil, fmt.Errorf("preserve: %w", err)
+		}
+		res.Diagnostics = append(res.Diagnostics, Diagnostic{Path: PreservedFile, Message: "deadline reached before the block was complete: no block written, the previous one stays: " + err.Error()})
+		res.Summary = "no block written (deadline reached)"
+		return res, nil
 	}
-	if err := signals.AppendBlock(actx, filepath.Join(e.dir, filepath.FromSlash(PreservedFile)), b); err != nil {
+	if err := signals.AppendBlock(ctx, filepath.Join(e.dir, filepath.FromSlash(PreservedFile)), b); err != nil {
 		return nil, err
 	}
 	res.Block, res.Health = b, col.Report.Health
@@ -216,9 +215,9 @@ func (e *Engine) loadLenient() (*config.Config, *planning.Project, []Diagnostic,
 		diags = append(diags, d)
 		cfg = config.Default()
 	}
-	proj, err := planning.LoadCached(os.DirFS(pdir), e.parsed)
+	proj, err := e.loadPlanning(pdir)
 	if err != nil {
-		return nil, nil, nil, &InputError{Err: fmt.Errorf("read %s: %w", pdir, err)}
+		return nil, nil, nil, err
 	}
 	return cfg, proj, diags, nil
 }

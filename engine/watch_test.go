@@ -1046,7 +1046,7 @@ func percentile(sorted []time.Duration, p float64) time.Duration {
 }
 
 // BenchmarkWatchLatency measures save-to-prompt latency at the default
-// settings (50 ms quiet, 250 ms maximum wait) over 200 in-place saves of
+// settings (20 ms quiet, 250 ms maximum wait) over 200 in-place saves of
 // PROJECT.md (which the prompt carries): from the write to the end of the
 // render that wrote the prompt files. Target: p99 ≤ 100 ms. Run with
 // -benchtime=1x; `make bench-watch` does.

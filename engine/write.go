@@ -15,7 +15,8 @@ import (
 )
 
 // ensureDirs creates prompts/ and .recite/ with the .gitignore files that
-// keep them out of git.
+// keep them out of git, and keeps the copy of recite.yaml's schema there
+// current (writeSchemaCopy).
 func (e *Engine) ensureDirs() error {
 	gi, err := templates.Init("prompts.gitignore", "")
 	if err != nil {
@@ -34,7 +35,8 @@ func (e *Engine) ensureDirs() error {
 			}
 		}
 	}
-	return nil
+	_, err = writeSchemaCopy(e.dir)
+	return err
 }
 
 // writeIfChanged writes body to rel (project-relative) atomically unless the

@@ -1,7 +1,6 @@
 package planning
 
 import (
-	"bytes"
 	"io/fs"
 	"sync"
 	"time"
@@ -35,6 +34,10 @@ type Cache struct {
 	hits     int
 	misses   int
 	skips    int
+	// dirty is set when an entry was added, refreshed or dropped since the
+	// cache was seeded from or saved to its file (diskcache.go); saved once
+	// it was.
+	dirty, saved bool
 	// now is the clock, replaceable in tests.
 	now func() time.Time
 }
@@ -58,6 +61,14 @@ type cacheEntry struct {
 	doc     *markdown.Document
 	// derived holds results computed from doc (see derive).
 	derived map[string]any
+	// sum is the SHA-256 of the bytes read, once computed (hasSum); an
+	// entry seeded from the parsed-file cache has it instead of data.
+	sum    [32]byte
+	hasSum bool
+	// blob is the entry's payload in the parsed-file cache (the document's
+	// binary form, or the bytes of a raw read), encoded once (hasBlob).
+	blob    string
+	hasBlob bool
 }
 
 // dirEntry is one folder's listing as last read.
@@ -137,8 +148,9 @@ func (c *Cache) Unread() int {
 	return c.skips
 }
 
-// fresh returns the entry for k when the file's stat proves it unchanged.
-func (c *Cache) fresh(k cacheKey, st fileStat) *cacheEntry {
+// fresh returns the entry for k when the file's stat proves it unchanged
+// (and, for a raw read, the entry holds the bytes).
+func (c *Cache) fresh(k cacheKey, st fileStat, raw bool) *cacheEntry {
 	if c == nil {
 		return nil
 	}
@@ -146,7 +158,7 @@ func (c *Cache) fresh(k cacheKey, st fileStat) *cacheEntry {
 	defer c.mu.Unlock()
 	c.seen[k] = true
 	e, ok := c.entries[k]
-	if !ok || !e.stat.trusted(st, e.readAt) {
+	if !ok || !e.stat.trusted(st, e.readAt) || raw && e.data == nil {
 		return nil
 	}
 	c.hits++
@@ -178,8 +190,18 @@ func (c *Cache) store(k cacheKey, st fileStat, readAt time.Time, data []byte, di
 	c.mu.Lock()
 	c.seen[k] = true
 	old := c.entries[k]
-	if old != nil && old.skipped == skipped && bytes.Equal(old.data, data) {
+	if old != nil && old.skipped == skipped && old.sameBytes(data) && (raw || skipped || old.doc != nil) {
+		// The same bytes read again: worth saving only under a new stat,
+		// so a build over an unchanged tree leaves the parsed-file cache
+		// as it was (an entry saved racy is read and hashed again by the
+		// next process, not parsed).
+		if old.stat != st {
+			c.dirty = true
+		}
 		old.stat, old.readAt = st, readAt
+		if old.data == nil {
+			old.data = data // seeded from the parsed-file cache: only the hash was kept
+		}
 		c.hits++
 		c.mu.Unlock()
 		return old
@@ -196,6 +218,7 @@ func (c *Cache) store(k cacheKey, st fileStat, readAt time.Time, data []byte, di
 	}
 	c.mu.Lock()
 	c.entries[k] = e
+	c.dirty = true
 	c.mu.Unlock()
 	return e
 }
@@ -266,6 +289,7 @@ func (c *Cache) sweep() {
 	for k := range c.entries {
 		if !c.seen[k] {
 			delete(c.entries, k)
+			c.dirty = true
 		}
 	}
 	for d := range c.dirs {

@@ -110,7 +110,7 @@ func (l *loader) load(w *walked, fmOnly, raw bool) *cacheEntry {
 		return nil
 	}
 	k := cacheKey{path: w.path, fmOnly: fmOnly && !raw}
-	e := l.cache.fresh(k, w.stat)
+	e := l.cache.fresh(k, w.stat, raw)
 	if e == nil {
 		readAt := l.cache.clock()
 		data, err := fs.ReadFile(l.fsys, w.path)

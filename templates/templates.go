@@ -1,5 +1,6 @@
 // Package templates holds recite's embedded text: the role templates that
-// open a target's system prompt and the files `recite init` writes.
+// open a target's system prompt, the files `recite init` writes, and the
+// JSON Schema of recite.yaml.
 //
 // A project overrides a role template by placing its own copy at
 // `.planning/templates/roles/ROLE.md`.
@@ -14,8 +15,20 @@ import (
 	"strings"
 )
 
-//go:embed roles/*.md init/*
+//go:embed roles/*.md init/* recite.schema.json
 var files embed.FS
+
+// Schema returns the JSON Schema (draft-07) of recite.yaml. It is
+// generated from engine/config's types and rules, whose tests fail when
+// this file is not what they generate (`go generate ./engine/config`
+// rewrites it).
+func Schema() []byte {
+	b, err := files.ReadFile("recite.schema.json")
+	if err != nil {
+		panic("templates: recite.schema.json is not embedded: " + err.Error())
+	}
+	return b
+}
 
 // Roles lists the built-in role names, sorted.
 func Roles() []string {

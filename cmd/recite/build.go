@@ -13,10 +13,11 @@ import (
 
 // buildOptions are the inputs of `recite build`.
 type buildOptions struct {
-	io    IOStreams
-	dir   string
-	json  jsonFlag
-	check bool
+	io      IOStreams
+	dir     string
+	json    jsonFlag
+	check   bool
+	noCache bool
 }
 
 func newBuildCmd(g *globalOptions, streams IOStreams, runF func(context.Context, *buildOptions) error) *cobra.Command {
@@ -37,12 +38,13 @@ counted ("recite inspect" lists them all).`,
 	}
 	opts.json.addFlag(cmd, "print the report as JSON")
 	cmd.Flags().BoolVar(&opts.check, "check", false, "validate every prompt file against its provider's request schema and the model's window; exit 1 when one would be rejected")
+	cmd.Flags().BoolVar(&opts.noCache, "no-cache", false, "neither read nor write the on-disk caches of .planning/.recite (token counts, parsed planning files)")
 	return cmd
 }
 
 func buildRun(ctx context.Context, opts *buildOptions) error {
 	pr := newProgress(opts.io)
-	e := engine.New(opts.dir, pr.option())
+	e := engine.New(opts.dir, pr.option(), engine.WithNoCache(opts.noCache))
 	rep, err := e.Build(ctx)
 	pr.done()
 	if err != nil {

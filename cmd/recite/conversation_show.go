@@ -20,6 +20,7 @@ type convShowOptions struct {
 	id     string
 	format string
 	all    bool
+	tail   int
 }
 
 func newConvShowCmd(g *globalOptions, streams IOStreams, runF func(context.Context, *convShowOptions) error) *cobra.Command {
@@ -30,7 +31,9 @@ func newConvShowCmd(g *globalOptions, streams IOStreams, runF func(context.Conte
 		Long: `Print conversation ID. --format md (default) numbers every message by its
 position in the log (the N of fork --at N) and hides internal and sidechain
 messages unless --all; json prints the records; openai, anthropic, gemini,
-ollama and text print the messages alone in that provider's request shape.`,
+ollama and text print the messages alone in that provider's request shape.
+--tail N prints only the last N messages (read from the end of the log);
+without it md and json stream the whole log in constant memory.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.dir, opts.id = g.dir, args[0]
@@ -39,30 +42,22 @@ ollama and text print the messages alone in that provider's request shape.`,
 	}
 	cmd.Flags().StringVar(&opts.format, "format", "md", "md, json, openai, anthropic, gemini, ollama or text")
 	cmd.Flags().BoolVar(&opts.all, "all", false, "include internal and sidechain messages")
+	cmd.Flags().IntVar(&opts.tail, "tail", 0, "print only the last N messages")
 	return cmd
 }
 
-func convShowRun(_ context.Context, opts *convShowOptions) error {
+func convShowRun(ctx context.Context, opts *convShowOptions) error {
+	if opts.tail < 0 {
+		return usageError{fmt.Errorf("--tail %d: want a number of messages, at least 1", opts.tail)}
+	}
 	cs, err := engine.New(opts.dir).Conversations()
 	if err != nil {
 		return err
 	}
-	c, diags, err := cs.Read(opts.id)
-	if err != nil {
-		return err
-	}
-	for _, d := range diags {
+	show := engine.ShowOptions{ID: opts.id, Format: opts.format, All: opts.all, Tail: opts.tail}
+	return cs.Show(ctx, show, opts.io.Out, func(d engine.Diagnostic) {
 		fmt.Fprintf(opts.io.ErrOut, "diagnostic: %s\n", d)
-	}
-	if opts.format == "json" {
-		return printJSON(opts.io.Out, engine.NewConversationJSON(c, opts.all))
-	}
-	body, err := engine.ShowConversation(c, opts.format, opts.all)
-	if err != nil {
-		return usageError{fmt.Errorf("--format %q: want md, json, openai, anthropic, gemini, ollama or text", opts.format)}
-	}
-	_, err = opts.io.Out.Write(body)
-	return err
+	})
 }
 
 // convForkOptions are the inputs of `conversation fork`.

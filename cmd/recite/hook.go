@@ -41,8 +41,11 @@ in everything it prints and records; an error too long for Claude Code's
 The project is $CLAUDE_PROJECT_DIR when it holds .planning/, else the one at
 or above -C DIR, else at or above the event's cwd.
 
-It never blocks the agent: it always exits 0, reports problems on stderr,
-and gives up after 2 seconds. Install it with ` + "`recite init --claude`" + `.`,
+It never blocks the agent: it always exits 0 and reports problems on stderr.
+Its time budget is the event's timeout in .claude/settings.json (or
+settings.local.json) less 1.5 s: 8.5 s of the 10 s init writes. Out of time,
+PreCompact writes no block (the previous one stays) and SessionStart prints
+the latest block alone. Install it with ` + "`recite init --claude`" + `.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			// Claude Code sets CLAUDE_PROJECT_DIR for hook commands; it

@@ -111,6 +111,7 @@ func initRun(_ context.Context, opts *initOptions) error {
 		for _, p := range res.Kept {
 			fmt.Fprintf(w, "kept    %s\n", p)
 		}
+		fmt.Fprintln(w, "hint: `recite config check` lists every problem of .planning/recite.yaml; editors complete its keys from .planning/.recite/recite.schema.json")
 		if cres != nil {
 			printClaude(w, cres)
 		}

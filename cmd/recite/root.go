@@ -98,6 +98,7 @@ func newRootCmd(streams IOStreams) *cobra.Command {
 		newWatchCmd(g, streams, nil), newCommitCmd(g, streams, nil),
 		newPreserveCmd(g, streams, nil), newVerifyCmd(g, streams, nil), newHookCmd(g, streams, nil), newStatuslineCmd(g, streams, nil),
 		newMCPCmd(g, streams, nil),
+		newConfigCmd(g, streams),
 	)
 	rejectUnknownSubcommands(root)
 	return root

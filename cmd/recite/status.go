@@ -12,9 +12,10 @@ import (
 
 // statusOptions are the inputs of `recite status`.
 type statusOptions struct {
-	io   IOStreams
-	dir  string
-	json jsonFlag
+	io      IOStreams
+	dir     string
+	json    jsonFlag
+	noCache bool
 }
 
 func newStatusCmd(g *globalOptions, streams IOStreams, runF func(context.Context, *statusOptions) error) *cobra.Command {
@@ -42,11 +43,12 @@ repeated; recite inspect lists them all.`,
 		},
 	}
 	opts.json.addFlag(cmd, "print JSON")
+	cmd.Flags().BoolVar(&opts.noCache, "no-cache", false, "neither read nor write the on-disk caches of .planning/.recite (token counts, parsed planning files)")
 	return cmd
 }
 
 func statusRun(ctx context.Context, opts *statusOptions) error {
-	e := engine.New(opts.dir)
+	e := engine.New(opts.dir, engine.WithNoCache(opts.noCache))
 	rep, err := e.Status(ctx)
 	if err != nil {
 		return err

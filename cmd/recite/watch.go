@@ -59,7 +59,7 @@ prints one JSON object per event instead.
 --commit commits the conversation history (` + strings.Join(engine.HistoryPaths, ", ") + `)
 every --commit-interval when it changed, and once more on exit, as
 'recite commit' does. Defaults come from the watch block of recite.yaml
-(quiet 50ms, max_wait 250ms, commit_interval 1m); flags override it.
+(quiet 20ms, max_wait 250ms, commit_interval 1m); flags override it.
 SIGINT or SIGTERM ends the watch (exit 0).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {

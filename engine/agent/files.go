@@ -29,13 +29,27 @@ func ModifiedFiles(ctx context.Context, dir string) ([]string, error) {
 	if root == "" {
 		return nil, fmt.Errorf("%w: %s", gitstore.ErrNoRepository, dir)
 	}
+	prefix, err := filepath.Rel(root, abs)
+	if err != nil {
+		return nil, err
+	}
+	prefix = filepath.ToSlash(prefix)
+	// recite's own outputs are never read: a conversation log the hook
+	// just appended to would otherwise be hashed whole.
+	own := func(repoPath string) bool {
+		p, ok := repoPath, true
+		if prefix != "." {
+			p, ok = strings.CutPrefix(repoPath, prefix+"/")
+		}
+		return ok && layout.OwnOutput(p)
+	}
 	type result struct {
 		files []string
 		err   error
 	}
 	ch := make(chan result, 1)
 	go func() {
-		f, err := gitstore.ModifiedFiles(abs)
+		f, err := gitstore.ModifiedFiles(abs, own)
 		ch <- result{f, err}
 	}()
 	var r result
@@ -47,11 +61,7 @@ func ModifiedFiles(ctx context.Context, dir string) ([]string, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
-	prefix, err := filepath.Rel(root, abs)
-	if err != nil {
-		return nil, err
-	}
-	out := projectFiles(filepath.ToSlash(prefix), r.files)
+	out := projectFiles(prefix, r.files)
 	if len(out) > MaxFilesModified {
 		more := len(out) - MaxFilesModified
 		out = append(out[:MaxFilesModified:MaxFilesModified], fmt.Sprintf("… and %d more", more))

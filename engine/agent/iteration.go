@@ -15,11 +15,12 @@ import (
 
 // NextIteration is the number of the iteration a new run of c starts: one
 // more than the last iteration record's number (or than the count of
-// iteration records, for records without one).
+// iteration records, for records without one, those before a window
+// counted: Conversation.Earlier).
 func NextIteration(c *conversation.Conversation) int {
-	n := len(c.Iterations)
-	if n > 0 && c.Iterations[n-1].Iteration > n {
-		n = c.Iterations[n-1].Iteration
+	n := c.Earlier.Iterations + len(c.Iterations)
+	if k := len(c.Iterations); k > 0 && c.Iterations[k-1].Iteration > n {
+		n = c.Iterations[k-1].Iteration
 	}
 	return n + 1
 }

@@ -29,10 +29,13 @@ const (
 )
 
 // Thresholds are fractions of the budget at which the status changes.
-// The defaults are 0.70 and 0.85 (DESIGN.md §1; fire-flow's context budget
-// checks, FORMATS.md §2.6).
+// The defaults are 0.70 and 0.85 (fire-flow's context budget checks).
 type Thresholds struct {
-	Warning  float64 `yaml:"warning" json:"warning"`
+	// Warning is the fraction of a target's budget (above 0, at most 1)
+	// at which its status turns WARNING (default 0.70).
+	Warning float64 `yaml:"warning" json:"warning"`
+	// Critical is the fraction of the budget (at least Warning, at most
+	// 1) at which the status turns CRITICAL (default 0.85).
 	Critical float64 `yaml:"critical" json:"critical"`
 }
 

@@ -68,7 +68,10 @@ type Engine interface {
 	// from the planning tree and the last tail or so messages of each of
 	// convs, leniently (a broken configuration is a diagnostic and the
 	// defaults are used), stamped by now (nil: time.Now), and returns the
-	// diagnostics. Near ctx's deadline it writes what it has collected.
+	// diagnostics. The block is written whole or not at all: when ctx has
+	// ended before it is complete, none is written, the previous block
+	// stays, and a diagnostic starting "deadline reached" says so
+	// (docs/architecture.md#hook-deadline).
 	PreserveCompaction(ctx context.Context, convs []string, now func() time.Time, tail int) ([]markdown.Diagnostic, error)
 	// ReadPreserved parses the preservation blocks of the project's
 	// preservation file; a missing file yields none.

@@ -21,10 +21,8 @@ import (
 )
 
 // Limits of the Claude Code hook (docs/providers.md#claude-code-hooks).
+// Its time budget comes from the settings (Budget, ConfiguredTimeout).
 const (
-	// HookTimeout bounds one hook invocation; Claude Code's own timeout is
-	// longer, so recite always answers in time.
-	HookTimeout = 2 * time.Second
 	// HookMaxOutput is the most characters SessionStart prints, counted as
 	// Claude Code counts them: UTF-16 code units (JavaScript string
 	// length). Claude Code caps hook output strings at 10,000 characters.
@@ -63,9 +61,22 @@ type Options struct {
 	// event's cwd, else ".". The project root is the nearest directory at
 	// or above it holding a .planning folder.
 	Dir string
-	// Timeout bounds the work; 0 means HookTimeout. The work itself stops
-	// at three quarters of it, to leave time to write what it has.
-	Timeout time.Duration
+	// Budget bounds the work; 0 means Budget(ConfiguredTimeout): Claude
+	// Code's timeout for the event's hook, as the project's settings give
+	// it, less HookMargin (docs/architecture.md#hook-deadline). The work
+	// itself stops at three quarters of it (the soft deadline), so what
+	// it found can still be written or printed.
+	Budget time.Duration
+	// Deadline derives a context that ends after a duration; nil means
+	// context.WithTimeout (the wall clock). Run calls it three times, on
+	// its caller's context: while it reads the event, with the default
+	// budget (or Budget); then with the budget (the hard deadline, after
+	// which Run returns whatever the work has done); then, on that
+	// context, with three quarters of the budget (the soft one, which the
+	// work watches).
+	// Tests pass one that never ends, or one that has ended, so no test
+	// depends on the machine's speed.
+	Deadline func(parent context.Context, d time.Duration) (context.Context, context.CancelFunc)
 	// MaxOutput bounds SessionStart's output in UTF-16 code units; 0 means
 	// HookMaxOutput.
 	MaxOutput int
@@ -131,7 +142,9 @@ func (p *partialOutput) get() string {
 //   - PreCompact: appends a preservation block (trigger compaction) from
 //     the planning tree and the last 2,000 or so messages of the session's
 //     conversation; prints nothing (this event cannot inject context).
-//     Near the deadline it writes what it has collected.
+//     The block is written whole or not at all: out of time before it is
+//     complete, nothing is written and the previous block stays
+//     (docs/architecture.md#hook-deadline).
 //   - PostCompact: verifies compact_summary against the latest block,
 //     records the lost signals under .planning/.recite/hooks/ for the next
 //     SessionStart, and logs the boundary and the summary.
@@ -177,54 +190,102 @@ func (p *partialOutput) get() string {
 // lock in .planning/.recite/locks/ so parallel events count once.
 // Run never blocks the agent: it returns nothing, recovers from
 // panics, and reports every problem as a line on errOut; the work is
-// bounded by Timeout (2 s). Other events are ignored.
+// bounded by the budget (Options.Budget: by default Claude Code's timeout
+// for the event's hook less HookMargin, 8.5 s for the 10 s `init --claude`
+// writes; docs/architecture.md#hook-deadline). Other events are ignored.
 func Run(ctx context.Context, opts Options, open Opener, in io.Reader, out, errOut io.Writer) {
-	timeout := opts.Timeout
-	if timeout <= 0 {
-		timeout = HookTimeout
+	var res result
+	defer func() {
+		if res.out != "" {
+			_, _ = io.WriteString(out, res.out)
+		}
+		for _, n := range res.notes {
+			_, _ = fmt.Fprintln(errOut, "recite hook claude-code:", n)
+		}
+	}()
+	h, budget, ok := prepareWithin(ctx, opts, open, in, &res)
+	if !ok {
+		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := opts.withDeadline(ctx, budget)
 	defer cancel()
-	// The work stops at the soft deadline; the rest is left to write what
-	// it has (PreCompact's partial block).
-	soft, cancelSoft := context.WithTimeout(ctx, timeout-timeout/4)
+	// The work stops at the soft deadline; the rest is left to write or
+	// print what it has (docs/architecture.md#hook-deadline).
+	soft, cancelSoft := opts.withDeadline(ctx, budget-budget/4)
 	defer cancelSoft()
-	partial := &partialOutput{}
 	done := make(chan result, 1)
 	go func() {
-		var res result
+		var hres result
 		defer func() {
 			if p := recover(); p != nil {
-				res = result{notes: []string{fmt.Sprintf("internal error: %v", p)}}
+				hres = result{notes: []string{fmt.Sprintf("internal error: %v", p)}}
 			}
-			done <- res
+			done <- hres
 		}()
-		res = handle(soft, opts, open, in, partial)
+		hres = h.run(soft)
 	}()
-	var res result
 	select {
-	case res = <-done:
+	case r := <-done:
+		res.out, res.notes = r.out, append(res.notes, r.notes...)
 	case <-ctx.Done():
-		res = result{out: partial.get(), notes: []string{fmt.Sprintf("gave up after %s: %v", timeout, ctx.Err())}}
+		res.out = h.partial.get()
+		note := fmt.Sprintf("gave up after %s: %v", budget, ctx.Err())
 		if res.out != "" {
-			res.notes[0] += " (printed the latest preservation block only)"
+			note += " (printed the latest preservation block only)"
 		}
-	}
-	if res.out != "" {
-		_, _ = io.WriteString(out, res.out)
-	}
-	for _, n := range res.notes {
-		_, _ = fmt.Fprintln(errOut, "recite hook claude-code:", n)
+		res.notes = append(res.notes, note)
 	}
 }
 
-// handle does the work of Run.
-func handle(ctx context.Context, opts Options, open Opener, in io.Reader, partial *partialOutput) result {
-	var res result
+// prepareWithin runs prepare, giving up when reading the event takes
+// longer than the budget of the default timeout (or opts.Budget): Claude
+// Code writes the event and closes stdin, but a stdin left open must not
+// hang the hook.
+func prepareWithin(ctx context.Context, opts Options, open Opener, in io.Reader, res *result) (*claudeHook, time.Duration, bool) {
+	limit := opts.Budget
+	if limit <= 0 {
+		limit = Budget(DefaultHookTimeout)
+	}
+	rctx, cancel := opts.withDeadline(ctx, limit)
+	defer cancel()
+	type prepared struct {
+		h      *claudeHook
+		budget time.Duration
+		ok     bool
+		res    result
+	}
+	ready := make(chan prepared, 1)
+	go func() {
+		var p prepared
+		p.h, p.budget, p.ok = prepare(opts, open, in, &p.res)
+		ready <- p
+	}()
+	select {
+	case p := <-ready:
+		res.notes = append(res.notes, p.res.notes...)
+		return p.h, p.budget, p.ok
+	case <-rctx.Done():
+		res.notef("gave up reading the event after %s: %v", limit, rctx.Err())
+		return nil, 0, false
+	}
+}
+
+// prepare reads and decodes the event, finds its project and the time
+// budget (opts.Budget, else Budget of the project's ConfiguredTimeout for
+// the event), noting on res what went wrong; ok is false when there is
+// nothing to do. It reads at most hookMaxInput bytes and the settings
+// files' first hookMaxSettings bytes.
+func prepare(opts Options, open Opener, in io.Reader, res *result) (h *claudeHook, budget time.Duration, ok bool) {
+	defer func() {
+		if p := recover(); p != nil {
+			res.notes = append(res.notes, fmt.Sprintf("internal error: %v", p))
+			h, ok = nil, false
+		}
+	}()
 	raw, err := io.ReadAll(io.LimitReader(in, hookMaxInput+1))
 	if err != nil {
 		res.notef("read event: %v", err)
-		return res
+		return nil, 0, false
 	}
 	if len(raw) > hookMaxInput {
 		// Handle the event when its JSON ends within the limit (what
@@ -233,23 +294,37 @@ func handle(ctx context.Context, opts Options, open Opener, in io.Reader, partia
 		var first json.RawMessage
 		if err := dec.Decode(&first); err != nil {
 			res.notef("event larger than %d bytes and incomplete within them; ignored", hookMaxInput)
-			return res
+			return nil, 0, false
 		}
 		raw = first
 	}
 	ev, err := decodeEvent(raw)
 	if err != nil {
 		res.notef("parse event: %v", err)
-		return res
+		return nil, 0, false
 	}
-	h, err := newClaudeHook(opts, open, ev)
+	h, err = newClaudeHook(opts, open, ev)
 	if err != nil {
 		res.notef("%s: %v", ev.HookEventName, err)
-		return res
+		return nil, 0, false
 	}
-	h.partial = partial
+	budget = opts.Budget
+	if budget <= 0 {
+		timeout, _, err := ConfiguredTimeout(h.dir, ev.HookEventName)
+		if err != nil {
+			res.notef("%s: %v; assuming %s", ev.HookEventName, err, timeout)
+		}
+		budget = Budget(timeout)
+	}
+	return h, budget, true
+}
+
+// run handles the event under ctx (the soft deadline) and returns what it
+// prints, redacted and cut to the output limit.
+func (h *claudeHook) run(ctx context.Context) result {
+	var res result
 	if err := h.handle(ctx, &res); err != nil {
-		res.notef("%s: %v", ev.HookEventName, err)
+		res.notef("%s: %v", h.ev.HookEventName, err)
 	}
 	if res.out != "" && !res.json {
 		// Every part was redacted on its way in; this pass makes sure no

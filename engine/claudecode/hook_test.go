@@ -52,9 +52,18 @@ func hook(t testing.TB, dir, transcript, event string, opts claudecode.Options) 
 	if !json.Valid([]byte(ev)) {
 		t.Fatalf("test payload is not JSON: %s", ev)
 	}
+	if opts.Deadline == nil {
+		opts.Deadline = noDeadline
+	}
 	var out, errOut bytes.Buffer
 	engine.RunClaudeHook(context.Background(), opts, strings.NewReader(ev), &out, &errOut)
 	return out.String(), errOut.String()
+}
+
+// noDeadline is an Options.Deadline that never ends, for the tests that
+// are not about the deadline: none depends on the machine's speed.
+func noDeadline(ctx context.Context, _ time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithCancel(ctx)
 }
 
 // session reads the hook session's conversation.
@@ -283,7 +292,7 @@ func TestClaudeHookNeverFails(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out, errOut bytes.Buffer
-			engine.RunClaudeHook(context.Background(), claudecode.Options{Dir: tt.dir}, strings.NewReader(tt.input), &out, &errOut)
+			engine.RunClaudeHook(context.Background(), claudecode.Options{Dir: tt.dir, Deadline: noDeadline}, strings.NewReader(tt.input), &out, &errOut)
 			if out.Len() != 0 || !strings.Contains(errOut.String(), tt.wantErr) {
 				t.Errorf("stdout %q stderr %q, want %q", out.String(), errOut.String(), tt.wantErr)
 			}
@@ -418,7 +427,7 @@ func FuzzClaudeHook(f *testing.F) {
 	f.Add([]byte(""))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var out, errOut bytes.Buffer
-		engine.RunClaudeHook(context.Background(), claudecode.Options{Dir: dir}, bytes.NewReader(data), &out, &errOut)
+		engine.RunClaudeHook(context.Background(), claudecode.Options{Dir: dir, Deadline: noDeadline}, bytes.NewReader(data), &out, &errOut)
 		if strings.Contains(errOut.String(), "internal error") {
 			t.Fatalf("panic recovered: %s", errOut.String())
 		}
@@ -429,7 +438,7 @@ func FuzzClaudeHook(f *testing.F) {
 }
 
 // BenchmarkClaudeHook times one hook invocation on examples/fire (the
-// budget is HookTimeout, 2 s).
+// budget is Budget(DefaultHookTimeout), 8.5 s).
 func BenchmarkClaudeHook(b *testing.B) {
 	for _, bc := range []struct{ name, event string }{
 		{"SessionStart", evStartup},
@@ -457,7 +466,7 @@ func BenchmarkClaudeHook(b *testing.B) {
 // 100,000 generated records (about 26 MB) in examples/fire and, when
 // ../shared/realdata is present, in a copy of norish (a 340 KB STATE.md):
 // PreCompact reads only the log's tail, so the log's length does not
-// count. The budget is HookTimeout (2 s).
+// count. The budget is a minute.
 func BenchmarkClaudeHookPreCompactBigLog(b *testing.B) {
 	projects := map[string]func(b *testing.B) string{
 		"fire": func(b *testing.B) string { return enginetest.HookProject(b) },
@@ -476,7 +485,7 @@ func BenchmarkClaudeHookPreCompactBigLog(b *testing.B) {
 			ev := strings.NewReplacer("{{DIR}}", dir, "{{T}}", "").Replace(evPre)
 			for b.Loop() {
 				var out, errOut bytes.Buffer
-				engine.RunClaudeHook(context.Background(), claudecode.Options{Timeout: time.Minute}, strings.NewReader(ev), &out, &errOut)
+				engine.RunClaudeHook(context.Background(), claudecode.Options{Budget: time.Minute}, strings.NewReader(ev), &out, &errOut)
 				if errOut.Len() > 0 {
 					b.Fatal(errOut.String())
 				}
@@ -602,7 +611,7 @@ func TestClaudeHookTurns(t *testing.T) {
 		var wg sync.WaitGroup
 		for i := range 8 {
 			wg.Go(func() {
-				hook(t, dir, "", ev(t, dir, "PostToolUse", map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "make"}, "tool_use_id": "p" + strconv.Itoa(i), "tool_response": map[string]any{"stdout": "ok"}}), claudecode.Options{Timeout: time.Minute})
+				hook(t, dir, "", ev(t, dir, "PostToolUse", map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "make"}, "tool_use_id": "p" + strconv.Itoa(i), "tool_response": map[string]any{"stdout": "ok"}}), claudecode.Options{})
 			})
 		}
 		wg.Wait()
@@ -637,7 +646,9 @@ func TestClaudeHookProjectDir(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			e := ev(t, tt.cwd, "UserPromptSubmit", map[string]any{"prompt": tt.name})
 			var out, errOut bytes.Buffer
-			engine.RunClaudeHook(context.Background(), tt.opts, strings.NewReader(e), &out, &errOut)
+			opts := tt.opts
+			opts.Deadline = noDeadline
+			engine.RunClaudeHook(context.Background(), opts, strings.NewReader(e), &out, &errOut)
 			for _, d := range []string{a, b, c} {
 				got, _ := os.ReadFile(filepath.Join(d, ".planning", "conversations", "cc-abc123.jsonl"))
 				if has := strings.Contains(string(got), tt.name); has != (d == tt.want) {
@@ -717,7 +728,7 @@ func TestClaudeHookLenientDecode(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := enginetest.HookProject(t)
 			var out, errOut bytes.Buffer
-			engine.RunClaudeHook(context.Background(), claudecode.Options{Dir: dir, Timeout: time.Minute}, strings.NewReader(tt.payload), &out, &errOut)
+			engine.RunClaudeHook(context.Background(), claudecode.Options{Dir: dir, Deadline: noDeadline}, strings.NewReader(tt.payload), &out, &errOut)
 			if errOut.Len() > 0 {
 				t.Fatalf("stderr %s", errOut.String())
 			}
@@ -733,7 +744,7 @@ func TestClaudeHookLenientDecode(t *testing.T) {
 	dir := enginetest.HookProject(t)
 	var out, errOut bytes.Buffer
 	big := `{"session_id":"abc123","hook_event_name":"UserPromptSubmit","prompt":"` + strings.Repeat("x", claudecode.HookMaxInput+10) + `"}`
-	engine.RunClaudeHook(context.Background(), claudecode.Options{Dir: dir, Timeout: time.Minute}, strings.NewReader(big), &out, &errOut)
+	engine.RunClaudeHook(context.Background(), claudecode.Options{Dir: dir, Deadline: noDeadline}, strings.NewReader(big), &out, &errOut)
 	if !strings.Contains(errOut.String(), "incomplete") {
 		t.Errorf("stderr %q", errOut.String())
 	}

@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/recite-dev/recite/engine"
 	"github.com/recite-dev/recite/engine/claudecode"
@@ -235,7 +234,7 @@ func hookPath(t *testing.T, c realCompaction, transcript string) measured {
 			t.Fatal(err)
 		}
 		var out, errOut bytes.Buffer
-		engine.RunClaudeHook(context.Background(), claudecode.Options{Timeout: 2 * time.Minute}, bytes.NewReader(b), &out, &errOut)
+		engine.RunClaudeHook(context.Background(), claudecode.Options{Deadline: noDeadline}, bytes.NewReader(b), &out, &errOut)
 		if errOut.Len() > 0 {
 			t.Fatalf("%s: %s", m["hook_event_name"], errOut.String())
 		}

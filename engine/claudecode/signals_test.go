@@ -33,8 +33,8 @@ func mustJSON(t testing.TB, v any) string {
 	return string(b)
 }
 
-// sessionEvents sends events of one Claude Code session to the project at dir,
-// with a generous deadline (the machine may be loaded).
+// sessionEvents sends events of one Claude Code session to the project at
+// dir, with no deadline (hook's noDeadline).
 func sessionEvents(t *testing.T, dir, id string) func(name string, fields map[string]any) string {
 	return func(name string, fields map[string]any) string {
 		t.Helper()
@@ -42,7 +42,7 @@ func sessionEvents(t *testing.T, dir, id string) func(name string, fields map[st
 		for k, v := range fields {
 			m[k] = v
 		}
-		out, errOut := hook(t, dir, "", mustJSON(t, m), claudecode.Options{Timeout: time.Minute})
+		out, errOut := hook(t, dir, "", mustJSON(t, m), claudecode.Options{})
 		if errOut != "" {
 			t.Fatalf("%s: %s", name, errOut)
 		}

@@ -24,6 +24,14 @@ import (
 // iteration after the last record written before it; without any, each
 // user prompt (a user message that is neither internal nor a compaction
 // summary) begins the next iteration.
+//
+// A conversation that is the newest part of a longer log
+// (Conversation.Earlier not zero) is numbered on from what lies before it:
+// its first unnumbered iteration record follows the earlier ones, its
+// messages before its first iteration record belong to that record's
+// iteration, and without iteration records each prompt candidate
+// (conversation.PromptCandidate, which the index counts) begins the next
+// iteration, so that a message keeps its number while the window slides.
 func Iterations(c *conversation.Conversation, iters map[string]int) int {
 	type end struct {
 		at time.Time
@@ -31,7 +39,8 @@ func Iterations(c *conversation.Conversation, iters map[string]int) int {
 		n  int
 	}
 	var ends []end
-	cur, prev := 0, 0
+	partial := c.Earlier != (conversation.Earlier{})
+	cur, prev := 0, c.Earlier.Iterations
 	for _, r := range c.Iterations {
 		n := r.Iteration
 		if n <= 0 {
@@ -42,7 +51,10 @@ func Iterations(c *conversation.Conversation, iters map[string]int) int {
 		iters[r.ID] = n
 		cur = max(cur, n)
 	}
-	j, last, prompts := 0, 0, 0
+	j, last, prompts := 0, c.Earlier.Iterations, c.Earlier.Prompts
+	if partial && len(ends) > 0 {
+		last = ends[0].n - 1
+	}
 	var prevUser, prevAssistant string
 	for k, r := range c.Messages {
 		for j < len(ends) && (ends[j].at.Before(r.Time) || ends[j].at.Equal(r.Time) && ends[j].id < r.ID) {
@@ -53,7 +65,7 @@ func Iterations(c *conversation.Conversation, iters map[string]int) int {
 		if k+1 < len(c.Messages) {
 			next = &c.Messages[k+1]
 		}
-		if turnPrompt(r, next, prevUser, prevAssistant) {
+		if partial && conversation.PromptCandidate(&r) || !partial && turnPrompt(r, next, prevUser, prevAssistant) {
 			prompts++
 		}
 		switch {
@@ -65,7 +77,7 @@ func Iterations(c *conversation.Conversation, iters map[string]int) int {
 		n := r.Iteration
 		switch {
 		case n > 0:
-		case len(ends) > 0:
+		case len(ends) > 0 || c.Earlier.Iterations > 0:
 			n = last + 1
 		default:
 			n = max(prompts, 1)
@@ -91,7 +103,7 @@ func Iterations(c *conversation.Conversation, iters map[string]int) int {
 // prevAssistant are the texts of the last user and assistant messages
 // before it.
 func turnPrompt(r conversation.Record, next *conversation.Record, prevUser, prevAssistant string) bool {
-	if r.Role != conversation.RoleUser || r.Internal || r.CompactSummary || r.ToolCallID != "" {
+	if !conversation.PromptCandidate(&r) {
 		return false
 	}
 	c := strings.TrimSpace(r.Content)

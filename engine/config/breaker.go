@@ -3,7 +3,7 @@ package config
 import "github.com/recite-dev/recite/engine/signals"
 
 // CircuitBreaker is the `circuit_breaker` block of recite.yaml: the
-// loop-health thresholds of FORMATS.md §2.13. Preset picks fire-flow's
+// loop-health thresholds of docs/formats.md#circuit-breaker. Preset picks fire-flow's
 // defaults (stall 3/5, spin 3/5, output decline 50%/70%, baseline 3
 // iterations), its `--aggressive` variant or `/fire-debug`'s relaxed stall
 // (see signals.Preset); each threshold key set to a positive number
@@ -32,33 +32,10 @@ func (x *CircuitBreaker) fill() {
 	}
 }
 
-// validate reports an unknown preset, a negative threshold or a WARNING
-// threshold above its BREAK threshold, at the line of `circuit_breaker`.
-func (x *CircuitBreaker) validate(fail failFunc) error {
-	if _, ok := signals.Preset(x.Preset); !ok {
-		return fail("circuit_breaker", "circuit_breaker.preset %q: want default, aggressive or debug", x.Preset)
-	}
-	th := x.Thresholds
-	fields := []struct {
-		key string
-		v   int
-		pct bool
-	}{
-		{"stall_warning", th.StallWarning, false}, {"stall_break", th.StallBreak, false},
-		{"spin_warning", th.SpinWarning, false}, {"spin_break", th.SpinBreak, false},
-		{"decline_warning_pct", th.DeclineWarningPct, true}, {"decline_break_pct", th.DeclineBreakPct, true},
-		{"baseline_iterations", th.BaselineIterations, false},
-	}
-	for _, f := range fields {
-		if f.v < 0 {
-			return fail("circuit_breaker", "circuit_breaker.%s must not be negative (got %d)", f.key, f.v)
-		}
-	}
-	for _, f := range fields {
-		if f.pct && f.v > 100 {
-			return fail("circuit_breaker", "circuit_breaker.%s is a percentage (got %d)", f.key, f.v)
-		}
-	}
+// validate reports a WARNING threshold above its BREAK threshold, at the
+// line of `circuit_breaker` (the preset and each value's range are checked
+// where they are written: rules).
+func (x *CircuitBreaker) validate(fail failFunc) {
 	eff := x.Effective()
 	for _, c := range []struct {
 		name      string
@@ -69,10 +46,9 @@ func (x *CircuitBreaker) validate(fail failFunc) error {
 		{"decline", eff.DeclineWarningPct, eff.DeclineBreakPct},
 	} {
 		if c.warn > c.brk {
-			return fail("circuit_breaker", "circuit_breaker: %s warning threshold %d is above its break threshold %d", c.name, c.warn, c.brk)
+			fail("circuit_breaker", "circuit_breaker: %s warning threshold %d is above its break threshold %d", c.name, c.warn, c.brk)
 		}
 	}
-	return nil
 }
 
 // Effective returns the thresholds in force: the preset's, with every

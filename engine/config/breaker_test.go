@@ -46,11 +46,11 @@ func TestCircuitBreakerErrors(t *testing.T) {
 		name, yaml, want string
 		line             int
 	}{
-		{"unknown preset", "context_window: 1000\ncircuit_breaker:\n  preset: turbo\n", `preset "turbo"`, 2},
+		{"unknown preset", "context_window: 1000\ncircuit_breaker:\n  preset: turbo\n", `circuit_breaker.preset: expected default, aggressive or debug, got "turbo"`, 3},
 		{"unknown key", "circuit_breaker:\n  stall_warn: 3\n", `unknown key "stall_warn"`, 2},
-		{"negative", "tokenizer: o200k_base\n\ncircuit_breaker:\n  spin_break: -1\n", "spin_break must not be negative", 4},
+		{"negative", "tokenizer: o200k_base\n\ncircuit_breaker:\n  spin_break: -1\n", "circuit_breaker.spin_break: expected a whole number of occurrences, 0 or more, got -1 (example: spin_break: 5)", 4},
 		{"warning above break", "circuit_breaker:\n  stall_warning: 6\n", "stall warning threshold 6 is above its break threshold 5", 1},
-		{"percent", "circuit_breaker:\n  decline_break_pct: 170\n", "decline_break_pct is a percentage", 1},
+		{"percent", "circuit_breaker:\n  decline_break_pct: 170\n", "circuit_breaker.decline_break_pct: expected a whole number of percent from 0 to 100, got 170", 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

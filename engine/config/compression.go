@@ -1,10 +1,8 @@
 package config
 
-import "fmt"
-
 // Compression is the `compression` block of recite.yaml: difficulty
-// routing and relevance-scored context compression (seeds/002 §5 and §6,
-// FORMATS.md §2.9).
+// routing and relevance-scored context compression (fire-flow's
+// difficulty levels and its compression every 3 iterations).
 //
 //	compression:
 //	  enabled: true
@@ -18,9 +16,9 @@ type Compression struct {
 	// Enabled turns compression passes and budget levels on (default
 	// true). Difficulty routing applies either way.
 	Enabled *bool `yaml:"enabled"`
-	// Every is the compression cadence in loop iterations (default 3,
-	// seeds/002 §6 "EVERY 3 iterations"). Between passes the result of the
-	// last pass is reused, so the prompt stays byte-stable.
+	// Every is the compression cadence in loop iterations (default 3, as
+	// fire-flow compresses "EVERY 3 iterations"). Between passes the result
+	// of the last pass is reused, so the prompt stays byte-stable.
 	Every int `yaml:"every"`
 	// Summarizer is a command (stdin to stdout, run through `sh -c` in the
 	// project root, with the share of tokens to keep in $RECITE_KEEP, e.g.
@@ -33,35 +31,31 @@ type Compression struct {
 	Difficulty DifficultyPolicies `yaml:"difficulty"`
 }
 
-// DifficultyPolicies are the per-level section policies (seeds/002 §5:
-// SIMPLE skips episodic learnings, directives and rewards; COMPLEX adds a
+// DifficultyPolicies are the per-level section policies (fire-flow's
+// difficulty routing: SIMPLE skips episodic learnings, directives and rewards; COMPLEX adds a
 // double-check).
 type DifficultyPolicies struct {
-	Simple   DifficultyPolicy `yaml:"simple"`
+	// Simple is the policy of SIMPLE tasks (default: omit learnings,
+	// directives and rewards).
+	Simple DifficultyPolicy `yaml:"simple"`
+	// Moderate is the policy of MODERATE tasks (default: omit nothing).
 	Moderate DifficultyPolicy `yaml:"moderate"`
-	Complex  DifficultyPolicy `yaml:"complex"`
+	// Complex is the policy of COMPLEX tasks (default: omit nothing, add
+	// the double-check).
+	Complex DifficultyPolicy `yaml:"complex"`
 }
 
 // DifficultyPolicy is what one difficulty level changes in a prompt.
 type DifficultyPolicy struct {
 	// Omit lists sections left out at this level: learnings, directives,
-	// rewards, epic, loop, file-tree, files or skills. nil takes the
-	// level's default; an empty list omits nothing.
+	// rewards, epic, loop, file-tree, files or skills. Left out, the
+	// level's default applies; an empty list omits nothing.
 	Omit []string `yaml:"omit"`
 	// DoubleCheck adds a "Double-check" section (semi tier) asking the
 	// agent to verify its change against the plan's must-haves before
-	// reporting done. nil takes the level's default (COMPLEX only).
+	// reporting done. Left out, the level's default applies (COMPLEX
+	// only).
 	DoubleCheck *bool `yaml:"double_check"`
-}
-
-// omittable are the sections a difficulty policy may leave out. The system
-// prompt, plan, state, health, preserved signals, errors and recitation
-// carry the current task and stop signals, which are never forgotten
-// (seeds/002 §6), so they cannot be omitted. directives and rewards name
-// fire-flow steps 8.5 and 8.8 for prompts that carry them.
-var omittable = map[string]bool{
-	"learnings": true, "directives": true, "rewards": true, "epic": true,
-	"loop": true, "file-tree": true, "files": true, "skills": true,
 }
 
 // CompressionOn reports whether compression passes are enabled.
@@ -91,22 +85,4 @@ func (x *Compression) fill() {
 	if x.Difficulty.Complex.DoubleCheck == nil {
 		x.Difficulty.Complex.DoubleCheck = &t
 	}
-}
-
-// validate reports a bad value with its line.
-func (x *Compression) validate(fail failFunc) error {
-	if x.Every < 1 {
-		return fail("compression", "compression.every must be a positive number of iterations, got %d", x.Every)
-	}
-	for _, lv := range []struct {
-		name string
-		p    DifficultyPolicy
-	}{{"simple", x.Difficulty.Simple}, {"moderate", x.Difficulty.Moderate}, {"complex", x.Difficulty.Complex}} {
-		for _, id := range lv.p.Omit {
-			if !omittable[id] {
-				return fail("compression", "%s", fmt.Sprintf("compression.difficulty.%s.omit: %q cannot be omitted (want learnings, directives, rewards, epic, loop, file-tree, files or skills)", lv.name, id))
-			}
-		}
-	}
-	return nil
 }

@@ -32,9 +32,9 @@ func TestCompressionParse(t *testing.T) {
 					t.Errorf("policies %+v", c.Difficulty)
 				}
 			}},
-		{name: "negative every", yaml: "context_window: 1000\ncompression:\n  every: -1\n", err: `.planning/recite.yaml:3: compression.every must be a positive number of iterations, got -1`},
-		{name: "omit the recitation", yaml: "compression:\n  difficulty:\n    simple:\n      omit: [recitation]\n", err: `.planning/recite.yaml:1: compression.difficulty.simple.omit: "recitation" cannot be omitted`},
-		{name: "unknown key", yaml: "compression:\n  evry: 3\n", err: `.planning/recite.yaml:2: unknown key "evry"`},
+		{name: "negative every", yaml: "context_window: 1000\ncompression:\n  every: -1\n", err: `.planning/recite.yaml:3: compression.every: expected a positive whole number of iterations, got -1 (example: every: 3)`},
+		{name: "omit the recitation", yaml: "compression:\n  difficulty:\n    simple:\n      omit: [recitation]\n", err: `.planning/recite.yaml:4: compression.difficulty.simple.omit[0]: expected learnings, directives, rewards, epic, loop, file-tree, files or skills, got "recitation"`},
+		{name: "unknown key", yaml: "compression:\n  evry: 3\n", err: `.planning/recite.yaml:2: unknown key "evry" in compression: did you mean every?`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

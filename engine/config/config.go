@@ -1,23 +1,34 @@
 // Package config reads `.planning/recite.yaml`, recite's configuration.
 //
-// Parsing is strict: an unknown key is an error naming the file and line, so
-// a typo never silently falls back to a default. With no file, Default
+// Parsing is strict: an unknown key is an error naming the file and line
+// and the key it most likely meant, so a typo never silently falls back to
+// a default; a value of the wrong type or out of range says what the key
+// takes, with an example. Check returns every problem of a file, Parse the
+// first. The keys are the yaml tags of the config types, read by
+// reflection (keys.go); what each accepts beyond its Go type is one table
+// (rules.go), from which, with the first paragraph of each field's doc
+// comment, this package's tests generate the JSON Schema of recite.yaml
+// (templates/recite.schema.json). With no file, Default
 // applies: one target "agent" (role implementer; providers markdown,
 // anthropic and openai, each with its default model), a 200,000-token
 // context window counted with o200k_base, and WARNING/CRITICAL at 70%/85%.
 // Each target resolves a model per provider (models.go): its models:, its
 // older single model: for the provider whose family it names, the
 // top-level models:, then the defaults of engine/prompt.
+//
+// It imports engine/budget, engine/prompt and engine/signals (the types
+// and defaults it configures), markdown (YAML error lines) and templates
+// (the built-in roles); no package of the binary imports the schema
+// generator or validator its tests use.
 package config
 
 import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
-	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -31,6 +42,19 @@ import (
 // FileName is the configuration file's path relative to the project root.
 const FileName = ".planning/recite.yaml"
 
+// SchemaFile is where recite keeps a copy of the JSON Schema of
+// recite.yaml (templates.Schema), relative to the project root: inside
+// .planning/.recite/, which git ignores, rewritten by `recite init` and
+// every build, so that it is the schema of the recite that reads the
+// file, offline, without a clone of recite.
+const SchemaFile = ".planning/.recite/recite.schema.json"
+
+// SchemaModelinePath is SchemaFile relative to the folder of FileName:
+// the path the first line of the recite.yaml `recite init` writes gives
+// editors ("# yaml-language-server: $schema=…", which yaml-language-server
+// resolves relative to the YAML file).
+const SchemaModelinePath = ".recite/recite.schema.json"
+
 // Config is the whole of recite.yaml.
 type Config struct {
 	// ContextWindow is the model's context window in tokens (default
@@ -39,7 +63,8 @@ type Config struct {
 	// Tokenizer is the BPE encoding used for counts: o200k_base (default)
 	// or cl100k_base.
 	Tokenizer string `yaml:"tokenizer"`
-	// Thresholds are the WARNING and CRITICAL fractions of a budget.
+	// Thresholds are the fractions of a target's budget at which its
+	// status turns WARNING and CRITICAL.
 	Thresholds budget.Thresholds `yaml:"thresholds"`
 	// Targets are the prompt files to write, one per consumer.
 	Targets []Target `yaml:"targets"`
@@ -47,26 +72,56 @@ type Config struct {
 	Agent Agent `yaml:"agent"`
 	// History sets how a conversation's history is pruned.
 	History History `yaml:"history"`
-	// CircuitBreaker sets the loop-health thresholds (breaker.go).
+	// CircuitBreaker sets the loop-health thresholds of the circuit
+	// breaker: a preset, and overrides of its thresholds.
 	CircuitBreaker CircuitBreaker `yaml:"circuit_breaker"`
-	// Files sets the file sections and task-type exclusions (files.go).
+	// Files sets which project files enter a prompt: exclusions by task
+	// type, and the limits of the file-tree and files sections.
 	Files Files `yaml:"files"`
-	// Compression sets difficulty routing and context compression
-	// (compression.go).
+	// Compression sets difficulty routing and context compression.
 	Compression Compression `yaml:"compression"`
-	// Watch sets `recite watch` timing and its history commits (watch.go).
+	// Watch sets `recite watch` timing and its history commits.
 	Watch Watch `yaml:"watch"`
-	// Models names a model per provider for every target (models.go); a
-	// target's own models win.
+	// Models names a model per provider for every target; a target's own
+	// models win.
 	Models Models `yaml:"models"`
-	// Hooks sets what the Claude Code hook adds to a session (hooks.go).
+	// Hooks sets what the Claude Code hook adds to a session: how often
+	// the recitation is repeated at a prompt.
 	Hooks Hooks `yaml:"hooks"`
+
+	// lines maps every key read from the file, dotted ("targets[0].role"),
+	// to its line (KeyLine).
+	lines map[string]int
+}
+
+// KeyLine returns the line of recite.yaml where the dotted key
+// ("targets[0].role", "history.window") was written, or the line of the
+// nearest key above it that was, or 0 (a default, or a configuration not
+// read from a file).
+func (c *Config) KeyLine(key string) int {
+	return keyLine(c.lines, key)
+}
+
+// keyLine looks key up in lines, then each key above it.
+func keyLine(lines map[string]int, key string) int {
+	for key != "" {
+		if l, ok := lines[key]; ok {
+			return l
+		}
+		i := strings.LastIndexAny(key, ".[")
+		if i < 0 {
+			break
+		}
+		key = key[:i]
+	}
+	return 0
 }
 
 // Target is one consumer of prompt files.
 type Target struct {
-	// Name is used in file names: prompts/NAME.md, prompts/NAME.PROVIDER.json.
-	// It must match ^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$.
+	// Name names the target's prompt files, prompts/NAME.md and
+	// prompts/NAME.PROVIDER.json: up to 64 letters, digits, '.', '_' or
+	// '-', starting with a letter or digit. Required.
 	Name string `yaml:"name"`
 	// Role selects the role template (templates/roles/ROLE.md or
 	// .planning/templates/roles/ROLE.md): implementer, validator, reviewer…
@@ -93,8 +148,10 @@ type Target struct {
 	// carries; "" for none.
 	Conversation string `yaml:"conversation"`
 	// Models names this target's model per provider, over the top-level
-	// models (models.go). After Parse it holds the resolved model of every
-	// provider (ModelFor).
+	// models.
+	//
+	// After Parse it holds the resolved model of every provider
+	// (ModelFor).
 	Models Models `yaml:"models"`
 	// Model is the single model name of older configurations: it applies
 	// to the one provider whose family it names (claude-… anthropic, gpt-…
@@ -120,7 +177,9 @@ type Target struct {
 	// OllamaStream is the ollama body's "stream" (default false: one JSON
 	// reply, as curl and the README expect).
 	OllamaStream bool `yaml:"ollama_stream"`
-	// Capabilities override the model limits per provider (models.go).
+	// Capabilities override the limits of the target's model, per
+	// provider: its context window, longest reply, minimum cacheable
+	// prefix, and whether it takes the developer role.
 	Capabilities map[string]CapabilityOverride `yaml:"capabilities"`
 
 	// Line is the line of this target's entry in recite.yaml (0 for the
@@ -132,10 +191,11 @@ type Target struct {
 // default reply limit, in tokens (prompt.DefaultMaxTokens).
 const DefaultMaxTokens = prompt.DefaultMaxTokens
 
-// CapabilityOverride overrides entries of the model limits
-// (prompt.Limits) for one provider of one target. A nil field keeps the
-// table's value. The request shape itself (conversation, system message,
-// tool calls) is fixed by each provider.
+// CapabilityOverride overrides the limits of a target's model for one
+// provider; a key left out keeps the model's own limit.
+//
+// A nil field keeps the value of prompt.Limits. The request shape itself
+// (conversation, system message, tool calls) is fixed by each provider.
 type CapabilityOverride struct {
 	// MaxContext replaces the model's context window, in tokens.
 	MaxContext *int `yaml:"max_context"`
@@ -153,7 +213,7 @@ type Agent struct {
 	// Command is run through `sh -c`; `{prompt_file}` is replaced by the
 	// prompt file's path, otherwise the prompt is written to stdin.
 	Command string `yaml:"command"`
-	// Timeout bounds one run (default 10m).
+	// Timeout bounds one run, as a Go duration (default 10m).
 	Timeout Duration `yaml:"timeout"`
 	// MaxIterations is M in the loop layer's "iteration N of M" for
 	// conversations run by `recite conversation run` (one iteration per
@@ -192,16 +252,11 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 	return nil
 }
 
-// Providers recite renders.
-var knownProviders = map[string]bool{"markdown": true, "anthropic": true, "openai": true, "gemini": true, "ollama": true, "text": true}
-
-var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
-
 // Default returns the configuration used when recite.yaml is absent.
 func Default() *Config {
 	c := &Config{}
 	c.fill()
-	_ = c.resolveModels(func(string, string, ...any) error { return nil }) // no legacy model: cannot fail
+	c.resolveModels(func(string, string, ...any) {}) // no legacy model: cannot fail
 	return c
 }
 
@@ -213,8 +268,11 @@ func (c *Config) fill() {
 	if c.Tokenizer == "" {
 		c.Tokenizer = budget.O200kBase
 	}
-	if c.Thresholds == (budget.Thresholds{}) {
-		c.Thresholds = budget.DefaultThresholds()
+	if c.Thresholds.Warning == 0 {
+		c.Thresholds.Warning = budget.DefaultThresholds().Warning
+	}
+	if c.Thresholds.Critical == 0 {
+		c.Thresholds.Critical = budget.DefaultThresholds().Critical
 	}
 	if len(c.Targets) == 0 {
 		c.Targets = []Target{{Name: "agent"}}
@@ -250,159 +308,154 @@ func (c *Config) fill() {
 	c.Hooks.fill()
 }
 
-// Error is a configuration error with its position.
+// Error is a problem of a configuration file with its position.
 type Error struct {
+	// Path is the file as named in messages (FileName).
 	Path string
+	// Line is the 1-based line of the problem, 0 when it has none (a
+	// check of the defaults).
 	Line int
-	Msg  string
+	// Key is the dotted key the problem is about ("thresholds.warning",
+	// "targets[0].providers[1]"), "" for the file as a whole.
+	Key string
+	// Msg is the problem, starting with the key when there is one.
+	Msg string
+	// More is how many further problems the file has (Parse reports the
+	// first one only; Check returns them all).
+	More int
+
+	// beyondSchema marks a check the JSON Schema of recite.yaml does not
+	// express: one across keys, or a glob's gitignore syntax.
+	beyondSchema bool
 }
 
+// Error returns "PATH:LINE: MSG", and a second line counting the other
+// problems when there are any.
 func (e *Error) Error() string {
+	s := fmt.Sprintf("%s: %s", e.Path, e.Msg)
 	if e.Line > 0 {
-		return fmt.Sprintf("%s:%d: %s", e.Path, e.Line, e.Msg)
+		s = fmt.Sprintf("%s:%d: %s", e.Path, e.Line, e.Msg)
 	}
-	return fmt.Sprintf("%s: %s", e.Path, e.Msg)
+	if e.More > 0 {
+		s += fmt.Sprintf("\n%s: %d more %s; `recite config check` lists them all", e.Path, e.More, map[bool]string{true: "problem", false: "problems"}[e.More == 1])
+	}
+	return s
 }
 
-var unknownFieldRE = regexp.MustCompile(`field (\S+) not found in type (\S+)`)
-
-// Parse reads a configuration from src; path is used in errors. Unknown
-// keys, bad values and invalid YAML are *Error values with the line.
+// Parse reads a configuration from src; path is used in errors. The
+// error is the first problem Check finds, an *Error whose More counts
+// the others.
 func Parse(path string, src []byte) (*Config, error) {
-	c := &Config{}
-	src = bytes.TrimPrefix(src, []byte("\uFEFF"))
-	dec := yaml.NewDecoder(bytes.NewReader(src))
-	dec.KnownFields(true)
-	if err := dec.Decode(c); err != nil && !errors.Is(err, io.EOF) {
-		return nil, yamlError(path, src, err)
-	}
-	if err := checkValues(path, src); err != nil {
-		return nil, err
-	}
-	lines := keyLines(src)
-	c.fill()
-	for i := range c.Targets {
-		c.Targets[i].Line = lines[fmt.Sprintf("targets[%d]", i)]
-	}
-	if err := c.validate(path, lines); err != nil {
-		return nil, err
+	c, errs := Check(path, src)
+	if len(errs) > 0 {
+		first := *errs[0]
+		first.More = len(errs) - 1
+		return nil, &first
 	}
 	return c, nil
+}
+
+// Check reads a configuration from src and returns it with every problem
+// it has, in line order (path names the file in them): invalid YAML (the
+// one problem then), unknown keys with the key they most likely meant,
+// values of the wrong type or out of range with what the key takes and an
+// example, and the checks across keys (validate). The configuration is
+// nil when src is not YAML; otherwise it holds the good values, with
+// defaults for the rest.
+func Check(path string, src []byte) (*Config, []*Error) {
+	src = bytes.TrimPrefix(src, []byte("\uFEFF"))
+	var doc yaml.Node
+	if err := yaml.Unmarshal(src, &doc); err != nil {
+		return nil, []*Error{yamlError(path, src, err)}
+	}
+	ch := newChecker(path)
+	c := &Config{}
+	if len(doc.Content) > 0 {
+		root := doc.Content[0]
+		if ch.value(ch.root, root.Line, root, "") {
+			if err := root.Decode(c); err != nil {
+				ch.decodeErrors(src, err)
+			}
+		}
+	}
+	c.fill()
+	c.lines = ch.lines
+	for i := range c.Targets {
+		c.Targets[i].Line = ch.lines[fmt.Sprintf("targets[%d]", i)]
+	}
+	c.validate(ch.fail)
+	// yaml.v3 counts a lone \r as a line break; recite's lines count \n
+	// only: a line past the last is the last (markdown.LocateYAMLError).
+	last := bytes.Count(bytes.TrimSuffix(src, []byte{'\n'}), []byte{'\n'}) + 1
+	for _, e := range ch.errs {
+		e.Line = min(e.Line, last)
+	}
+	slices.SortStableFunc(ch.errs, func(a, b *Error) int { return a.Line - b.Line })
+	return c, ch.errs
 }
 
 // yamlError is err at the line of src it points to
 // (markdown.LocateYAMLError: yaml.v3's parser lines are 0-based, reader
 // errors such as control characters carry none).
-func yamlError(path string, src []byte, err error) error {
+func yamlError(path string, src []byte, err error) *Error {
 	line, text := markdown.LocateYAMLError(err, src)
-	if fm := unknownFieldRE.FindStringSubmatch(text); fm != nil {
-		text = fmt.Sprintf("unknown key %q", fm[1])
-	}
 	return &Error{Path: path, Line: line, Msg: text}
 }
 
-// keyLines maps "targets[i].name" style positions: for validation errors we
-// only need the line of each target's mapping, found with a yaml.Node pass.
-func keyLines(src []byte) map[string]int {
-	lines := map[string]int{}
-	var root yaml.Node
-	if yaml.Unmarshal(src, &root) != nil || len(root.Content) == 0 {
-		return lines
+// decodeErrors records the errors of decoding the checked document: the
+// checks of the files block's globs (Files.UnmarshalYAML), one per
+// "line N: …" entry.
+func (ch *checker) decodeErrors(src []byte, err error) {
+	var te *yaml.TypeError
+	if !errors.As(err, &te) {
+		e := yamlError(ch.path, src, err)
+		ch.record(e.Line, "", e.Msg).beyondSchema = true
+		return
 	}
-	doc := root.Content[0]
-	for i := 0; i+1 < len(doc.Content); i += 2 {
-		k, v := doc.Content[i], doc.Content[i+1]
-		lines[k.Value] = k.Line
-		if k.Value == "targets" && v.Kind == yaml.SequenceNode {
-			for j, t := range v.Content {
-				lines[fmt.Sprintf("targets[%d]", j)] = t.Line
-				for m := 0; m+1 < len(t.Content); m += 2 {
-					lines[fmt.Sprintf("targets[%d].%s", j, t.Content[m].Value)] = t.Content[m].Line
-				}
-			}
-		}
+	for _, s := range te.Errors {
+		e := yamlError(ch.path, src, &yaml.TypeError{Errors: []string{s}})
+		ch.record(e.Line, "files", e.Msg).beyondSchema = true
 	}
-	return lines
 }
 
-func (c *Config) validate(path string, lines map[string]int) error {
-	fail := func(key, format string, args ...any) error {
-		return &Error{Path: path, Line: lines[key], Msg: fmt.Sprintf(format, args...)}
+// fail records a problem of a check across keys at the line of the dotted
+// key (or of the nearest key above it that was written), unless a value
+// under that key was already reported.
+func (ch *checker) fail(key, format string, args ...any) {
+	if ch.reported(key) {
+		return
 	}
-	if c.ContextWindow < 0 {
-		return fail("context_window", "context_window must be a positive number of tokens")
-	}
-	if c.Tokenizer != budget.O200kBase && c.Tokenizer != budget.Cl100kBase {
-		return fail("tokenizer", "tokenizer %q: want %s or %s", c.Tokenizer, budget.O200kBase, budget.Cl100kBase)
-	}
+	ch.record(keyLine(ch.lines, key), key, fmt.Sprintf(format, args...)).beyondSchema = true
+}
+
+// failFunc records a problem at the line of a dotted key ("history",
+// "targets[0].providers").
+type failFunc func(key, format string, args ...any)
+
+// validate runs the checks that need more than one value, or the values
+// with their defaults: target names present and unique, thresholds in
+// order, the models of each provider, and the blocks' own checks.
+func (c *Config) validate(fail failFunc) {
 	if err := c.Thresholds.Validate(); err != nil {
-		return fail("thresholds", "%v", err)
+		fail("thresholds", "%v", err)
 	}
-	seen := map[string]bool{}
+	seen := map[string]int{}
 	for i, t := range c.Targets {
 		at := fmt.Sprintf("targets[%d]", i)
-		if !nameRE.MatchString(t.Name) {
-			return fail(at, "target name %q must match %s", t.Name, nameRE)
-		}
-		if seen[t.Name] {
-			return fail(at, "duplicate target name %q", t.Name)
-		}
-		seen[t.Name] = true
-		for _, p := range t.Providers {
-			if !knownProviders[p] {
-				return fail(at+".providers", "target %q: unknown provider %q (want markdown, anthropic, openai, gemini, ollama or text)", t.Name, p)
-			}
-		}
-		for p := range t.Capabilities {
-			if !knownProviders[p] {
-				return fail(at+".capabilities", "target %q: capabilities for unknown provider %q", t.Name, p)
-			}
-		}
-		if t.Budget < 0 {
-			return fail(at+".budget", "target %q: budget must be a positive number of tokens", t.Name)
-		}
-		if t.MaxTokens < 0 {
-			return fail(at+".max_tokens", "target %q: max_tokens must be a positive number of tokens", t.Name)
-		}
-		if t.OpenAISystemRole != "" && t.OpenAISystemRole != "system" && t.OpenAISystemRole != "developer" {
-			return fail(at+".openai_system_role", "target %q: openai_system_role must be system or developer", t.Name)
-		}
-		if t.OpenAIAPI != prompt.OpenAIChat && t.OpenAIAPI != prompt.OpenAIResponses {
-			return fail(at+".openai_api", "target %q: openai_api must be chat or responses", t.Name)
-		}
-		for _, f := range append(append(append([]string{}, t.System...), t.Skills...), t.Include...) {
-			if err := checkRel(f); err != nil {
-				return fail(at, "target %q: %v", t.Name, err)
-			}
-		}
-		if t.Tools != "" {
-			if err := checkRel(t.Tools); err != nil {
-				return fail(at+".tools", "target %q: %v", t.Name, err)
-			}
+		switch {
+		case t.Name == "":
+			fail(at+".name", "a target needs a name (example: name: agent)")
+		case seen[t.Name] > 0:
+			fail(at+".name", "duplicate target name %q (the first is at line %d)", t.Name, seen[t.Name])
+		default:
+			seen[t.Name] = max(t.Line, 1)
 		}
 	}
-	if c.Agent.MaxIterations < 0 {
-		return fail("agent", "agent.max_iterations must be 0 (unset) or a positive number of iterations")
-	}
-	switch c.History.Strategy {
-	case "window", "tokens", "summary", "importance":
-	default:
-		return fail("history", "history.strategy %q: want window, tokens, summary or importance", c.History.Strategy)
-	}
-	if err := c.resolveModels(fail); err != nil {
-		return err
-	}
-	for _, v := range []func(fail failFunc) error{c.CircuitBreaker.validate, c.Files.validate, c.Compression.validate, c.Watch.validate} {
-		if err := v(fail); err != nil {
-			return err
-		}
-	}
-	return nil
+	c.resolveModels(fail)
+	c.CircuitBreaker.validate(fail)
+	c.Files.validate(fail)
+	c.Watch.validate(fail)
 }
-
-// failFunc builds an *Error at the line of a dotted key ("history",
-// "targets[0].providers"), as keyLines records them.
-type failFunc func(key, format string, args ...any) error
 
 // checkRel rejects paths that are absolute or leave the project.
 func checkRel(p string) error {

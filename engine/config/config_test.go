@@ -46,19 +46,19 @@ func TestParseErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name, src, want string
 	}{
-		{"unknown top key", "context_window: 1000\nwindow: 3\n", `recite.yaml:2: unknown key "window"`},
-		{"unknown target key", "targets:\n  - name: a\n    rol: x\n", `recite.yaml:3: unknown key "rol"`},
-		{"bad provider", "targets:\n  - name: a\n    providers: [claude]\n", `recite.yaml:3: target "a": unknown provider "claude"`},
-		{"bad name", "targets:\n  - name: ../x\n", `recite.yaml:2: target name "../x"`},
-		{"duplicate", "targets:\n  - name: a\n  - name: a\n", `recite.yaml:3: duplicate target name "a"`},
-		{"bad tokenizer", "tokenizer: p50k\n", `recite.yaml:1: tokenizer "p50k"`},
+		{"unknown top key", "context_window: 1000\nwindow: 3\n", `recite.yaml:2: unknown key "window": it belongs under history`},
+		{"unknown target key", "targets:\n  - name: a\n    rol: x\n", `recite.yaml:3: unknown key "rol" in targets[0]: did you mean role?`},
+		{"bad provider", "targets:\n  - name: a\n    providers: [claude]\n", `recite.yaml:3: targets[0].providers[0]: expected markdown, anthropic, openai, gemini, ollama or text, got "claude"`},
+		{"bad name", "targets:\n  - name: ../x\n", `recite.yaml:2: targets[0].name: expected a name of up to 64 letters, digits, '.', '_' or '-', starting with a letter or digit, got "../x" (example: name: agent)`},
+		{"duplicate", "targets:\n  - name: a\n  - name: a\n", `recite.yaml:3: duplicate target name "a" (the first is at line 2)`},
+		{"bad tokenizer", "tokenizer: p50k\n", `recite.yaml:1: tokenizer: expected o200k_base or cl100k_base, got "p50k"`},
 		{"bad yaml", "targets: [\n", `recite.yaml:`},
-		{"wrong type", "context_window: lots\n", `recite.yaml:1:`},
-		{"escaping path", "targets:\n  - name: a\n    system: [../secret.md]\n", `recite.yaml:2: target "a": path "../secret.md"`},
+		{"wrong type", "context_window: lots\n", `recite.yaml:1: context_window: expected a whole number of tokens, 0 or more, got "lots" (example: context_window: 200000)`},
+		{"escaping path", "targets:\n  - name: a\n    system: [../secret.md]\n", `recite.yaml:3: targets[0].system[0]: path "../secret.md" must be relative to the project and stay inside it`},
 		{"bad thresholds", "thresholds:\n  warning: 0.9\n  critical: 0.5\n", `recite.yaml:1: thresholds must satisfy`},
-		{"bad duration", "agent:\n  timeout: soon\n", `recite.yaml:2:`},
-		{"bad strategy", "history:\n  strategy: magic\n", `recite.yaml:1: history.strategy "magic"`},
-		{"negative max_tokens", "targets:\n  - name: a\n    model: m\n    max_tokens: -1\n", `recite.yaml:4: target "a": max_tokens must be a positive number`},
+		{"bad duration", "agent:\n  timeout: soon\n", `recite.yaml:2: agent.timeout: expected a positive duration such as 30s, 10m or 1h, got "soon" (example: timeout: 10m)`},
+		{"bad strategy", "history:\n  strategy: magic\n", `recite.yaml:2: history.strategy: expected window, tokens, summary or importance, got "magic"`},
+		{"negative max_tokens", "targets:\n  - name: a\n    max_tokens: -1\n", `recite.yaml:3: targets[0].max_tokens: expected a whole number of tokens, 0 or more, got -1 (example: max_tokens: 4096)`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse("recite.yaml", []byte(tc.src))
@@ -130,4 +130,19 @@ func templateBlock(t *testing.T, key string) string {
 		t.Fatalf("the init template has no commented %s block", key)
 	}
 	return src.String()
+}
+
+// BenchmarkParse parses the recite.yaml `recite init` writes, as every
+// build, watch render and hook event does.
+func BenchmarkParse(b *testing.B) {
+	src, err := templates.Init("recite.yaml", "gsd")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Parse(FileName, []byte(src)); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

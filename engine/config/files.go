@@ -2,9 +2,9 @@ package config
 
 import (
 	"fmt"
-	"regexp"
+	"maps"
+	"slices"
 	"sort"
-	"strconv"
 
 	"go.yaml.in/yaml/v3"
 
@@ -26,13 +26,13 @@ import (
 //	  file_max_lines: 400
 //	  max_files: 12
 //
-// Task types (FORMATS.md §2.10 "Dynamic exclusion", seeds/002 §3): while the
+// Task types (fire-flow's dynamic exclusion): while the
 // current plan's task type is T, the globs of task_types.T are excluded on
 // top of .powerignore, .gitignore and .git/info/exclude; never-exclude files
 // still enter. The type "testing" includes everything and takes no globs.
 // There is no built-in table: without task_types nothing is excluded by
-// task type (DESIGN.md "No hidden defaults": what is excluded is what the
-// files say); `recite init` writes fire-flow's table (DefaultTaskTypes)
+// task type (no hidden defaults: what is excluded is what the files
+// say); `recite init` writes fire-flow's table (DefaultTaskTypes)
 // into recite.yaml, where it can be read and changed.
 type Files struct {
 	// TaskTypes maps a task type to the gitignore patterns it excludes
@@ -65,11 +65,11 @@ type Files struct {
 	keywordsSet bool
 }
 
-// TypeTesting is the task type that includes everything (seeds/002 §3).
+// TypeTesting is the task type that includes everything.
 const TypeTesting = "testing"
 
 // DefaultTaskTypes returns fire-flow's dynamic-exclusion table
-// (context-engineering.md §3, FORMATS.md §2.10), the one the recite.yaml of
+// (its context-engineering reference), the one the recite.yaml of
 // `recite init` holds. It is not applied when recite.yaml has no
 // task_types.
 func DefaultTaskTypes() map[string][]string {
@@ -90,90 +90,63 @@ func DefaultTaskKeywords() map[string][]string {
 	}
 }
 
-var taskTypeRE = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,31}$`)
-
-// UnmarshalYAML reads the block strictly, keeping the line of every glob
-// so that a bad one is reported where it was written.
+// UnmarshalYAML reads the block, keeping the line of every task-type
+// glob so that PatternsFor and a bad glob can name it. A glob that is no
+// usable gitignore pattern, and a glob of the testing type, are
+// *yaml.TypeError entries ("line N: …"), so the rest still decodes. Check
+// has already removed unknown keys and values of the wrong type.
 func (x *Files) UnmarshalYAML(n *yaml.Node) error {
-	if n.Kind != yaml.MappingNode {
-		if n.Tag == "!!null" {
-			return nil
-		}
-		return fmt.Errorf("line %d: files must be a mapping", n.Line)
+	type plain Files
+	if err := n.Decode((*plain)(x)); err != nil {
+		return err
 	}
 	x.lines = map[string]int{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
+	var errs []string
+	for i := 0; n.Kind == yaml.MappingNode && i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
-		var err error
-		switch k.Value {
-		case "task_types":
-			x.TaskTypes, err = globMap(k.Value, v, x.lines, true)
-		case "task_keywords":
-			x.TaskKeywords, err = globMap(k.Value, v, nil, false)
+		switch {
+		case k.Value == "task_keywords" && v.Kind == yaml.MappingNode:
 			x.keywordsSet = true
-		case "tree_depth":
-			x.TreeDepth, err = intValue(k.Value, v)
-		case "tree_max_entries":
-			x.TreeMaxEntries, err = intValue(k.Value, v)
-		case "file_max_lines":
-			x.FileMaxLines, err = intValue(k.Value, v)
-		case "max_files":
-			x.MaxFiles, err = intValue(k.Value, v)
-		default:
-			err = fmt.Errorf("line %d: unknown key %q in files (want task_types, task_keywords, tree_depth, tree_max_entries, file_max_lines or max_files)", k.Line, k.Value)
+		case k.Value == "task_types" && v.Kind == yaml.MappingNode:
+			errs = append(errs, x.readGlobs(v)...)
 		}
-		if err != nil {
-			return err
+	}
+	for t, globs := range x.TaskTypes {
+		if globs == nil {
+			x.TaskTypes[t] = []string{}
 		}
+	}
+	if len(errs) > 0 {
+		return &yaml.TypeError{Errors: errs}
 	}
 	return nil
 }
 
-func intValue(key string, v *yaml.Node) (int, error) {
-	n, err := strconv.Atoi(v.Value)
-	if v.Kind != yaml.ScalarNode || err != nil {
-		return 0, fmt.Errorf("line %d: files.%s must be a whole number, not %q", v.Line, key, v.Value)
-	}
-	return n, nil
-}
-
-// globMap reads `type: [item, …]`; with patterns set, every item must be a
-// usable gitignore pattern and lines gets "type[i]" → line.
-func globMap(key string, v *yaml.Node, lines map[string]int, patterns bool) (map[string][]string, error) {
-	if v.Kind != yaml.MappingNode {
-		return nil, fmt.Errorf("line %d: files.%s must map task types to lists", v.Line, key)
-	}
-	out := map[string][]string{}
+// readGlobs records the line of each glob of task_types (v) and returns
+// the problems of the bad ones, which it removes.
+func (x *Files) readGlobs(v *yaml.Node) []string {
+	var errs []string
 	for i := 0; i+1 < len(v.Content); i += 2 {
 		tk, tv := v.Content[i], v.Content[i+1]
-		if !taskTypeRE.MatchString(tk.Value) {
-			return nil, fmt.Errorf("line %d: files.%s: task type %q must match %s", tk.Line, key, tk.Value, taskTypeRE)
+		if tk.Value == TypeTesting && len(tv.Content) > 0 {
+			errs = append(errs, fmt.Sprintf("line %d: files.task_types.testing takes no globs: testing includes everything", tk.Line))
+			x.TaskTypes[TypeTesting] = []string{}
+			continue
 		}
-		if _, dup := out[tk.Value]; dup {
-			return nil, fmt.Errorf("line %d: files.%s: duplicate task type %q", tk.Line, key, tk.Value)
-		}
-		if tv.Kind != yaml.SequenceNode && !(tv.Kind == yaml.ScalarNode && tv.Tag == "!!null") {
-			return nil, fmt.Errorf("line %d: files.%s.%s must be a list", tv.Line, key, tk.Value)
-		}
-		items := []string{}
-		for j, it := range tv.Content {
-			if it.Kind != yaml.ScalarNode {
-				return nil, fmt.Errorf("line %d: files.%s.%s: each item must be a string", it.Line, key, tk.Value)
+		var good []string
+		for _, it := range tv.Content {
+			if err := ignore.CheckPattern(it.Value); err != nil {
+				errs = append(errs, fmt.Sprintf("line %d: files.task_types.%s: %v", it.Line, tk.Value, err))
+				continue
 			}
-			if patterns {
-				if err := ignore.CheckPattern(it.Value); err != nil {
-					return nil, fmt.Errorf("line %d: files.%s.%s: %v", it.Line, key, tk.Value, err)
-				}
-				lines[fmt.Sprintf("%s[%d]", tk.Value, j)] = it.Line
-			}
-			items = append(items, it.Value)
+			x.lines[fmt.Sprintf("%s[%d]", tk.Value, len(good))] = it.Line
+			good = append(good, it.Value)
 		}
-		if patterns && tk.Value == TypeTesting && len(items) > 0 {
-			return nil, fmt.Errorf("line %d: files.task_types.testing takes no globs: testing includes everything", tk.Line)
+		if len(good) < len(tv.Content) {
+			x.TaskTypes[tk.Value] = good
 		}
-		out[tk.Value] = items
 	}
-	return out, nil
+	return errs
 }
 
 // fill sets defaults for zero values.
@@ -198,42 +171,18 @@ func (x *Files) fill() {
 	}
 }
 
-// validate reports a bad value with its line (the line of `files:`; glob
-// errors found while reading carry their own line).
-func (x *Files) validate(fail failFunc) error {
-	for _, t := range x.Types() {
-		if !taskTypeRE.MatchString(t) {
-			return fail("files", "files.task_types: task type %q must match %s", t, taskTypeRE)
-		}
-		if t == TypeTesting && len(x.TaskTypes[t]) > 0 {
-			return fail("files", "files.task_types.testing takes no globs: testing includes everything")
-		}
-		for _, g := range x.TaskTypes[t] {
-			if err := ignore.CheckPattern(g); err != nil {
-				return fail("files", "files.task_types.%s: %v", t, err)
-			}
+// validate reports task_keywords of a type task_types does not have, at
+// the line of task_keywords (task types, globs and each value's range are
+// checked where they are written: rules, UnmarshalYAML).
+func (x *Files) validate(fail failFunc) {
+	if !x.keywordsSet {
+		return
+	}
+	for _, t := range slices.Sorted(maps.Keys(x.TaskKeywords)) {
+		if _, ok := x.TaskTypes[t]; !ok && t != TypeTesting {
+			fail("files.task_keywords", "files.task_keywords: %q is not a task type of files.task_types", t)
 		}
 	}
-	if x.keywordsSet {
-		for t := range x.TaskKeywords {
-			if _, ok := x.TaskTypes[t]; !ok && t != TypeTesting {
-				return fail("files", "files.task_keywords: %q is not a task type of files.task_types", t)
-			}
-		}
-	}
-	if x.TreeDepth < -1 || x.TreeDepth > 20 {
-		return fail("files", "files.tree_depth must be between 1 and 20, or -1 for no file tree")
-	}
-	if x.TreeMaxEntries < 1 {
-		return fail("files", "files.tree_max_entries must be a positive number of entries")
-	}
-	if x.FileMaxLines < 10 {
-		return fail("files", "files.file_max_lines must be at least 10 lines")
-	}
-	if x.MaxFiles < -1 {
-		return fail("files", "files.max_files must be a positive number of files, or -1 for no files section")
-	}
-	return nil
 }
 
 // Types returns the configured task types, sorted.

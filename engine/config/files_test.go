@@ -54,13 +54,13 @@ func TestFilesBlockErrors(t *testing.T) {
 		{"lone bang", "files:\n  task_types:\n    backend: [\"!\"]\n", 3, "matches nothing"},
 		{"trailing backslash", "files:\n  task_types:\n    backend: ['a\\']\n", 3, "unescaped backslash"},
 		{"testing globs", "files:\n  task_types:\n    testing: [x]\n", 3, "testing takes no globs"},
-		{"bad type", "files:\n  task_types:\n    Front End: [x]\n", 3, "must match"},
-		{"not a list", "files:\n  task_types:\n    frontend: src/**\n", 3, "must be a list"},
-		{"not a number", "files:\n  tree_depth: deep\n", 2, "whole number"},
+		{"bad type", "files:\n  task_types:\n    Front End: [x]\n", 3, `files.task_types: task type "Front End": expected a task type of up to 32 lowercase letters`},
+		{"not a list", "files:\n  task_types:\n    frontend: src/**\n", 3, `files.task_types.frontend: expected a list, got "src/**" (example: frontend: [src/api/**, prisma/**])`},
+		{"not a number", "files:\n  tree_depth: deep\n", 2, `files.tree_depth: expected a whole number of directory levels up to 20, or -1 for no file tree, got "deep"`},
 		{"depth", "files:\n  tree_depth: -3\n", 2, "tree_depth"},
 		{"entries", "files:\n  tree_max_entries: -1\n", 2, "tree_max_entries"},
-		{"lines", "files:\n  file_max_lines: 3\n", 1, "file_max_lines"},
-		{"keyword type", "files:\n  task_types: {frontend: [x]}\n  task_keywords: {backend: [api]}\n", 1, `"backend" is not a task type`},
+		{"lines", "files:\n  file_max_lines: 3\n", 2, "files.file_max_lines: expected a whole number of lines, at least 10, got 3 (example: file_max_lines: 400)"},
+		{"keyword type", "files:\n  task_types: {frontend: [x]}\n  task_keywords: {backend: [api]}\n", 3, `files.task_keywords: "backend" is not a task type`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -19,9 +19,9 @@ func TestHooksBlock(t *testing.T) {
 		{name: "set", src: "hooks:\n  recite_every: 3\n", every: 3},
 		{name: "off", src: "hooks:\n  recite_every: 0\n", every: 0},
 		{name: "every prompt", src: "hooks:\n  recite_every: 1\n", every: 1},
-		{name: "negative", src: "tokenizer: o200k_base\nhooks:\n  recite_every: -2\n", err: "recite.yaml:3: hooks.recite_every must not be negative (got -2); 0 turns the recitation at prompts off"},
-		{name: "word", src: "hooks:\n  recite_every: often\n", err: "recite.yaml:2: hooks.recite_every \"often\": want a whole number of prompts, e.g. `recite_every: 5`"},
-		{name: "fraction", src: "hooks:\n\n  recite_every: 2.5\n", err: "recite.yaml:3: hooks.recite_every \"2.5\": want a whole number"},
+		{name: "negative", src: "tokenizer: o200k_base\nhooks:\n  recite_every: -2\n", err: "recite.yaml:3: hooks.recite_every: expected a whole number of prompts, 0 or more (0 turns the recitation at prompts off), got -2 (example: recite_every: 5)"},
+		{name: "word", src: "hooks:\n  recite_every: often\n", err: "recite.yaml:2: hooks.recite_every: expected a whole number of prompts, 0 or more (0 turns the recitation at prompts off), got \"often\" (example: recite_every: 5)"},
+		{name: "fraction", src: "hooks:\n\n  recite_every: 2.5\n", err: "recite.yaml:3: hooks.recite_every: expected a whole number of prompts, 0 or more (0 turns the recitation at prompts off), got 2.5"},
 		{name: "list", src: "hooks:\n  recite_every: [1]\n", err: "recite.yaml:2: hooks.recite_every"},
 		{name: "unknown key", src: "hooks:\n  recite_evry: 2\n", err: `recite.yaml:2: unknown key "recite_evry"`},
 	} {

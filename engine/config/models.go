@@ -13,10 +13,16 @@ import (
 // target's legacy model (for its family), then the top-level models, then
 // prompt.DefaultModel.
 type Models struct {
+	// Anthropic is the model the anthropic body names (claude-…).
 	Anthropic string `yaml:"anthropic"`
-	OpenAI    string `yaml:"openai"`
-	Gemini    string `yaml:"gemini"`
-	Ollama    string `yaml:"ollama"`
+	// OpenAI is the model the openai body names (gpt-…, o1…).
+	OpenAI string `yaml:"openai"`
+	// Gemini is the gemini model, which goes in the request URL
+	// (models/NAME:generateContent), not in the body (gemini-…).
+	Gemini string `yaml:"gemini"`
+	// Ollama is the model the ollama body names: a local model, with an
+	// optional :TAG.
+	Ollama string `yaml:"ollama"`
 }
 
 // get returns the model of provider ("" for a provider that names no
@@ -76,37 +82,42 @@ func familyOf(model string) string {
 // provider (target models, then the legacy model for its family, then the
 // top-level models, then prompt.DefaultModel). A legacy model of no known
 // family, or one that a target's models already set for its provider, is
-// an error at its line.
-func (c *Config) resolveModels(fail failFunc) error {
+// a problem at its line.
+func (c *Config) resolveModels(fail failFunc) {
+	for _, p := range modelProviders {
+		if fam := familyOf(c.Models.get(p)); fam != "" && fam != p && p != prompt.Ollama {
+			fail("models."+p, "models.%s: %q is a model of %s", p, c.Models.get(p), fam)
+		}
+	}
 	for i := range c.Targets {
 		t := &c.Targets[i]
 		at := fmt.Sprintf("targets[%d]", i)
 		own := t.Models
 		if t.Model != "" {
 			prov := familyOf(t.Model)
-			if prov == "" {
-				return fail(at+".model", "target %q: model %q names no provider's family (claude-…, gpt-…, o1…, gemini-…); write models: {PROVIDER: %s} (for example models: {ollama: %s})", t.Name, t.Model, t.Model, t.Model)
+			switch {
+			case prov == "":
+				fail(at+".model", "target %q: model %q names no provider's family (claude-…, gpt-…, o1…, gemini-…); write models: {PROVIDER: %s} (for example models: {ollama: %s})", t.Name, t.Model, t.Model, t.Model)
+			case own.get(prov) != "" && own.get(prov) != t.Model:
+				fail(at+".model", "target %q: model %q and models.%s %q both set the %s model; keep models.%s", t.Name, t.Model, prov, own.get(prov), prov, prov)
+			default:
+				own.set(prov, t.Model)
 			}
-			if own.get(prov) != "" && own.get(prov) != t.Model {
-				return fail(at+".model", "target %q: model %q and models.%s %q both set the %s model; keep models.%s", t.Name, t.Model, prov, own.get(prov), prov, prov)
-			}
-			own.set(prov, t.Model)
 		}
 		for _, p := range modelProviders {
-			m, key := own.get(p), at+".models"
+			m := own.get(p)
+			if fam := familyOf(m); fam != "" && fam != p && p != prompt.Ollama {
+				fail(at+".models."+p, "target %q: the %s model %q is a model of %s", t.Name, p, m, fam)
+			}
 			if m == "" {
-				m, key = c.Models.get(p), "models"
+				m = c.Models.get(p)
 			}
 			if m == "" {
 				m = prompt.DefaultModel(p)
 			}
-			if fam := familyOf(m); fam != "" && fam != p && p != prompt.Ollama {
-				return fail(key, "target %q: the %s model %q is a model of %s", t.Name, p, m, fam)
-			}
 			t.Models.set(p, m)
 		}
 	}
-	return nil
 }
 
 // ModelFor returns the model the target's body for provider names: the

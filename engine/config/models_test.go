@@ -58,10 +58,10 @@ func TestModelsErrors(t *testing.T) {
 		{"legacy model of no family", "targets:\n  - name: a\n    model: llama3.1\n", `recite.yaml:3: target "a": model "llama3.1" names no provider's family`},
 		{"legacy ollama tag", "targets:\n  - name: a\n    model: gpt-oss:20b\n", `model "gpt-oss:20b" names no provider's family`},
 		{"legacy and models disagree", "targets:\n  - name: a\n    model: claude-opus-5\n    models: {anthropic: claude-sonnet-5}\n", `recite.yaml:3: target "a": model "claude-opus-5" and models.anthropic "claude-sonnet-5" both set`},
-		{"wrong family", "models:\n  openai: claude-opus-5\n", `recite.yaml:1: target "agent": the openai model "claude-opus-5" is a model of anthropic`},
+		{"wrong family", "models:\n  openai: claude-opus-5\n", `recite.yaml:2: models.openai: "claude-opus-5" is a model of anthropic`},
 		{"unknown provider key", "models:\n  mistral: large\n", `recite.yaml:2: unknown key "mistral"`},
-		{"bad openai_api", "targets:\n  - name: a\n    openai_api: assistants\n", `recite.yaml:3: target "a": openai_api must be chat or responses`},
-		{"negative window", "targets:\n  - name: a\n    capabilities: {ollama: {max_context: -1}}\n", `recite.yaml:3: targets[0].capabilities.ollama.max_context must be a positive number of tokens, got -1`},
+		{"bad openai_api", "targets:\n  - name: a\n    openai_api: assistants\n", `recite.yaml:3: targets[0].openai_api: expected chat or responses, got "assistants"`},
+		{"negative window", "targets:\n  - name: a\n    capabilities: {ollama: {max_context: -1}}\n", `recite.yaml:3: targets[0].capabilities.ollama.max_context: expected a positive whole number of tokens, got -1 (example: max_context: 32768)`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse("recite.yaml", []byte(tc.src))

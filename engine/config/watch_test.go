@@ -12,10 +12,10 @@ func TestWatchBlock(t *testing.T) {
 		quiet, maxWait, commit time.Duration
 		err                    string
 	}{
-		{name: "defaults", src: "context_window: 1000\n", quiet: 50 * time.Millisecond, maxWait: 250 * time.Millisecond, commit: time.Minute},
+		{name: "defaults", src: "context_window: 1000\n", quiet: 20 * time.Millisecond, maxWait: 250 * time.Millisecond, commit: time.Minute},
 		{name: "all set", src: "watch:\n  quiet: 20ms\n  max_wait: 1s\n  commit_interval: 5m\n", quiet: 20 * time.Millisecond, maxWait: time.Second, commit: 5 * time.Minute},
-		{name: "partial", src: "watch:\n  commit_interval: 30s\n", quiet: 50 * time.Millisecond, maxWait: 250 * time.Millisecond, commit: 30 * time.Second},
-		{name: "negative", src: "tokenizer: o200k_base\nwatch:\n  quiet: -5ms\n", err: "recite.yaml:3: watch.quiet -5ms must be a positive duration"},
+		{name: "partial", src: "watch:\n  commit_interval: 30s\n", quiet: 20 * time.Millisecond, maxWait: 250 * time.Millisecond, commit: 30 * time.Second},
+		{name: "negative", src: "tokenizer: o200k_base\nwatch:\n  quiet: -5ms\n", err: "recite.yaml:3: watch.quiet: expected a positive duration such as 30s, 10m or 1h, got \"-5ms\" (example: quiet: 20ms)"},
 		{name: "max below quiet", src: "watch:\n  quiet: 300ms\n", err: "recite.yaml:1: watch.max_wait 250ms must be at least watch.quiet 300ms"},
 		{name: "bad duration", src: "watch:\n  max_wait: soon\n", err: "recite.yaml:2:"},
 		{name: "unknown key", src: "watch:\n  debounce: 1s\n", err: `recite.yaml:2: unknown key "debounce"`},

@@ -71,9 +71,9 @@ type Sources struct {
 	// Conversations are the ids to read; when nil, DefaultConversations
 	// decides.
 	Conversations []string
-	// Tail, when > 0, reads only the end of each conversation's log
-	// (TailConversation): about the last Tail messages and their iteration
-	// records. 0 reads whole logs.
+	// Tail, when > 0, reads only the last Tail messages of each
+	// conversation and the iteration records among them
+	// (ConversationWindow); 0 reads the horizon a build reads.
 	Tail int
 	// HookAgent names the agent whose iteration records carry the hash of
 	// an error its session's tool messages already hold verbatim (the
@@ -118,8 +118,9 @@ const tailGrace = 250 * time.Millisecond
 // evaluates the project's health on its iterations (Iterations: the Loop
 // Progress rows of the current loop when it has any, else the newest
 // iteration records of the default conversations). A conversation that
-// is missing or unreadable is a diagnostic. With src.Tail only the end of
-// each log is read (TailConversation), even after ctx ends.
+// is missing or unreadable is a diagnostic. Each log is read from its end
+// through its index (ConversationWindow: the newest part, and the older
+// stop and error records of its ledger), even after ctx ends.
 func Collect(ctx context.Context, dir string, cfg *config.Config, proj *planning.Project, src Sources) (*Collected, []markdown.Diagnostic) {
 	var diags []markdown.Diagnostic
 	rep := &Report{Conversations: []string{}}
@@ -135,18 +136,12 @@ func Collect(ctx context.Context, dir string, cfg *config.Config, proj *planning
 	var msgs []signals.Message
 	var convIters []conversation.Record
 	for _, id := range ids {
-		// Out of time, whole logs are not read; tails are bounded
-		// (tailMaxBytes) and carry the newest errors, so they still are.
-		if store == nil || (ctx.Err() != nil && src.Tail <= 0) {
+		// Windows are bounded (TailMaxBytes, history.HorizonBytes) and
+		// carry the newest errors: they are read even out of time.
+		if store == nil {
 			break
 		}
-		var c *conversation.Conversation
-		var rdiags []planning.Diagnostic
-		if src.Tail > 0 {
-			c, rdiags, err = TailConversation(store, id, src.Tail, TailMaxBytes)
-		} else {
-			c, rdiags, err = store.Read(id)
-		}
+		c, rdiags, err := readLate(ctx, store, id, src.Tail)
 		for _, d := range rdiags {
 			if rel, ok := layout.RelPath(dir, d.Path); ok {
 				d.Path = rel
@@ -234,11 +229,13 @@ func looksLikePlanningPath(proj *planning.Project, source string) bool {
 // message that is not internal and not a compaction summary, with its
 // source "LOG#ID" and, for a tool result, the command of the call it
 // answers (conversation.CallCommands: the Bash command, else the tool and
-// its main argument; "" when the call is not among c's messages).
+// its main argument; "" when the call is not among c's messages); for the
+// newest part of a log, the older records of the index's ledger
+// (Conversation.Signals) first.
 func SignalMessages(c *conversation.Conversation) []signals.Message {
 	var out []signals.Message
 	cmds := conversation.CallCommands(c.Messages)
-	for _, r := range c.Messages {
+	for _, r := range slices.Concat(c.Signals, c.Messages) {
 		if r.Internal || r.CompactSummary {
 			continue
 		}

@@ -2,6 +2,7 @@ package layers
 
 import (
 	"context"
+	"slices"
 
 	"github.com/recite-dev/recite/engine/config"
 	"github.com/recite-dev/recite/engine/history"
@@ -48,12 +49,16 @@ type Conversation struct {
 // gets the verbatim text of the last five distinct failed messages (tool
 // results with is_error, and failed agent runs) of the whole log, pruned
 // or not, so pruning never hides an error, and the stop signals of the
-// whole log (Stops), which Fit never cuts.
+// whole log (Stops), which Fit never cuts. When the log holds the newest
+// part of a longer conversation (history.Horizon), "the whole log" is that
+// part and the older records of the index's ledger (Conversation.Signals:
+// the newest records naming a stop word and the newest failed results).
 func Fill(ctx context.Context, cv Conversation, cfg *config.Config, in *prompt.Input, diag func(format string, args ...any)) {
 	c, cut := cv.Log, cv.Cut
 	logPath := layout.ConversationLog(c.ID)
+	sc := withSignals(c)
 	var stopResults map[string]bool
-	in.Stops, in.StopSources, stopResults = Stops(c, logPath, cut)
+	in.Stops, in.StopSources, stopResults = Stops(sc, logPath, cut)
 	var replay []conversation.Record
 	for _, r := range c.Messages {
 		if Replayable(r) {
@@ -75,7 +80,19 @@ func Fill(ctx context.Context, cv Conversation, cfg *config.Config, in *prompt.I
 	}
 	in.Messages = ToPromptMessages(kept)
 	in.Conversation = logPath
-	in.Errors, in.ErrorSources = Errors(c, logPath, cut, stopResults)
+	in.Errors, in.ErrorSources = Errors(sc, logPath, cut, stopResults)
+}
+
+// withSignals returns c with the older records of its ledger
+// (Conversation.Signals) before its messages, in read order, for the
+// searches of the whole log; c itself when it has none.
+func withSignals(c *conversation.Conversation) *conversation.Conversation {
+	if len(c.Signals) == 0 {
+		return c
+	}
+	sc := *c
+	sc.Messages = append(slices.Clone(c.Signals), c.Messages...)
+	return &sc
 }
 
 // Errors returns the verbatim texts of the last MaxConversationErrors

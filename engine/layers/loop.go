@@ -48,7 +48,7 @@ func Loop(c *conversation.Conversation, tg *config.Target, active *planning.Loop
 	last := c.Iterations[len(c.Iterations)-1]
 	n := last.Iteration
 	if n == 0 {
-		n = len(c.Iterations)
+		n = c.Earlier.Iterations + len(c.Iterations)
 	}
 	line := fmt.Sprintf("This iteration: %d", n+1)
 	if maxIter > 0 {

@@ -93,7 +93,7 @@ func Assemble(in Input) *Prompt {
 		p.Add(Section{ID: IDTools, Heading: "Tool instructions", Sources: []string{in.Tools.Path}, Body: demote(strings.TrimSpace(in.Tools.Text), 3)})
 	}
 	if proj.Brief != nil && proj.Brief.Markdown != nil {
-		p.Add(Section{ID: IDBrief, Heading: "Project brief", Sources: []string{src(proj.Brief.Path)}, Body: demote(strings.TrimSpace(proj.Brief.Markdown.Body), 3)})
+		p.Add(Section{ID: IDBrief, Heading: "Project brief", Sources: []string{src(proj.Brief.Path)}, Body: demote(strings.TrimSpace(stableBrief(proj.Brief.Markdown)), 3)})
 	}
 	if len(in.Skills) > 0 {
 		var b strings.Builder
@@ -366,32 +366,27 @@ func stateSection(proj *planning.Project, src func(string) string, in Input) Sec
 		pos = append(pos, "Plan: "+pl.ID+" ("+src(pl.Path)+")")
 	}
 	if st != nil {
-		for _, kv := range [][2]string{{"Status", st.Status}, {"Last activity", st.LastActivity}, {"Stopped at", st.StoppedAt}, {"Resume file", st.ResumeFile}} {
+		// The last activity and the progress change with every edit: they
+		// are recited (statusLines), not part of the snapshot.
+		for _, kv := range [][2]string{{"Status", st.Status}, {"Stopped at", st.StoppedAt}, {"Resume file", st.ResumeFile}} {
 			if kv[1] != "" {
 				pos = append(pos, kv[0]+": "+kv[1])
 			}
 		}
 	}
-	if len(proj.Phases) > 0 {
-		done, plans, plansDone := 0, 0, 0
-		for _, ph := range proj.Phases {
-			if ph.Status == "complete" {
-				done++
-			}
-			plans += len(ph.Plans)
-			plansDone += ph.PlansDone()
-		}
-		pos = append(pos, fmt.Sprintf("Progress (counted on disk): %d of %d phases complete; %d of %d plans have a summary", done, len(proj.Phases), plansDone, plans))
-	}
 	var open []string
 	for _, bl := range openBlockers(proj) {
-		open = append(open, blockerLabel(bl)+" ("+src(sourcePath(bl.Source))+sourceLine(bl.Source)+")")
+		// The file, not its line: a line above the blocker moves it, and
+		// the snapshot would change with every decision added.
+		open = append(open, blockerLabel(bl)+" ("+src(sourcePath(bl.Source))+")")
 	}
 	for _, l := range signalBlockers(in, blockerIDs(proj)) {
 		open = append(open, l+" (stop signal)")
 	}
+	// The snapshot lists decisions in whole chunks; the newest ones, after
+	// the last chunk, are among the 3 the recitation recites.
 	var decisions []string
-	for _, d := range proj.Decisions {
+	for _, d := range proj.Decisions[:chunkedDecisions(len(proj.Decisions))] {
 		decisions = append(decisions, d.Text)
 	}
 	render := func(maxBlockers, maxDecisions int) string {
@@ -414,7 +409,7 @@ func stateSection(proj *planning.Project, src func(string) string, in Input) Sec
 			if len(ds) > maxDecisions {
 				ds = ds[len(ds)-maxDecisions:]
 			}
-			fmt.Fprintf(&b, "\nRecent decisions (%d of %d):\n", len(ds), len(decisions))
+			fmt.Fprintf(&b, "\nDecisions %d to %d (the newest are recited):\n", len(decisions)-len(ds)+1, len(decisions))
 			for _, d := range ds {
 				b.WriteString("- " + cutText(d, 400) + "\n")
 			}
@@ -427,19 +422,12 @@ func stateSection(proj *planning.Project, src func(string) string, in Input) Sec
 	return s
 }
 
-// sourcePath and sourceLine split "path:line".
+// sourcePath is the path of "path:line".
 func sourcePath(s string) string {
 	if i := strings.LastIndexByte(s, ':'); i > 0 {
 		return s[:i]
 	}
 	return s
-}
-
-func sourceLine(s string) string {
-	if i := strings.LastIndexByte(s, ':'); i > 0 {
-		return s[i:]
-	}
-	return ""
 }
 
 func recitationSources(proj *planning.Project, src func(string) string) []string {
@@ -501,6 +489,7 @@ func recitationInput(proj *planning.Project, in Input) RecitationInput {
 	// recitation never says "none open" next to one.
 	r.Blockers = append(r.Blockers, signalBlockers(in, blockerIDs(proj))...)
 	r.Health = in.Health
+	r.Status = statusLines(proj)
 	r.Difficulty = in.Difficulty
 	return r
 }

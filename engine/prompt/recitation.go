@@ -7,7 +7,8 @@ import (
 
 // Recitation part budgets in lines, each including the part's heading line
 // (current_task ≤ 5, progress ≤ 8, approach ≤ 5, decisions
-// ≤ 5 of the last 3, blockers ≤ 3, health ≤ 4; at most 30 lines in all).
+// ≤ 5 of the last 3, blockers ≤ 3, health ≤ 4, status ≤ 4; at most 30
+// lines in all).
 const (
 	RecitationMaxLines = 30
 	recTaskLines       = 5
@@ -16,6 +17,7 @@ const (
 	recDecisionLines   = 5
 	recBlockerLines    = 3
 	recHealthLines     = 4
+	recStatusLines     = 4
 	// RecitationWidth is the longest line in runes; a longer line is cut
 	// at a sentence or word boundary and ends in "⟨+N chars⟩" (cutText).
 	RecitationWidth = 160
@@ -39,6 +41,10 @@ type RecitationInput struct {
 	Blockers []string
 	// Health lines (state, circuit breaker, counters), at most 3 are shown.
 	Health []string
+	// Status lines (the last activity, the progress counts, the brief's
+	// checkbox states) change with everyday edits: they are the last part,
+	// so such an edit changes only the end of the prompt. None: no part.
+	Status []string
 	// Difficulty is the task's routing tier (SIMPLE, MODERATE, COMPLEX),
 	// shown in the task part's heading; "" leaves it out.
 	Difficulty string
@@ -83,7 +89,8 @@ func Recite(in RecitationInput) string {
 		progress = progressPart(in.Tasks, true)
 	}
 	total := len(task) + len(progress) + partLen(in.Approach, recApproachLines) +
-		1 + len(decisions) + partLen(in.Blockers, recBlockerLines) + partLen(in.Health, recHealthLines)
+		1 + len(decisions) + partLen(in.Blockers, recBlockerLines) + partLen(in.Health, recHealthLines) +
+		min(len(in.Status)+1, recStatusLines)*min(len(in.Status), 1)
 	if total > RecitationMaxLines || over {
 		decisions = lastN(in.Decisions, 2)
 	}
@@ -95,6 +102,9 @@ func Recite(in RecitationInput) string {
 	parts = append(parts, capLines(bullets("### Decisions", decisions, "none recorded"), recDecisionLines))
 	parts = append(parts, capLines(bullets("### Blockers", in.Blockers, "none open"), recBlockerLines))
 	parts = append(parts, capLines(bullets("### Health", in.Health, "no loop iterations recorded"), recHealthLines))
+	if len(in.Status) > 0 {
+		parts = append(parts, capLines(bullets("### Status", in.Status, ""), recStatusLines))
+	}
 
 	var b strings.Builder
 	n := 0

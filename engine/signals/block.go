@@ -2,6 +2,7 @@ package signals
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -315,8 +316,13 @@ func longestRun(s string, c byte) int {
 // file is append-only (docs/architecture.md#append-only-logs): the block is written with
 // one write(2) on an O_APPEND descriptor and fsynced, under an exclusive
 // flock on the file itself (docs/formats.md#preservation-blocks) so concurrent appenders, in this
-// or another process, never interleave. Waiting for the lock honours ctx;
-// errors name the path.
+// or another process, never interleave. A block is appended whole or not
+// at all (docs/architecture.md#hook-deadline): when the write or the
+// fsync fails (a full disk, a file size limit), the file is truncated back
+// to its length before the append, so a reader never sees part of a
+// block and the previous block stays the latest. Waiting for the lock
+// honours ctx; once the lock is held the write is not abandoned. Errors
+// name the path.
 func AppendBlock(ctx context.Context, path string, b Block) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("append block to %s: %w", path, err)
@@ -356,18 +362,33 @@ func AppendBlock(ctx context.Context, path string, b Block) error {
 		}
 		data = lead + "\n" + data
 	}
-	if _, err := f.Write([]byte(data)); err != nil {
+	if err := appendWhole(f, st.Size(), []byte(data)); err != nil {
 		_ = f.Close()
 		return fmt.Errorf("append block to %s: %w", path, err)
-	}
-	if err := f.Sync(); err != nil {
-		_ = f.Close()
-		return fmt.Errorf("append block to %s: sync: %w", path, err)
 	}
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("append block to %s: %w", path, err)
 	}
 	return nil
+}
+
+// appendWhole writes data at the end of f, whose length was size, and
+// fsyncs it; on failure it truncates f back to size (and fsyncs that), so
+// none of data stays.
+func appendWhole(f *os.File, size int64, data []byte) error {
+	_, err := f.Write(data)
+	if err == nil {
+		if err = f.Sync(); err != nil {
+			err = fmt.Errorf("sync: %w", err)
+		}
+	}
+	if err != nil {
+		if terr := f.Truncate(size); terr != nil {
+			return errors.Join(err, fmt.Errorf("truncate back to %d bytes: %w", size, terr))
+		}
+		_ = f.Sync()
+	}
+	return err
 }
 
 // OpenFence returns the column-0 code fence (a run of 3 or more backticks

@@ -1,6 +1,10 @@
 package fsutil
 
-import "io/fs"
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+)
 
 // WriteFile writes data to path atomically: the bytes go to a temporary
 // file in path's own folder, which is synced and then renamed over path,
@@ -15,4 +19,31 @@ import "io/fs"
 // MoveFileEx and MOVEFILE_REPLACE_EXISTING (see atomic_windows.go).
 func WriteFile(path string, data []byte, perm fs.FileMode) error {
 	return writeFile(path, data, perm)
+}
+
+// WriteFileNoSync is WriteFile without the sync: for files recite can
+// rebuild or lose (caches, the render and pass histories under
+// .planning/.recite), where a crash may lose the new bytes but never
+// leaves a torn file, and a save does not wait for the disk. perm is the
+// mode of the file. Errors are those of the step that failed; the
+// temporary file is removed on failure.
+func WriteFileNoSync(path string, data []byte, perm fs.FileMode) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Chmod(perm)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
 }

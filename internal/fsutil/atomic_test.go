@@ -35,3 +35,28 @@ func TestWriteFileMissingFolder(t *testing.T) {
 		t.Fatal("write into a missing folder succeeded")
 	}
 }
+
+// TestWriteFileNoSync: the file holds the new bytes with the given mode,
+// an existing file is replaced, and no temporary file is left behind.
+func TestWriteFileNoSync(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "renders.jsonl")
+	for _, body := range []string{"first\n", "second, longer\n"} {
+		if err := WriteFileNoSync(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(p)
+		if err != nil || string(got) != body {
+			t.Fatalf("read %q, %v; want %q", got, err, body)
+		}
+	}
+	if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != 0o644 {
+		t.Errorf("mode %v, %v; want 0644", fi.Mode(), err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("%d files in the folder, want 1 (a temporary file left)", len(ents))
+	}
+	if err := WriteFileNoSync(filepath.Join(dir, "missing", "x"), nil, 0o644); err == nil {
+		t.Error("a missing folder gave no error")
+	}
+}

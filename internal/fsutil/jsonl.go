@@ -44,7 +44,9 @@ func ParseJSONL[T any](b []byte, keep func(T) bool) []T {
 
 // WriteJSONLRing writes the last max records of recs (all when max <= 0)
 // to path as JSON Lines, one record a line, replacing the file atomically
-// (WriteFile, mode 0644) and creating its folder. It is the write half of
+// without fsync (WriteFileNoSync, mode 0644: the rings are histories a
+// crash may lose a record of, and the watch loop does not wait for the
+// disk) and creating its folder. It is the write half of
 // an append ring: read with ReadJSONL, append, write back, so the file
 // never holds more than max lines. Errors: a record that does not encode,
 // or the folder or file that cannot be written.
@@ -62,5 +64,5 @@ func WriteJSONLRing[T any](path string, recs []T, max int) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	return WriteFile(path, buf.Bytes(), 0o644)
+	return WriteFileNoSync(path, buf.Bytes(), 0o644)
 }

@@ -106,6 +106,9 @@ type codexText struct {
 // skipped.
 type codexEntry struct {
 	line int
+	// obj is the entry's index among the JSON objects glued on its line
+	// (0 for a line of one object).
+	obj  int
 	ts   time.Time
 	kind string // the RolloutLine type
 	p    codexPayload
@@ -156,7 +159,8 @@ type codexFile struct {
 //     skipped and counted by "type" or "type:payload type".
 //
 // Record ids are "codex-SESSION-LLLLLLLL" (the session id from
-// session_meta, the line number zero-padded, "-N" for a line's Nth record),
+// session_meta, the line number zero-padded, ".K" for the Kth of the JSON
+// objects glued on one line (K > 0), "-N" for a line's Nth record),
 // so importing twice with [Store.AppendNew] adds nothing. Malformed lines
 // are skipped with a diagnostic (path "codex"). An input with no rollout
 // line (a JSON object with "type" and "payload") is a *FormatError, with a
@@ -188,6 +192,9 @@ func ImportCodex(r io.Reader) ([]Record, Report, error) {
 		}
 		for i := range recs {
 			recs[i].ID = fmt.Sprintf("%s-%08d", f.idPrefix(), e.line)
+			if e.obj > 0 {
+				recs[i].ID += "." + strconv.Itoa(e.obj)
+			}
 			if len(recs) > 1 {
 				recs[i].ID += "-" + strconv.Itoa(i)
 			}
@@ -208,7 +215,44 @@ func codexSkip(rep *Report, reason string) {
 	rep.Skipped[reason]++
 }
 
-// readCodex reads every non-blank line. typed counts the rollout lines;
+// codexEntryOf reads one rollout line (a JSON object) of line n: typed is
+// true for a rollout line (a "type" and a "payload"), and looks is
+// "aider" or "claude" when a line that is not one looks like that
+// format's.
+func codexEntryOf(t []byte, n int) (e codexEntry, typed bool, looks string) {
+	e = codexEntry{line: n}
+	var l codexLine
+	var probe struct {
+		UUID string `json:"uuid"`
+	}
+	switch {
+	case json.Unmarshal(t, &l) != nil:
+		e.skip = "malformed JSON"
+		if strings.HasPrefix(string(t), "#### ") || strings.HasPrefix(string(t), aiderStart) {
+			looks = "aider"
+		}
+	case l.Type == "" || len(l.Payload) == 0:
+		e.skip = "malformed: not a rollout line"
+		if json.Unmarshal(t, &probe) == nil && probe.UUID != "" {
+			looks = "claude"
+		}
+	default:
+		typed = true
+		e.kind = l.Type
+		ts, terr := time.Parse(time.RFC3339Nano, l.Timestamp)
+		switch {
+		case terr != nil:
+			e.skip = "malformed: bad timestamp"
+		case json.Unmarshal(l.Payload, &e.p) != nil:
+			e.skip = "malformed: payload"
+		}
+		e.ts = ts.UTC()
+	}
+	return e, typed, looks
+}
+
+// readCodex reads every non-blank line; a line of several JSON objects
+// glued together is read object by object, with a diagnostic. typed counts the rollout lines;
 // hint names the right importer when the lines look like another format.
 func readCodex(r io.Reader, rep *Report) (entries []codexEntry, typed int, hint string, err error) {
 	br := bufio.NewReader(r)
@@ -216,39 +260,37 @@ func readCodex(r io.Reader, rep *Report) (entries []codexEntry, typed int, hint 
 	for n := 1; ; n++ {
 		line, rerr := br.ReadBytes('\n')
 		if t := bytes.TrimSpace(line); len(t) > 0 {
-			rep.Entries++
-			e := codexEntry{line: n}
-			var l codexLine
-			var probe struct {
-				UUID string `json:"uuid"`
-			}
-			switch {
-			case json.Unmarshal(t, &l) != nil:
-				e.skip = "malformed JSON"
-				if strings.HasPrefix(string(t), "#### ") || strings.HasPrefix(string(t), aiderStart) {
-					aider++
+			objs, rest := [][]byte{t}, []byte(nil)
+			if !json.Valid(t) {
+				// Objects glued on one line (a writer lost a newline):
+				// each is an entry; what follows the last one that
+				// parses is one malformed entry.
+				objs, rest = splitObjects(t)
+				if len(objs) > 1 {
+					rep.Diagnostics = append(rep.Diagnostics, markdown.Diagnostic{Path: "codex", Line: n, Message: fmt.Sprintf("%d JSON objects glued on one line; each was read as an entry", len(objs))})
 				}
-			case l.Type == "" || len(l.Payload) == 0:
-				e.skip = "malformed: not a rollout line"
-				if json.Unmarshal(t, &probe) == nil && probe.UUID != "" {
+				if len(rest) > 0 {
+					objs = append(objs, rest)
+				}
+			}
+			for k, o := range objs {
+				e, isTyped, looks := codexEntryOf(o, n)
+				e.obj = k
+				rep.Entries++
+				if isTyped {
+					typed++
+				}
+				switch looks {
+				case "aider":
+					aider++
+				case "claude":
 					claude++
 				}
-			default:
-				typed++
-				e.kind = l.Type
-				ts, terr := time.Parse(time.RFC3339Nano, l.Timestamp)
-				switch {
-				case terr != nil:
-					e.skip = "malformed: bad timestamp"
-				case json.Unmarshal(l.Payload, &e.p) != nil:
-					e.skip = "malformed: payload"
+				if strings.HasPrefix(e.skip, "malformed") {
+					rep.Diagnostics = append(rep.Diagnostics, markdown.Diagnostic{Path: "codex", Line: n, Message: e.skip})
 				}
-				e.ts = ts.UTC()
+				entries = append(entries, e)
 			}
-			if strings.HasPrefix(e.skip, "malformed") {
-				rep.Diagnostics = append(rep.Diagnostics, markdown.Diagnostic{Path: "codex", Line: n, Message: e.skip})
-			}
-			entries = append(entries, e)
 		}
 		if rerr == io.EOF {
 			break

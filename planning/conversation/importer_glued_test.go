@@ -3,6 +3,9 @@ package conversation
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -91,4 +94,59 @@ func FuzzSplitObjects(f *testing.F) {
 			t.Fatalf("objects and rest %q longer than the line %q", joined, line)
 		}
 	})
+}
+
+// TestImportCodexGluedLine: a Codex rollout whose function call and its
+// output (an error in a command that exited 0) are glued on one line reads
+// as the same records as the file with the newline, and the line is
+// reported.
+func TestImportCodexGluedLine(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "codex", "rollout-2026-03-01T10-00-00-0199a1b2-0c3d-7e4f-8a9b-0c1d2e3f4a5b.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(b), "\n")
+	if !strings.Contains(lines[11], `"call_id":"call_C3"`) || !strings.Contains(lines[12], "cat: config.json: No such file or directory") {
+		t.Fatalf("fixture lines 12 and 13 are not the cat call and its output:\n%s%s", lines[11], lines[12])
+	}
+	glued := strings.Join(lines[:11], "") + strings.TrimSuffix(lines[11], "\n") + lines[12] + strings.Join(lines[13:], "")
+	want, wantRep, err := ImportCodex(strings.NewReader(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, rep, err := ImportCodex(strings.NewReader(glued))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The same records but for their ids and sources, which name the
+	// lines; the ids stay distinct.
+	ids := map[string]bool{}
+	for i := range got {
+		if ids[got[i].ID] {
+			t.Errorf("id %s twice", got[i].ID)
+		}
+		ids[got[i].ID] = true
+		got[i].ID, got[i].Source = "", ""
+	}
+	for i := range want {
+		want[i].ID, want[i].Source = "", ""
+	}
+	wj, _ := json.Marshal(want)
+	gj, _ := json.Marshal(got)
+	if !bytes.Equal(wj, gj) {
+		t.Errorf("records differ when two lines are glued:\n%s\nwant\n%s", gj, wj)
+	}
+	if !ids["codex-0199a1b2-0c3d-7e4f-8a9b-0c1d2e3f4a5b-00000012.1"] {
+		t.Errorf("no record of the second object of line 12: %v", ids)
+	}
+	if rep.Entries != wantRep.Entries || rep.Imported != wantRep.Imported {
+		t.Errorf("report %+v, want the entries and imports of %+v", rep, wantRep)
+	}
+	var diags []string
+	for _, d := range rep.Diagnostics {
+		diags = append(diags, d.String())
+	}
+	if !slices.Contains(diags, "codex:12: 2 JSON objects glued on one line; each was read as an entry") {
+		t.Errorf("diagnostics %q", diags)
+	}
 }

@@ -17,13 +17,14 @@ import (
 // .planning/.recite/index, not in git) as two files per conversation,
 // named by its id and shared by the log in Dir and in the archive (docs/formats.md#conversation-index):
 //
-//   - ID.idx, the header: one line "recite-conversation-index 1 crc32c=XXXXXXXX"
+//   - ID.idx, the header: one line "recite-conversation-index 2 crc32c=XXXXXXXX"
 //     (the Castagnoli CRC of the rest of the file, in hex), then one JSON
 //     object, [indexHeader]. It describes the prefix [0, size) of the log
 //     the index covers: its length, its newline count, the SHA-256 of its
-//     first and last 4 KiB, the counts, the newest key, the merged Meta and
-//     the torn lines.
-//   - ID.ord, the read order: a 16-byte preamble ("RCXO", version 1 as a
+//     first and last 4 KiB, the counts, the newest key, the merged Meta,
+//     the torn lines, and the ledger of the newest records that may hold a
+//     stop signal or an error.
+//   - ID.ord, the read order: a 16-byte preamble ("RCXO", version 2 as a
 //     little-endian uint32, the header's generation as a little-endian
 //     uint64), then one 16-byte entry per record in read order (duplicate
 //     ids dropped, sorted by (timestamp, id)), see [ordEntry].
@@ -33,8 +34,10 @@ import (
 // every entry's line boundaries and kind are checked before use), and
 // rebuilt from the log whenever a check fails.
 
-// indexVersion is the version of both index files.
-const indexVersion = 1
+// indexVersion is the version of both index files. Version 2 added the
+// entry flags, the prompt count and the ledger (ledger.go); a version 1
+// index is rebuilt.
+const indexVersion = 2
 
 // indexMagic starts the header file.
 const indexMagic = "recite-conversation-index"
@@ -99,6 +102,13 @@ type indexHeader struct {
 	// counts them all.
 	Torn      []tornLine `json:"torn,omitempty"`
 	TornCount int        `json:"torn_count,omitempty"`
+	// Prompts counts the messages flagged flagPrompt.
+	Prompts int `json:"prompts,omitempty"`
+	// StopRefs and ErrorRefs are the ledger: the read-order positions of
+	// the newest maxLedger entries flagged flagStop and flagError,
+	// ascending.
+	StopRefs  []int `json:"stop_refs,omitempty"`
+	ErrorRefs []int `json:"error_refs,omitempty"`
 }
 
 // tornLine is one line of the log that is not a valid record.
@@ -156,20 +166,25 @@ func decodeIndexHeader(data []byte) (*indexHeader, error) {
 	case h.TornCount < len(h.Torn) || len(h.Torn) > maxTorn:
 		return nil, fmt.Errorf("%w: torn lines", errBadIndex)
 	}
+	if err := h.checkLedger(); err != nil {
+		return nil, err
+	}
 	return &h, nil
 }
 
 // ordEntry is one record of the read order: where its line is in the log,
-// how many messages come before it in read order, and its kind. On disk it
-// is 16 bytes, little-endian: the offset in 6 bytes, the line's length
-// without its newline in 4, the message rank in 4, the kind in 1 (1
-// message, 2 iteration, 3 meta), and the low byte of the CRC-32C of the
-// record's id, checked when the record is read.
+// how many messages come before it in read order, its kind and flags. On
+// disk it is 16 bytes, little-endian: the offset in 6 bytes, the line's
+// length without its newline in 4, the message rank in 4, the kind in the
+// low 4 bits of 1 (1 message, 2 iteration, 3 meta) with the flags in the
+// high ones (ledger.go), and the low byte of the CRC-32C of the record's
+// id, checked when the record is read.
 type ordEntry struct {
 	Off   int64
 	Len   int64
 	Rank  int // messages before this record in read order
 	Kind  Kind
+	Flags byte // flagPrompt, flagStop, flagError
 	Check byte // idCheck of the record's id
 }
 
@@ -199,7 +214,7 @@ func putOrdEntry(b []byte, e ordEntry) {
 	copy(b[0:6], off[:6])
 	binary.LittleEndian.PutUint32(b[6:10], uint32(e.Len))
 	binary.LittleEndian.PutUint32(b[10:14], uint32(e.Rank))
-	b[14] = kindCodes[e.Kind]
+	b[14] = kindCodes[e.Kind] | e.Flags&flagBits
 	b[15] = e.Check
 }
 
@@ -218,9 +233,9 @@ func decodeOrdEntries(b []byte, size int64, out []ordEntry) ([]ordEntry, error) 
 			Len:  int64(binary.LittleEndian.Uint32(b[6:10])),
 			Rank: int(binary.LittleEndian.Uint32(b[10:14])),
 		}
-		k, ok := kindOfCode(b[14])
-		e.Check = b[15]
-		if !ok || e.Len == 0 || e.Off+e.Len > size {
+		k, ok := kindOfCode(b[14] & kindBits)
+		e.Flags, e.Check = b[14]&^kindBits, b[15]
+		if !ok || e.Flags&^flagBits != 0 || e.Flags != 0 && k != KindMessage || e.Len == 0 || e.Off+e.Len > size {
 			return out, fmt.Errorf("%w: entry at %d", errBadIndex, e.Off)
 		}
 		e.Kind = k

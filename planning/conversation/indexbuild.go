@@ -46,14 +46,20 @@ func (x *indexer) torn(line int, msg string) {
 
 // add appends r, whose line is at off and n bytes long, to the read order.
 func (x *indexer) add(r *Record, off, n int64) error {
+	return x.addFlagged(r, off, n, recordFlags(r))
+}
+
+// addFlagged is add for a record whose entry flags (recordFlags) are f.
+func (x *indexer) addFlagged(r *Record, off, n int64, f byte) error {
 	if off >= maxOffset || n > maxLineLen {
 		return fmt.Errorf("record %s at %d: line of %d bytes too long to index", r.ID, off, n)
 	}
-	putOrdEntry(x.buf[:], ordEntry{Off: off, Len: n, Rank: x.h.Messages, Kind: r.Kind, Check: idCheck(r.ID)})
+	putOrdEntry(x.buf[:], ordEntry{Off: off, Len: n, Rank: x.h.Messages, Kind: r.Kind, Flags: f, Check: idCheck(r.ID)})
 	if _, err := x.w.Write(x.buf[:]); err != nil {
 		return err
 	}
 	h := &x.h
+	h.note(h.Entries, f)
 	h.Entries++
 	switch r.Kind {
 	case KindMessage:
@@ -207,6 +213,7 @@ type sortItem struct {
 	idAt  uint32
 	idLen uint16
 	kind  byte // kindCodes
+	flags byte // recordFlags
 }
 
 // indexUnsorted is the second pass of buildIndex: it reads the log's keys,
@@ -234,7 +241,7 @@ func indexUnsorted(log io.ReaderAt, size int64, gen uint64, out io.Writer) (*ind
 		if r.Meta != nil {
 			metas[o] = r.Meta
 		}
-		items = append(items, sortItem{sec: r.Time.Unix(), nsec: int32(r.Time.Nanosecond()), kind: kindCodes[r.Kind], off: off, n: uint32(n),
+		items = append(items, sortItem{sec: r.Time.Unix(), nsec: int32(r.Time.Nanosecond()), kind: kindCodes[r.Kind], flags: recordFlags(r), off: off, n: uint32(n),
 			order: o, idAt: uint32(len(arena)), idLen: uint16(len(r.ID))})
 		arena = append(arena, r.ID...)
 		return nil
@@ -253,7 +260,7 @@ func indexUnsorted(log io.ReaderAt, size int64, gen uint64, out io.Writer) (*ind
 		it := &items[i]
 		kind, _ := kindOfCode(it.kind)
 		r := Record{ID: string(id(it)), Kind: kind, Time: time.Unix(it.sec, int64(it.nsec)).UTC(), Meta: metas[it.order]}
-		if err := x.add(&r, it.off, int64(it.n)); err != nil {
+		if err := x.addFlagged(&r, it.off, int64(it.n), it.flags); err != nil {
 			return nil, err
 		}
 	}

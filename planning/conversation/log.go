@@ -125,6 +125,14 @@ type Conversation struct {
 	// imported; a conversation with neither falls back to its newest record
 	// (the creation meta). Zero when empty.
 	LastActivity time.Time
+	// Earlier counts the messages, iteration records and prompt
+	// candidates older than Messages and Iterations when the conversation
+	// is the newest part of a log (Window.Conversation); zero otherwise.
+	Earlier Earlier
+	// Signals are, for the newest part of a log, the older records that
+	// may hold a stop signal or an error (Window.Signals), in read order;
+	// nil otherwise.
+	Signals []Record
 }
 
 // build assembles a Conversation from normalized records.

@@ -46,16 +46,26 @@ type Window struct {
 	FirstMessage int
 	// Complete reports that Records hold the whole conversation.
 	Complete bool
+	// Earlier counts what the conversation holds before Records (zero
+	// when Complete).
+	Earlier Earlier
+	// Signals are the records of the index's ledger older than Records,
+	// in read order: of the newest 32 messages naming a stop word
+	// (StopCandidate) and the newest 32 failed results (ErrorCandidate) of
+	// each log of the chain, those the window does not hold. Nil when
+	// Complete.
+	Signals []Record
 }
 
 // Conversation returns the window as a Conversation: Messages,
 // Iterations, Events, Deliverables and TestsPassing are those of the
 // window's records; Meta and LastActivity are those of the whole
-// conversation.
+// conversation, Earlier and Signals those of the window.
 func (w *Window) Conversation() *Conversation {
 	c := build(w.Info.ID, w.Records[w.Inherited:], w.Records[:w.Inherited])
 	c.Meta = w.Info.Meta
 	c.LastActivity = w.Info.LastActivity
+	c.Earlier, c.Signals = w.Earlier, w.Signals
 	c.finish()
 	return c
 }
@@ -130,7 +140,43 @@ func (sn *Snapshot) Window(opts WindowOptions) (*Window, error) {
 		w.FirstMessage = c.total - n + 1
 	}
 	w.Complete = ownAll && w.Inherited == c.inh
+	if !w.Complete {
+		if err := sn.earlier(w, c.v.hdr.Entries-len(picks), msgs, iters); err != nil {
+			return nil, err
+		}
+	}
 	return w, nil
+}
+
+// earlier fills w's Earlier and Signals for a window that does not hold
+// the whole conversation: its own records start at read-order position
+// start and hold msgs messages and iters iteration records.
+func (sn *Snapshot) earlier(w *Window, start, msgs, iters int) error {
+	c := sn.c
+	total := c.v.hdr.Prompts
+	if c.inh > 0 {
+		var err error
+		if total, err = c.countPrompts(c.total); err != nil {
+			return err
+		}
+	}
+	in := 0
+	for i := range w.Records {
+		if PromptCandidate(&w.Records[i]) {
+			in++
+		}
+	}
+	w.Earlier = Earlier{Messages: c.total - msgs - w.Inherited, Iterations: c.v.hdr.Iterations - iters, Prompts: max(0, total-in)}
+	levels, views, err := c.ledgerEntries(start, w.Inherited)
+	if err != nil {
+		return err
+	}
+	for i, es := range levels {
+		if w.Signals, err = views[i].read(es, w.Signals); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // read appends the records of es to out.

@@ -55,7 +55,7 @@ func BenchmarkModifiedFilesGoGit(b *testing.B) {
 	dir := setupBench(b)
 	b.Setenv("HOME", b.TempDir())
 	for b.Loop() {
-		if _, err := ModifiedFiles(dir); err != nil {
+		if _, err := ModifiedFiles(dir, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

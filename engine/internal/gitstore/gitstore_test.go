@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/go-git/go-billy/v5/osfs"
 )
 
 var recitePrefixes = []string{".planning/conversations/", ".planning/context-preserved.md"}
@@ -698,7 +700,7 @@ func TestModifiedFiles(t *testing.T) {
 	if err := os.Remove(filepath.Join(r.dir, ".planning/STATE.md")); err != nil {
 		t.Fatal(err)
 	}
-	got, err := ModifiedFiles(r.dir)
+	got, err := ModifiedFiles(r.dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -711,8 +713,44 @@ func TestModifiedFiles(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("ModifiedFiles = %v, git status says %v", got, want)
 	}
-	if _, err := ModifiedFiles(t.TempDir()); !errors.Is(err, ErrNoRepository) {
+	if _, err := ModifiedFiles(t.TempDir(), nil); !errors.Is(err, ErrNoRepository) {
 		t.Errorf("no repository: %v", err)
+	}
+}
+
+// TestModifiedFilesSkip: the paths skip names are hidden from the walk and
+// from the result (a committed log that grew, an untracked log, a folder
+// of them), while every other change is listed as git lists it.
+func TestModifiedFilesSkip(t *testing.T) {
+	r := newRepo(t)
+	r.base()
+	r.write(".planning/conversations/c-001.jsonl", `{"id":"1"}`+"\n"+`{"id":"2"}`+"\n")
+	r.write(".planning/conversations/c-002.jsonl", `{"id":"1"}`+"\n")
+	r.write(".planning/STATE.md", "state, edited\n")
+	r.write("src/new.go", "package app\n")
+	skip := func(p string) bool { return strings.HasPrefix(p, ".planning/conversations/") }
+	got, err := ModifiedFiles(r.dir, skip)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, line := range strings.Split(strings.TrimRight(r.git("status", "--porcelain", "--untracked-files=all"), "\n"), "\n") {
+		if p := line[3:]; !skip(p) {
+			want = append(want, p)
+		}
+	}
+	slices.Sort(want)
+	if !slices.Equal(got, want) || len(want) != 2 {
+		t.Errorf("ModifiedFiles with skip = %v, want git's %v without the logs", got, want)
+	}
+	// The walk itself never lists a hidden path.
+	wt := hiding{osfs.New(r.dir), skip}
+	infos, err := wt.ReadDir(".planning/conversations")
+	if err != nil || len(infos) != 0 {
+		t.Errorf("hidden folder lists %d entries (%v), want none", len(infos), err)
+	}
+	if infos, err := wt.ReadDir(".planning"); err != nil || len(infos) == 0 {
+		t.Errorf(".planning lists %d entries (%v), want its files", len(infos), err)
 	}
 }
 
