@@ -13,6 +13,7 @@ import (
 	"github.com/recite-dev/recite/engine/claudecode"
 	"github.com/recite-dev/recite/engine/config"
 	"github.com/recite-dev/recite/engine/internal/enginetest"
+	"github.com/recite-dev/recite/engine/prompt"
 	"github.com/recite-dev/recite/internal/sharedtest"
 )
 
@@ -84,9 +85,11 @@ func TestPromptRecitation(t *testing.T) {
 				t.Errorf("additionalContext lacks %q:\n%s", want, ctx)
 			}
 		}
-		if _, block, ok := strings.Cut(ctx, "## Recitation"); ok {
-			if lines := strings.Count(strings.TrimRight(block, "\n"), "\n") + 1; lines > 30 {
-				t.Errorf("recitation block of %d lines, want at most 30", lines)
+		// The block's body under its heading: at most
+		// prompt.RecitationMaxLines (docs/formats.md#recitation-block).
+		if _, block, ok := strings.Cut(ctx, "## Recitation\n"); ok {
+			if lines := strings.Count(strings.TrimSpace(block), "\n") + 1; lines > prompt.RecitationMaxLines {
+				t.Errorf("recitation block of %d lines, want at most %d", lines, prompt.RecitationMaxLines)
 			}
 		}
 		if got := claudecode.Utf16Len(ctx); got > claudecode.HookMaxOutput {
