@@ -7,8 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
-	"strings"
 
 	"github.com/recite-dev/recite/planning/conversation"
 )
@@ -21,26 +19,13 @@ type ImportReport = conversation.Report
 // The transcript formats Import reads.
 const (
 	// ImportClaudeCode is a Claude Code session transcript (JSONL).
-	ImportClaudeCode = "claude-code"
+	ImportClaudeCode = conversation.FormatClaudeCode
 	// ImportAider is an aider chat history (.aider.chat.history.md).
-	ImportAider = "aider"
+	ImportAider = conversation.FormatAider
 	// ImportCodex is a Codex CLI session file (rollout JSONL,
 	// conversation.ImportCodex).
-	ImportCodex = "codex"
+	ImportCodex = conversation.FormatCodex
 )
-
-// importer returns the reader of a transcript format.
-func importer(format string) (func(io.Reader) ([]Record, ImportReport, error), bool) {
-	switch format {
-	case ImportClaudeCode:
-		return conversation.ImportClaudeCode, true
-	case ImportAider:
-		return conversation.ImportAider, true
-	case ImportCodex:
-		return conversation.ImportCodex, true
-	}
-	return nil, false
-}
 
 // ImportOptions are the inputs of Import.
 type ImportOptions struct {
@@ -77,7 +62,7 @@ type ImportResult struct {
 // created), a project without a .planning folder; a transcript that fails
 // mid-read (plain error naming the file); failures to write the log.
 func (e *Engine) Import(ctx context.Context, opts ImportOptions) (*ImportResult, error) {
-	read, ok := importer(opts.Format)
+	read, ok := conversation.Importer(opts.Format)
 	if !ok {
 		return nil, &InputError{Err: fmt.Errorf("import %q: want %s, %s or %s", opts.Format, ImportClaudeCode, ImportAider, ImportCodex)}
 	}
@@ -140,24 +125,6 @@ func (e *Engine) readTranscript(opts ImportOptions, read func(io.Reader) ([]Reco
 	return recs, rep, nil
 }
 
-// importIDUnsafe matches the runs of characters a conversation id cannot hold.
-var importIDUnsafe = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
-
-// ImportID derives a conversation id from a transcript's file name: the
-// base name without its extension (and aider's ".aider.chat.history"),
-// unsafe characters replaced by "-", leading non-alphanumerics dropped, cut
-// to 128 characters; the format's name when nothing valid is left.
-func ImportID(path, format string) string {
-	base := filepath.Base(path)
-	base = strings.TrimSuffix(base, filepath.Ext(base))
-	base = strings.TrimSuffix(base, ".aider.chat.history")
-	id := importIDUnsafe.ReplaceAllString(base, "-")
-	id = strings.TrimLeft(id, "._-")
-	if len(id) > 128 {
-		id = id[:128]
-	}
-	if id == "" || conversation.ValidateID(id) != nil {
-		return format
-	}
-	return id
-}
+// ImportID derives a conversation id from a transcript's file name
+// (conversation.ImportID).
+func ImportID(path, format string) string { return conversation.ImportID(path, format) }

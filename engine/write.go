@@ -110,7 +110,7 @@ func (e *Engine) restoreLastGood(rel string) error {
 }
 
 // writeAtomic writes data to path through a temp file in the same folder,
-// synced and renamed over path (DESIGN.md invariant 3; fsutil.WriteFile).
+// synced and renamed over path (docs/architecture.md#atomic-writes; fsutil.WriteFile).
 func writeAtomic(path string, data []byte) error {
 	return fsutil.WriteFile(path, data, 0o644)
 }

@@ -557,3 +557,19 @@ func metaLine(doc *markdown.Document) int {
 func pathBase(p string) string {
 	return path.Base(p)
 }
+
+// CurrentLoop is the loop the project is in: the one
+// loops/active-loop.json names (ActiveLoop), else the last loop file; nil
+// when the project has none (p may be nil).
+func (p *Project) CurrentLoop() *Loop {
+	if p == nil || len(p.Loops) == 0 {
+		return nil
+	}
+	l := p.Loops[len(p.Loops)-1]
+	for _, cand := range p.Loops {
+		if cand.ID == p.ActiveLoop {
+			l = cand
+		}
+	}
+	return l
+}

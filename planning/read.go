@@ -11,8 +11,8 @@ import (
 	"github.com/recite-dev/recite/markdown"
 )
 
-// fileRole names what a path is by its place and name (FORMATS.md §1.1,
-// §1.2; DESIGN.md §2 for recite's own files).
+// fileRole names what a path is by its place and name (docs/formats.md#file-roles,
+// for recite's own files too).
 func fileRole(p string) string {
 	dir, name := path.Split(p)
 	dir = strings.TrimSuffix(dir, "/")
@@ -87,7 +87,7 @@ func (l *loader) readDoc(w *walked, fmOnly bool) *markdown.Document {
 }
 
 // readFile reads a file within the size limit; binary or non-UTF-8 content
-// is reported (FORMATS.md §4.8). It returns nil when the file must be
+// is reported (docs/formats.md#missing-and-extra-files). It returns nil when the file must be
 // skipped.
 func (l *loader) readFile(w *walked) []byte {
 	if e := l.load(w, false, true); e != nil {

@@ -3,7 +3,7 @@
 //
 // Counts come from github.com/tiktoken-go/tokenizer (OpenAI's o200k_base by
 // default, or cl100k_base), not from a characters/4 estimate, which is off by
-// −24% to +20% on the content recite handles (PROVIDERS.md §7). Claude and
+// −24% to +20% on the content recite handles (docs/providers.md#token-counting). Claude and
 // Gemini use tokenizers of their own, so for them the counts are a close
 // proxy, not exact.
 //
@@ -21,7 +21,7 @@ import "fmt"
 // Status is a prompt's standing against its token budget.
 type Status string
 
-// The statuses, by increasing severity (DESIGN.md §1 "token budget").
+// The statuses, by increasing severity (docs/architecture.md#words).
 const (
 	OK       Status = "OK"
 	Warning  Status = "WARNING"

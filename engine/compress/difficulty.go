@@ -9,9 +9,12 @@
 // IterationFactsOf, the commits the engine found), Compress and ApplyLevel
 // score and shrink them, and Segmented.Apply writes the results back. The
 // optional summarizer command (CommandSummarizer) is a callback the engine
-// passes in Options.
+// passes in Options. Run.Apply does all of it for one target, with the
+// services the engine passes in Run (the tokenizer, redaction, the git
+// history's answers).
 //
-// It may import engine/prompt, engine/signals, internal/fsutil, planning,
+// It may import engine/prompt, engine/signals, engine/internal/gitstore
+// (for the commit questions' Item type), internal/fsutil, planning,
 // planning/conversation and goldmark; never engine or its other
 // subpackages.
 package compress

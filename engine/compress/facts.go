@@ -314,8 +314,8 @@ func taskText(proj *planning.Project) string {
 	return ""
 }
 
-// skillUsed reports whether a skill file serves the current task (seeds/002
-// §6 "a skill was loaded but not applied"): its name shares a keyword with
+// skillUsed reports whether a skill file serves the current task (docs/formats.md#compression: a
+// skill that was loaded but not applied is forgotten): its name shares a keyword with
 // the task, the plan's skills_to_apply names it, or a conversation message
 // cites its name.
 func skillUsed(skill string, taskWords []string, proj *planning.Project, msgs []string) bool {

@@ -14,7 +14,7 @@ import (
 )
 
 // Context builds the coordinator's three context layers for a
-// conversation target (seeds/000): learnings (stable), epic and phase
+// conversation target (docs/formats.md#conversation-layers): learnings (stable), epic and phase
 // (semi), loop and role (semi), for the project at dir whose active loop
 // is active (nil: none). Empty layers are left out by prompt.Add.
 func Context(dir string, c *conversation.Conversation, cfg *config.Config, tg *config.Target, proj *planning.Project, active *planning.Loop) ([]prompt.Section, []markdown.Diagnostic) {

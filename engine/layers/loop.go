@@ -17,11 +17,11 @@ import (
 // Loop is the loop and role layer: the role and agent, which
 // iteration this is (the conversation's iteration records, of maxIter —
 // recite.yaml's agent.max_iterations — else of the active loop's maximum),
-// the files modified so far (seeds/000 "DeliverableTracker (track files
-// created, tests passing)"), and what failed in the last recorded
+// the files modified so far (docs/formats.md#conversation-layers: the
+// deliverables so far), and what failed in the last recorded
 // iteration. It reads iteration
 // records and the messages of recorded iterations only, so a new plain
-// message does not change it (DESIGN.md invariant 8).
+// message does not change it (docs/architecture.md#earlier-tiers-never-move).
 func Loop(c *conversation.Conversation, tg *config.Target, active *planning.Loop, maxIter int) prompt.Section {
 	s := prompt.Section{ID: prompt.IDLoop, Heading: "Loop and role", Sources: []string{layout.ConversationLog(c.ID)}}
 	var b strings.Builder

@@ -198,17 +198,6 @@ func taskType(f *config.Files, proj *planning.Project) (string, string) {
 	return "", ""
 }
 
-// ActiveLoop is the loop the health section shows: the one
-// loops/active-loop.json names, else the last.
-func ActiveLoop(proj *planning.Project) *planning.Loop {
-	if proj == nil || len(proj.Loops) == 0 {
-		return nil
-	}
-	l := proj.Loops[len(proj.Loops)-1]
-	for _, cand := range proj.Loops {
-		if cand.ID == proj.ActiveLoop {
-			l = cand
-		}
-	}
-	return l
-}
+// ActiveLoop is the loop the health section shows
+// (planning.Project.CurrentLoop).
+func ActiveLoop(proj *planning.Project) *planning.Loop { return proj.CurrentLoop() }

@@ -12,7 +12,7 @@ import (
 )
 
 // encodeRecord formats r as one log line, newline included. The timestamp is
-// converted to UTC (DESIGN.md §2).
+// converted to UTC (docs/formats.md#conversation-logs).
 func encodeRecord(r Record) ([]byte, error) {
 	r.Time = r.Time.UTC()
 	b, err := json.Marshal(r)
@@ -73,7 +73,7 @@ func ParseLog(path string, data []byte) ([]Record, []markdown.Diagnostic) {
 }
 
 // Normalize drops records whose id was already seen (keeping the first) and
-// sorts the rest by (timestamp, id), the read order of DESIGN.md §2. It
+// sorts the rest by (timestamp, id), the read order of docs/formats.md#conversation-logs. It
 // sorts recs in place and returns the shortened slice.
 func Normalize(recs []Record) []Record {
 	seen := make(map[string]struct{}, len(recs))

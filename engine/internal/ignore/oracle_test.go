@@ -14,7 +14,7 @@ import (
 	"github.com/recite-dev/recite/internal/sharedtest"
 )
 
-// oracleRow is one line of /work/shared/ignore-oracle.tsv: the verdict real
+// oracleRow is one line of the shared gitignore oracle table (sharedtest): the verdict real
 // `git check-ignore` gave for path under a root .gitignore holding patterns.
 type oracleRow struct {
 	lineno   int
