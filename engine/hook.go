@@ -4,15 +4,19 @@ import (
 	"context"
 	"errors"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/recite-dev/recite/engine/agent"
 	"github.com/recite-dev/recite/engine/claudecode"
+	"github.com/recite-dev/recite/engine/config"
 	"github.com/recite-dev/recite/engine/health"
+	"github.com/recite-dev/recite/engine/internal/textutil"
 	"github.com/recite-dev/recite/engine/prompt"
 	"github.com/recite-dev/recite/engine/signals"
 	"github.com/recite-dev/recite/markdown"
+	"github.com/recite-dev/recite/planning"
 	"github.com/recite-dev/recite/planning/conversation"
 )
 
@@ -57,8 +61,13 @@ type ClaudeResult = claudecode.SettingsResult
 // claudecode.HookMargin: 8.5 s of the 10 s `init --claude` writes;
 // docs/architecture.md#hook-deadline).
 func RunClaudeHook(ctx context.Context, opts HookOptions, in io.Reader, out, errOut io.Writer) {
-	claudecode.Run(ctx, opts, func(dir string) claudecode.Engine { return hookEngine{New(dir)} }, in, out, errOut)
+	claudecode.Run(ctx, opts, ClaudeEngine, in, out, errOut)
 }
+
+// ClaudeEngine is the claudecode.Engine of the project rooted at dir (a
+// claudecode.Opener): what the hook and the status line ask of the
+// engine, for callers of package claudecode's own functions.
+func ClaudeEngine(dir string) claudecode.Engine { return hookEngine{New(dir)} }
 
 // SessionConversation is the conversation id of a Claude Code session
 // (claudecode.SessionConversation): "cc-" + the session id with characters
@@ -67,11 +76,22 @@ func SessionConversation(sessionID string) string {
 	return claudecode.SessionConversation(sessionID)
 }
 
-// InitClaude merges recite's hooks into the project's .claude/settings.json
-// (claudecode.InstallHooks). A settings file recite cannot merge into is an
-// *InputError naming the file, and the file is left untouched.
-func InitClaude(dir string) (*ClaudeResult, error) {
-	res, err := claudecode.InstallHooks(dir)
+// ClaudeOptions configures InitClaude (claudecode.SettingsOptions): the
+// personal settings file instead of the shared one, the program path,
+// the status line.
+type ClaudeOptions = claudecode.SettingsOptions
+
+// ClaudeLocalSettingsFile is Claude Code's personal project settings
+// file (`init --claude --local`), relative to the project root.
+const ClaudeLocalSettingsFile = claudecode.LocalSettingsFile
+
+// InitClaude merges recite's hooks, and with opts.StatusLine its status
+// line, into the project's .claude/settings.json, or with opts.Local its
+// .claude/settings.local.json (claudecode.InstallSettings). A settings
+// file recite cannot merge into is an *InputError naming the file, and the
+// file is left untouched.
+func InitClaude(dir string, opts ClaudeOptions) (*ClaudeResult, error) {
+	res, err := claudecode.InstallSettings(dir, opts)
 	if se := (*claudecode.SettingsError)(nil); errors.As(err, &se) {
 		return nil, &InputError{Err: se.Err}
 	}
@@ -134,9 +154,9 @@ func (h hookEngine) OpenSignals(ctx context.Context, known []signals.Signal) ([]
 }
 
 // Recitation renders the first target's recitation block (engine/prompt
-// Recite, docs/formats.md#recitation-block) with the loop health, secrets redacted. A
-// configuration that does not load is a diagnostic, and the defaults are
-// used.
+// Recite, docs/formats.md#recitation-block) with the loop health, secrets
+// redacted. A configuration that does not load is a diagnostic, and the
+// defaults are used.
 func (h hookEngine) Recitation(ctx context.Context) (string, []markdown.Diagnostic, error) {
 	defer h.e.saveCaches() // the next event's process starts warm
 	cfg, proj, diags, err := h.e.loadLenient()
@@ -156,4 +176,87 @@ func (h hookEngine) Recitation(ctx context.Context) (string, []markdown.Diagnost
 		}
 	}
 	return "", diags, nil
+}
+
+// ReciteEvery is hooks.recite_every of recite.yaml (config.Hooks.Every):
+// how often the Claude Code hook repeats an unchanged recitation at a
+// prompt, 0 for never; config.DefaultReciteEvery when the configuration
+// does not load (the hook's Recitation reports why).
+func (h hookEngine) ReciteEvery() int {
+	cfg, _, err := config.Load(h.e.dir)
+	if err != nil {
+		return config.DefaultReciteEvery
+	}
+	return cfg.Hooks.Every()
+}
+
+// StatusSummary computes the status summary `recite statusline` prints
+// (claudecode.Engine): a lenient load of the configuration and planning
+// tree (a broken configuration takes the defaults), the position in the
+// plan, and the health and open stop signals as `recite status` collects
+// them, reading only the last claudecode.HookTail or so messages of each
+// conversation.
+func (h hookEngine) StatusSummary(ctx context.Context) (*claudecode.StatusSummary, error) {
+	cfg, proj, _, err := h.e.loadLenient()
+	if err != nil {
+		return nil, err
+	}
+	s := &claudecode.StatusSummary{Flavor: string(proj.Flavor), Thresholds: cfg.Thresholds, SignalKinds: []claudecode.SignalCount{}}
+	s.Phase, s.Plan = statusPosition(proj)
+	col, _ := h.e.collectSignals(ctx, cfg, proj, health.Sources{Tail: claudecode.HookTail})
+	rep := col.Report
+	s.Health, s.Breaker, s.Iterations = rep.Health.State, rep.Health.Breaker, rep.Iterations
+	s.Signals = len(rep.Signals)
+	for _, sig := range rep.Signals {
+		k := string(sig.Kind)
+		if i := slices.IndexFunc(s.SignalKinds, func(c claudecode.SignalCount) bool { return c.Kind == k }); i >= 0 {
+			s.SignalKinds[i].Count++
+		} else {
+			s.SignalKinds = append(s.SignalKinds, claudecode.SignalCount{Kind: k, Count: 1})
+		}
+	}
+	return s, nil
+}
+
+// statusPosition is the current phase and plan of proj, for a status
+// summary, names cut to claudecode.StatusNameMax characters.
+func statusPosition(proj *planning.Project) (*claudecode.StatusPhase, *claudecode.StatusPlan) {
+	short := func(s string) string {
+		if r := []rune(s); len(r) > claudecode.StatusNameMax {
+			return string(r[:claudecode.StatusNameMax-1]) + "…"
+		}
+		return s
+	}
+	var sp *claudecode.StatusPhase
+	if ph := proj.CurrentPhase; ph != nil {
+		sp = &claudecode.StatusPhase{Number: ph.Number, Of: len(proj.Phases), Name: short(textutil.FirstLine(ph.Name)), Status: ph.Status, PlansDone: ph.PlansDone(), Plans: len(ph.Plans)}
+		if proj.State != nil && proj.State.Status != "" {
+			sp.Status = proj.State.Status
+		}
+	}
+	var pl *claudecode.StatusPlan
+	if p := proj.CurrentPlan; p != nil {
+		pl = &claudecode.StatusPlan{ID: short(p.ID), Tasks: len(p.Tasks)}
+		for _, t := range p.Tasks {
+			if t.State == "done" {
+				pl.TasksDone++
+			}
+		}
+	}
+	return sp, pl
+}
+
+// StatusLineOptions configures StatusLine (claudecode.StatusLineOptions).
+type StatusLineOptions = claudecode.StatusLineOptions
+
+// StatusLine is `recite statusline` (claudecode.StatusLine): the one line
+// for Claude Code's status line, from the statusLine JSON read on in and
+// the project's status summary (claudecode.StatusSummaryFile). Errors:
+// bad input, no planning folder, a planning tree that does not read.
+func StatusLine(ctx context.Context, opts StatusLineOptions, in io.Reader) (string, error) {
+	line, err := claudecode.StatusLine(ctx, opts, ClaudeEngine, in)
+	if errors.Is(err, ErrNoPlanning) {
+		return "", &InputError{Err: err}
+	}
+	return line, err
 }

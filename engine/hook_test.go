@@ -195,7 +195,7 @@ func TestInitClaudeInputError(t *testing.T) {
 	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err := InitClaude(dir)
+	_, err := InitClaude(dir, ClaudeOptions{})
 	var ie *InputError
 	if !errors.As(err, &ie) || err.Error() != `.claude/settings.json: "hooks": not a JSON object (left unchanged)` {
 		t.Errorf("err = %v (%T), want an *InputError naming the file", err, err)
@@ -203,7 +203,7 @@ func TestInitClaudeInputError(t *testing.T) {
 	if b, _ := os.ReadFile(path); string(b) != src {
 		t.Errorf("file changed to %q", b)
 	}
-	if res, err := InitClaude(dir + "/new"); err != nil || !res.Created || len(res.Added) != len(ClaudeHookEvents) {
+	if res, err := InitClaude(dir+"/new", ClaudeOptions{}); err != nil || !res.Created || len(res.Added) != len(ClaudeHookEvents) {
 		t.Errorf("InitClaude on a new project: %+v, %v", res, err)
 	}
 }

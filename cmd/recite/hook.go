@@ -33,7 +33,8 @@ SessionStart prints the recitation and the latest preservation block (after a
 compaction, only what the summary lost); PreCompact writes a preservation
 block; PostCompact checks the summary; UserPromptSubmit, PostToolUse,
 PostToolUseFailure and Stop append to the session's conversation
-(cc-SESSION_ID). Secrets are replaced by placeholders (⟨secret:KIND:HASH8⟩)
+(cc-SESSION_ID), and UserPromptSubmit returns the recitation as
+additionalContext JSON when it changed or every hooks.recite_every prompts. Secrets are replaced by placeholders (⟨secret:KIND:HASH8⟩)
 in everything it prints and records; an error too long for Claude Code's
 10,000-character limit is shortened to its head and tail.
 
@@ -73,7 +74,19 @@ func printClaude(w io.Writer, res *engine.ClaudeResult) {
 		fmt.Fprintf(w, "created %s (hooks: %s)\n", res.Path, strings.Join(res.Added, ", "))
 	case len(res.Added) > 0:
 		fmt.Fprintf(w, "updated %s (hooks added: %s)\n", res.Path, strings.Join(res.Added, ", "))
+	case len(res.Updated) > 0:
+		fmt.Fprintf(w, "updated %s (hook command changed: %s)\n", res.Path, strings.Join(res.Updated, ", "))
 	default:
 		fmt.Fprintf(w, "kept    %s (recite's hooks already installed)\n", res.Path)
+	}
+	switch res.StatusLine {
+	case "installed":
+		fmt.Fprintf(w, "status line: installed `recite statusline` in %s\n", res.Path)
+	case "replaced":
+		fmt.Fprintf(w, "status line: replaced yours with `recite statusline` in %s\n", res.Path)
+	case "present":
+		fmt.Fprintf(w, "status line: `recite statusline` already installed\n")
+	case "kept":
+		fmt.Fprintf(w, "status line: kept yours (%s); --force replaces it with `recite statusline`\n", res.StatusLineKept)
 	}
 }

@@ -2,8 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -18,14 +22,17 @@ type initOptions struct {
 	dir    string
 	flavor string
 	claude bool
-	mcp    bool // also `.mcp.json` and the other agents' snippets
-	json   jsonFlag
+	// local, statusline, force and absolute shape the Claude Code
+	// settings (engine.ClaudeOptions).
+	local, statusline, force, absolute bool
+	mcp                                bool // also `.mcp.json` and the other agents' snippets
+	json                               jsonFlag
 }
 
 func newInitCmd(g *globalOptions, streams IOStreams, runF func(context.Context, *initOptions) error) *cobra.Command {
 	opts := &initOptions{io: streams}
 	cmd := &cobra.Command{
-		Use:   "init [--flavor gsd|fire] [--claude] [--mcp]",
+		Use:   "init [--flavor gsd|fire] [--claude [--local] [--statusline [--force]] [--absolute]] [--mcp]",
 		Short: "Scaffold .planning/recite.yaml, prompts/.gitignore, .gitattributes and .powerignore",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -35,16 +42,29 @@ func newInitCmd(g *globalOptions, streams IOStreams, runF func(context.Context, 
 	}
 	cmd.Flags().StringVar(&opts.flavor, "flavor", "", "planning layout: gsd or fire (default: detected from .planning/, else gsd)")
 	cmd.Flags().BoolVar(&opts.claude, "claude", false, "also merge recite's Claude Code hooks into .claude/settings.json")
+	cmd.Flags().BoolVar(&opts.local, "local", false, "with --claude: write the personal .claude/settings.local.json (git-ignored) instead of the team-shared .claude/settings.json")
+	cmd.Flags().BoolVar(&opts.statusline, "statusline", false, "with --claude: also install `recite statusline` as Claude Code's status line (a status line of your own is kept unless --force)")
+	cmd.Flags().BoolVar(&opts.force, "force", false, "with --statusline: replace a status line that is not recite's")
+	cmd.Flags().BoolVar(&opts.absolute, "absolute", false, "with --claude: write this recite's absolute path into the commands (for when recite is not on PATH)")
 	cmd.Flags().BoolVar(&opts.mcp, "mcp", false, "also add recite's MCP server to .mcp.json (Claude Code) and print the Codex, Cursor and Gemini snippets")
 	opts.json.addFlag(cmd, "print JSON")
 	return cmd
 }
 
 func initRun(_ context.Context, opts *initOptions) error {
+	if !opts.claude && (opts.local || opts.statusline || opts.absolute) || opts.force && !opts.statusline {
+		return usageError{errors.New("--local, --statusline and --absolute go with --claude, --force with --statusline")}
+	}
 	var cres *engine.ClaudeResult
 	if opts.claude {
-		var err error
-		if cres, err = engine.InitClaude(opts.dir); err != nil {
+		copts, warn, err := claudeOptions(opts)
+		if err != nil {
+			return err
+		}
+		if warn != "" {
+			fmt.Fprintln(opts.io.ErrOut, warn)
+		}
+		if cres, err = engine.InitClaude(opts.dir, copts); err != nil {
 			return err
 		}
 	}
@@ -60,8 +80,13 @@ func initRun(_ context.Context, opts *initOptions) error {
 		return err
 	}
 	commit := append(append([]string(nil), res.Created...), res.Updated...)
-	if cres != nil && (cres.Created || len(cres.Added) > 0) {
-		commit = append(commit, cres.Path)
+	personal := []string{}
+	if cres != nil && (cres.Created || len(cres.Added) > 0 || len(cres.Updated) > 0 || cres.StatusLine == "installed" || cres.StatusLine == "replaced") {
+		if opts.local {
+			personal = append(personal, cres.Path)
+		} else {
+			commit = append(commit, cres.Path)
+		}
 	}
 	if mres != nil && (mres.Created || mres.Added) {
 		commit = append(commit, mres.Path)
@@ -72,7 +97,10 @@ func initRun(_ context.Context, opts *initOptions) error {
 		MCP     *mcp.InitResult      `json:"mcp,omitempty"`
 		Commit  []string             `json:"commit"`
 		Ignored []string             `json:"ignored"`
-	}{res, cres, mres, commit, ignoredByGit()}
+		// Personal are files of this user's own (the local Claude Code
+		// settings): not for the team's git.
+		Personal []string `json:"personal"`
+	}{res, cres, mres, commit, ignoredByGit(), personal}
 	return opts.json.print(opts.io.Out, v, func(w io.Writer) error {
 		for _, p := range res.Created {
 			fmt.Fprintf(w, "created %s\n", p)
@@ -91,6 +119,9 @@ func initRun(_ context.Context, opts *initOptions) error {
 			printMCP(w, mres)
 		}
 		printGitAdvice(w, commit)
+		for _, p := range personal {
+			fmt.Fprintf(w, "personal, keep out of git: %s (Claude Code git-ignores it; check your .gitignore if you created it by hand)\n", p)
+		}
 		return nil
 	})
 }
@@ -111,4 +142,32 @@ func printGitAdvice(w io.Writer, commit []string) {
 		fmt.Fprintf(w, "commit these: git add %s\n", strings.Join(commit, " "))
 	}
 	fmt.Fprintf(w, "stay out of git (recite rebuilds them): %s\n", strings.Join(ignoredByGit(), " "))
+}
+
+// claudeOptions are the Claude Code settings init writes, and a warning
+// when the commands it writes would not find recite: Claude Code runs them
+// through the shell, so `recite` must be on PATH
+// (https://code.claude.com/docs/en/hooks, "Configuration"). With
+// --absolute the commands name this executable (os.Executable) instead.
+func claudeOptions(opts *initOptions) (engine.ClaudeOptions, string, error) {
+	copts := engine.ClaudeOptions{Local: opts.local, StatusLine: opts.statusline, Force: opts.force}
+	exe, exeErr := os.Executable()
+	if exeErr == nil {
+		exe, exeErr = filepath.Abs(exe)
+	}
+	if opts.absolute {
+		if exeErr != nil {
+			return copts, "", fmt.Errorf("--absolute: the path of this recite is unknown: %w", exeErr)
+		}
+		copts.Program = exe
+		return copts, "", nil
+	}
+	if _, err := exec.LookPath("recite"); err == nil {
+		return copts, "", nil
+	}
+	warn := "warning: recite is not on PATH, so Claude Code cannot run `recite hook claude-code`"
+	if exeErr == nil {
+		warn += fmt.Sprintf("; add %s to PATH, or run `recite init --claude --absolute` to write %s into the commands", filepath.Dir(exe), exe)
+	}
+	return copts, warn, nil
 }

@@ -19,9 +19,9 @@ type IOStreams struct {
 	Out    io.Writer
 	ErrOut io.Writer
 
-	// OutTerminal and ErrTerminal report that Out and ErrOut are
-	// terminals.
-	OutTerminal, ErrTerminal bool
+	// InTerminal, OutTerminal and ErrTerminal report that In, Out and
+	// ErrOut are terminals.
+	InTerminal, OutTerminal, ErrTerminal bool
 	// Width is Out's terminal width in columns; 0 when unknown.
 	Width int
 	// NoColor is true when the environment asks for no colour: NO_COLOR
@@ -34,6 +34,7 @@ type IOStreams struct {
 func systemStreams(getenv func(string) string) IOStreams {
 	s := IOStreams{
 		In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr,
+		InTerminal:  term.IsTerminal(int(os.Stdin.Fd())),
 		OutTerminal: term.IsTerminal(int(os.Stdout.Fd())),
 		ErrTerminal: term.IsTerminal(int(os.Stderr.Fd())),
 		NoColor:     getenv("NO_COLOR") != "" || getenv("TERM") == "dumb",

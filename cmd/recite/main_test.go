@@ -39,6 +39,13 @@ func TestScripts(t *testing.T) {
 			env.Setenv("GIT_AUTHOR_EMAIL", "test@example.com")
 			env.Setenv("GIT_COMMITTER_NAME", "recite test")
 			env.Setenv("GIT_COMMITTER_EMAIL", "test@example.com")
+			// The recite the scripts run, for a script that takes it off
+			// PATH (testscript puts its commands first on PATH).
+			for _, kv := range env.Vars {
+				if p, ok := strings.CutPrefix(kv, "PATH="); ok {
+					env.Setenv("RECITE_BIN", filepath.Join(filepath.SplitList(p)[0], "recite"))
+				}
+			}
 			shared := filepath.Join(root, "..", "shared")
 			if _, err := os.Stat(shared); err == nil {
 				env.Setenv("SHARED", shared)

@@ -96,7 +96,7 @@ func newRootCmd(streams IOStreams) *cobra.Command {
 		newConversationCmd(g, streams), newImportCmd(g, streams, nil),
 		newFilesCmd(g, streams, nil),
 		newWatchCmd(g, streams, nil), newCommitCmd(g, streams, nil), newRedactCmd(g, streams, nil),
-		newPreserveCmd(g, streams, nil), newVerifyCmd(g, streams, nil), newHookCmd(g, streams, nil),
+		newPreserveCmd(g, streams, nil), newVerifyCmd(g, streams, nil), newHookCmd(g, streams, nil), newStatuslineCmd(g, streams, nil),
 		newMCPCmd(g, streams, nil),
 		newConfigCmd(g, streams),
 	)

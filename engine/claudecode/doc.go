@@ -4,21 +4,27 @@
 // session's turns as a conversation, keeps the per-session turn state under
 // a per-session lock, prints the context SessionStart injects fitted to
 // Claude Code's output cap in UTF-16 code units, and merges recite's hooks
-// into .claude/settings.json (InstallHooks). The order-keeping merge of a
-// JSON settings file behind it is exported (MergeJSONFile): the engine
-// merges recite's MCP server into Claude Code's .mcp.json with it.
+// into .claude/settings.json (InstallHooks). At each prompt it returns the
+// recitation as additional context when it changed or every
+// hooks.recite_every prompts (promptRecitation). It also owns `recite
+// statusline` (StatusLine): Claude Code's statusLine input, the project's
+// status summary file and its fingerprint, the one line printed, and the
+// statusLine entry of the settings (InstallStatusLine). The order-keeping
+// merge of a JSON settings file behind it is exported (MergeJSONFile): the
+// engine merges recite's MCP server into Claude Code's .mcp.json with it.
 //
 // It owns the event's parsing, the handlers, the session state and locks
-// (.planning/.recite/hooks/ and .planning/.recite/locks/), the UTF-16 fit
-// and the settings merge. What it needs of the project — the conversation
+// (.planning/.recite/hooks/ and .planning/.recite/locks/), the UTF-16 fit,
+// the status summary (.planning/.recite/status-summary.json) and the
+// settings merge. What it needs of the project — the conversation
 // store, redaction, the preservation blocks, the recitation, git's list of
 // modified files — it asks of an Engine, the small interface declared here
 // and implemented by package engine, so claudecode never imports engine.
 //
-// It may import engine/config, engine/signals, engine/internal/gitstore
-// (for its ErrNoRepository), engine/internal/layout,
-// engine/internal/textutil, planning/conversation, markdown and
-// internal/fsutil; never engine itself.
+// It may import engine/budget, engine/config, engine/signals,
+// engine/internal/gitstore (for its ErrNoRepository),
+// engine/internal/layout, engine/internal/textutil, planning/conversation,
+// markdown and internal/fsutil; never engine itself.
 package claudecode
 
 import (
@@ -82,6 +88,16 @@ type Engine interface {
 	// has none); diags are the configuration's problems (the defaults
 	// were used).
 	Recitation(ctx context.Context) (rec string, diags []markdown.Diagnostic, err error)
+	// ReciteEvery is hooks.recite_every of the project's configuration:
+	// UserPromptSubmit repeats an unchanged recitation every that many
+	// prompts, and 0 turns the recitation at prompts off; the default
+	// when the configuration does not load (Recitation reports why).
+	ReciteEvery() int
+	// StatusSummary computes the project's status summary from a lenient
+	// load of its configuration and planning tree and the tails of its
+	// conversations (no build, no token count), leaving Version and
+	// Fingerprint for this package to fill in.
+	StatusSummary(ctx context.Context) (*StatusSummary, error)
 }
 
 // Opener returns the Engine of the project rooted at dir (absolute).

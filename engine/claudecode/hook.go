@@ -84,10 +84,12 @@ type Options struct {
 	Now func() time.Time
 }
 
-// result is what one handled event prints: stdout context, and notes
-// for stderr.
+// result is what one handled event prints: stdout context (plain text,
+// or Claude Code's JSON output when json is set, which is printed as it
+// is), and notes for stderr.
 type result struct {
 	out   string
+	json  bool
 	notes []string
 }
 
@@ -149,7 +151,10 @@ func (p *partialOutput) get() string {
 //   - UserPromptSubmit: appends the prompt as a user message (an error
 //     when it holds a failed background task's <task-notification>); when
 //     the previous turn had no Stop, first closes it with its iteration
-//     record.
+//     record. Then prints the recitation as additionalContext in Claude
+//     Code's JSON output when the session was not given it yet, it
+//     changed, or hooks.recite_every prompts passed (promptRecitation),
+//     and rewrites the status summary (as PostToolUseFailure and Stop do).
 //   - PostToolUse: appends the tool call and its result (the text of
 //     tool_response, conversation.ToolOutput, flagged is_error when the
 //     response says the call failed), and adds to the turn's pending
@@ -322,9 +327,10 @@ func (h *claudeHook) run(ctx context.Context) result {
 	if err := h.handle(ctx, &res); err != nil {
 		res.notef("%s: %v", h.ev.HookEventName, err)
 	}
-	if res.out != "" {
+	if res.out != "" && !res.json {
 		// Every part was redacted on its way in; this pass makes sure no
 		// secret reaches the agent's context whatever part it came from.
+		// (JSON output is built from text redacted and cut the same way.)
 		res.out = cutUTF16(h.e.RedactText(res.out), h.limit())
 	}
 	return res
@@ -340,6 +346,9 @@ type claudeHook struct {
 	partial *partialOutput
 	// dirsReady records that ensureDirs ran for this event.
 	dirsReady bool
+	// recited is the recitation block the event rendered ("" when none),
+	// for the session's recitation state (sessionRecited).
+	recited string
 }
 
 // ensureDirs creates the cache folder with its .gitignore (Engine's
@@ -405,19 +414,26 @@ func SessionConversation(sessionID string) string {
 func (h *claudeHook) handle(ctx context.Context, res *result) error {
 	switch h.ev.HookEventName {
 	case "SessionStart":
-		return h.sessionStart(ctx, res)
+		err := h.sessionStart(ctx, res)
+		return errors.Join(err, h.sessionRecited(ctx, h.recited, res.out))
 	case "PreCompact":
 		return h.preCompact(ctx, res)
 	case "PostCompact":
 		return h.postCompact(ctx)
 	case "UserPromptSubmit":
-		return h.userPromptSubmit(ctx)
+		err := errors.Join(h.userPromptSubmit(ctx), h.promptRecitation(ctx, res))
+		h.recordStatus(ctx, res)
+		return err
 	case "PostToolUse":
 		return h.postToolUse(ctx, res)
 	case "PostToolUseFailure":
-		return h.postToolUseFailure(ctx)
+		err := h.postToolUseFailure(ctx)
+		h.recordStatus(ctx, res)
+		return err
 	case "Stop":
-		return h.stop(ctx)
+		err := h.stop(ctx)
+		h.recordStatus(ctx, res)
+		return err
 	}
 	return nil
 }

@@ -126,5 +126,6 @@ func (h *claudeHook) recitation(ctx context.Context, res *result) (string, error
 	for _, d := range diags {
 		res.notef("SessionStart: %s", d)
 	}
+	h.recited = rec
 	return rec, err
 }

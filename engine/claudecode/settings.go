@@ -59,8 +59,17 @@ type SettingsResult struct {
 	// Added are the events that gained recite's hook; empty when every
 	// event already had it.
 	Added []string `json:"added"`
+	// Updated are the events whose recite hook was pointed at another
+	// command (InstallSettings with Program).
+	Updated []string `json:"updated,omitempty"`
 	// Created reports that the file did not exist.
 	Created bool `json:"created"`
+	// StatusLine is what InstallSettings did with the statusLine entry:
+	// "installed", "replaced" (a user's, with Force), "kept" (a user's,
+	// left alone), "present" (recite's already) or "" (not asked).
+	StatusLine string `json:"status_line,omitempty"`
+	// StatusLineKept is the command of a user's status line left alone.
+	StatusLineKept string `json:"status_line_kept,omitempty"`
 }
 
 // InstallHooks merges recite's hooks into the project's .claude/settings.json
@@ -79,20 +88,36 @@ type SettingsResult struct {
 // untouched. Writes are atomic (fsutil.WriteFile); a settings file that is a
 // symbolic link stays one, and the file it names is written.
 func InstallHooks(dir string) (*SettingsResult, error) {
-	path := filepath.Join(dir, filepath.FromSlash(SettingsFile))
-	res := &SettingsResult{Path: SettingsFile, Added: []string{}}
-	created, err := MergeJSONFile(path, SettingsFile, "hooks", func(hooks map[string]json.RawMessage, set func(string, json.RawMessage)) error {
+	return InstallSettings(dir, SettingsOptions{})
+}
+
+// installHooks is InstallHooks into the settings file file (relative to
+// dir) with command as the hook's command; recite's hooks already there
+// with another command are pointed at command (retargetHooks) when
+// retarget is set.
+func installHooks(dir, file, command string, retarget bool) (*SettingsResult, error) {
+	path := filepath.Join(dir, filepath.FromSlash(file))
+	res := &SettingsResult{Path: file, Added: []string{}}
+	created, err := MergeJSONFile(path, file, "hooks", func(hooks map[string]json.RawMessage, set func(string, json.RawMessage)) error {
 		for _, ev := range HookEvents {
 			var groups []json.RawMessage
 			if raw, ok := hooks[ev.Event]; ok && string(bytes.TrimSpace(raw)) != "null" {
 				if err := json.Unmarshal(raw, &groups); err != nil {
-					return &SettingsError{fmt.Errorf("%s: hooks.%s must be an array of matcher groups (left unchanged)", SettingsFile, ev.Event)}
+					return &SettingsError{fmt.Errorf("%s: hooks.%s must be an array of matcher groups (left unchanged)", file, ev.Event)}
 				}
 			}
 			if hasReciteHook(groups) {
+				if retarget {
+					if changed, err := retargetHooks(groups, command); err != nil {
+						return &SettingsError{fmt.Errorf("%s: hooks.%s: %v (left unchanged)", file, ev.Event, err)}
+					} else if changed {
+						set(ev.Event, joinArray(groups))
+						res.Updated = append(res.Updated, ev.Event)
+					}
+				}
 				continue
 			}
-			g := claudeGroup{Matcher: ev.Matcher, Hooks: []claudeCommand{{Type: "command", Command: HookCommand, Timeout: claudeHookTimeout}}}
+			g := claudeGroup{Matcher: ev.Matcher, Hooks: []claudeCommand{{Type: "command", Command: command, Timeout: claudeHookTimeout}}}
 			b, err := json.Marshal(g)
 			if err != nil {
 				return err
@@ -100,11 +125,7 @@ func InstallHooks(dir string) (*SettingsResult, error) {
 			// Join by hand: json.Marshal would HTML-escape the user's
 			// groups (`&&` → `\u0026\u0026`).
 			groups = append(groups, b)
-			parts := make([][]byte, len(groups))
-			for i, g := range groups {
-				parts[i] = g
-			}
-			set(ev.Event, append(append([]byte("["), bytes.Join(parts, []byte(","))...), ']'))
+			set(ev.Event, joinArray(groups))
 			res.Added = append(res.Added, ev.Event)
 		}
 		return nil

@@ -158,7 +158,7 @@ func TestCheckEveryProblem(t *testing.T) {
 func TestCheckMessages(t *testing.T) {
 	for _, tc := range []struct{ src, want string }{
 		{"- a\n", `recite.yaml:1: expected a mapping of recite's keys (context_window, tokenizer, thresholds, …), got a list`},
-		{"bogus: 1\n", `recite.yaml:1: unknown key "bogus" (the keys here: context_window, tokenizer, thresholds, targets, agent, history, circuit_breaker, files, compression, watch, conversations, models)`},
+		{"bogus: 1\n", `recite.yaml:1: unknown key "bogus" (the keys here: context_window, tokenizer, thresholds, targets, agent, history, circuit_breaker, files, compression, watch, conversations, models, hooks)`},
 		{"role: x\n", `recite.yaml:1: unknown key "role": it belongs under targets[]`},
 		{"history:\n  models: {}\n", `recite.yaml:2: unknown key "models" in history: it belongs under targets[] or at the top level`},
 		{"Context_Window: 1\n", `recite.yaml:1: unknown key "Context_Window": did you mean context_window?`},

@@ -88,6 +88,9 @@ type Config struct {
 	// Models names a model per provider for every target; a target's own
 	// models win.
 	Models Models `yaml:"models"`
+	// Hooks sets what the Claude Code hook adds to a session: how often
+	// the recitation is repeated at a prompt.
+	Hooks Hooks `yaml:"hooks"`
 
 	// lines maps every key read from the file, dotted ("targets[0].role"),
 	// to its line (KeyLine).
@@ -305,6 +308,7 @@ func (c *Config) fill() {
 	c.Files.fill()
 	c.Compression.fill()
 	c.Watch.fill()
+	c.Hooks.fill()
 }
 
 // Error is a problem of a configuration file with its position.

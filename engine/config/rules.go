@@ -105,6 +105,8 @@ func rules() map[string]rule {
 		"watch.quiet":            {example: "20ms"},
 		"watch.max_wait":         {example: "250ms"},
 		"watch.commit_interval":  {example: "1m"},
+		"hooks":                  {example: "{recite_every: 5}"},
+		"hooks.recite_every":     {example: "5", what: "a whole number of prompts, 0 or more (0 turns the recitation at prompts off)", min: at(0)},
 		"conversations":          {example: "{keep_raw: false}"},
 		"conversations.keep_raw": {example: "false"},
 	}
