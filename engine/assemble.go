@@ -151,7 +151,7 @@ const maxProjectErrors = 3
 
 // addProjectErrors adds to in.Errors, before the conversation's, the error
 // signals recorded in planning files: the active loop file's verbatim
-// errors and the errors of open debug files (FORMATS.md §2.11, §2.6), at
+// errors and the errors of open debug files (docs/formats.md#stop-signals), at
 // most maxProjectErrors, each once (by normalised hash, also against the
 // conversation's errors). Without them a project with no conversation
 // would carry no recent error at all.

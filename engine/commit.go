@@ -92,7 +92,7 @@ type CommitResult struct {
 // they were, and untracked files that .gitignore ignores are never staged.
 // It adds and updates files only: a tracked log or context-preserved.md
 // missing from the work tree is kept as HEAD has it and listed in
-// CommitResult.Kept (the history is append-only; issue 7 review, bug 3).
+// CommitResult.Kept (the history is append-only: docs/architecture.md#append-only-logs).
 // The author is $GIT_AUTHOR_NAME and $GIT_AUTHOR_EMAIL when set, else git's
 // user.name and user.email.
 //

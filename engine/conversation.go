@@ -16,7 +16,7 @@ import (
 
 // conversationInput fills the conversation parts of a target's prompt
 // input: the pruned history tail, the errors and stop signals
-// (layers.Fill) and the coordinator's context layers (seeds/000 "Context
+// (layers.Fill) and the coordinator's context layers (docs/formats.md#conversation-layers "Context
 // Assembly": learnings, loop and role, epic and phase, history;
 // layers.Context). It reads the conversation's horizon through the log's
 // index (history.Horizon: the newest messages, what lies before them

@@ -11,7 +11,7 @@ import (
 )
 
 // ConversationsDir is the folder of conversation logs, relative to the
-// project root (DESIGN.md §2).
+// project root (docs/formats.md#files-recite-writes).
 const ConversationsDir = layout.ConversationsDir
 
 // ConversationLog is the project-relative path of conversation id's log.

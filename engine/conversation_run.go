@@ -73,7 +73,7 @@ type AgentError struct {
 // Error is the recorded error message.
 func (e *AgentError) Error() string { return e.Message }
 
-// RunConversation is one turn of the conversation coordinator (seeds/000
+// RunConversation is one turn of the conversation coordinator (docs/formats.md#conversation-layers
 // handleMessage): it appends opts.Text as a user message, regenerates the
 // prompt that carries the conversation, runs recite.yaml's agent.command
 // through `sh -c` in the project directory under agent.timeout, and records

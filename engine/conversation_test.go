@@ -758,7 +758,7 @@ func rejection(id, words string) []conversation.Record {
 }
 
 // TestStopsAndErrorsSections: what goes to the stop signals and what to
-// the errors, from the fourth review of issue 8.
+// the errors.
 func TestStopsAndErrorsSections(t *testing.T) {
 	const yaml = "targets:\n  - name: dev\n    conversation: c\n"
 	sections := func(md string) (stops, errs string) {

@@ -5,11 +5,11 @@
 //
 // # Files
 //
-// The engine writes under `.planning/` only (DESIGN.md §2): prompt files in
+// The engine writes under `.planning/` only (docs/formats.md#files-recite-writes): prompt files in
 // `prompts/` (with a `.gitignore` so they stay out of git) and its caches in
 // `.recite/`, including a copy of the last good render of every prompt
 // file. A prompt file whose bytes would not change is not written, so its
-// mtime stays (DESIGN.md invariant 2); every write is a temp file in the
+// mtime stays (docs/architecture.md#unchanged-files-are-not-written); every write is a temp file in the
 // same folder renamed over the old one (invariant 3).
 //
 // # Last good render
@@ -17,7 +17,7 @@
 // When a file that feeds a target's prompt fails to parse (invalid front
 // matter in the state file or the current plan), the target is not
 // re-rendered: the prompt files on disk, or the copy in `.recite/last/`,
-// stay in place, and the report says why (DESIGN.md invariant 11).
+// stay in place, and the report says why (docs/architecture.md#bad-input-keeps-the-last-good-prompt).
 package engine
 
 import (
@@ -326,8 +326,7 @@ func (e *Engine) Render(ctx context.Context, target, provider string) ([]byte, e
 // RenderFile returns the request body of one target in one provider's
 // shape without writing anything. When a planning file feeding the prompt
 // fails to parse and a last good render of that file exists, it returns
-// that render and kept says why, as Build keeps it (DESIGN.md invariant:
-// a malformed plan never blanks a prompt). Errors: *InputError for an
+// that render and kept says why, as Build keeps it (docs/architecture.md#bad-input-keeps-the-last-good-prompt). Errors: *InputError for an
 // unknown target or provider, or a tree that cannot be read.
 func (e *Engine) RenderFile(ctx context.Context, target, provider string) (body []byte, kept string, err error) {
 	cfg, _, proj, err := e.load()

@@ -122,7 +122,7 @@ func TestTailConversation(t *testing.T) {
 	}
 }
 
-// TestVerifyRedactedSecrets (issue 5 review, bug 1): a lost error holding
+// TestVerifyRedactedSecrets: a lost error holding
 // a secret is reported redacted, and a summary keeps it whether it quotes
 // the raw error (written from the raw conversation) or the redacted one
 // (written from recite's context).

@@ -241,7 +241,7 @@ func providerLimit(tb *targetBuild, provider string) int {
 // render returns prompt.Render(p, provider, opts), from the render cache
 // when the target's prompt for this provider has the same fingerprint as
 // at the previous build: a rebuild re-renders only the targets whose
-// sections changed (issue "recite watch" §2). One body is kept per target
+// sections changed (docs/architecture.md#watch-equals-build). One body is kept per target
 // and provider.
 func (e *Engine) render(target string, p *prompt.Prompt, provider string, opts prompt.RenderOptions) ([]byte, error) {
 	fp := prompt.Fingerprint(p, provider, opts)

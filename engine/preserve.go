@@ -19,8 +19,8 @@ import (
 
 // PreserveOptions configures Preserve.
 type PreserveOptions struct {
-	// Trigger is manual (when ""), compaction or sabbath_rest (FORMATS.md
-	// §2.8).
+	// Trigger is manual (when ""), compaction or sabbath_rest
+	// (docs/formats.md#preservation-blocks).
 	Trigger string
 	// Conversations are the conversation ids whose messages and iteration
 	// records are read; nil reads the targets' conversations and the most
@@ -62,7 +62,7 @@ func validTrigger(t string) bool {
 }
 
 // Preserve appends one preservation block to .planning/context-preserved.md
-// (FORMATS.md §2.8, canonical format; DESIGN.md invariant 6: append-only,
+// (docs/formats.md#preservation-blocks, canonical format; docs/architecture.md#append-only-logs: append-only,
 // one locked write): the stop signals of the planning tree and the selected
 // conversations (signals.Extract), the circuit-breaker line of their health
 // (signals.Evaluate with recite.yaml's circuit_breaker thresholds), and the
@@ -137,7 +137,7 @@ func (e *Engine) Preserve(ctx context.Context, opts PreserveOptions) (*PreserveR
 
 // redactSignals returns a copy of sigs with every secret in their texts,
 // details, ids, key lines, commands and resolutions replaced by its
-// placeholder (redactText; issue 6 §5):
+// placeholder (redactText; docs/formats.md#secrets-in-committed-files):
 // what goes into a preservation block, the hook's output and `recite
 // verify`'s. The placeholders are deterministic per project, so the same
 // error redacts to the same text and a summary written from redacted

@@ -16,7 +16,7 @@ import (
 	"github.com/recite-dev/recite/templates"
 )
 
-// RedactKeyFile holds the project's placeholder key (issue 6 review):
+// RedactKeyFile holds the project's placeholder key (docs/formats.md#secrets-in-committed-files):
 // 64 hex digits and a newline, mode 0600, made from crypto/rand the first
 // time a prompt is redacted and kept out of git by .recite/.gitignore.
 // Placeholders are ⟨secret:KIND:HMAC8⟩ under this key, so they stay the
@@ -95,7 +95,7 @@ func (c *redactCache) redact(path, text string) (string, []redact.Finding) {
 }
 
 // redactPrompt replaces every secret in the prompt's sections and messages
-// with a deterministic placeholder (issue "What enters context" §5) and
+// with a deterministic placeholder (docs/formats.md#secrets-in-committed-files) and
 // returns where each one was, as "section SOURCE line N: KIND", after the
 // redactions found while the prompt's inputs were gathered. When the
 // key file is unusable it still redacts, with a key of this process, and

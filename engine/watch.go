@@ -82,7 +82,7 @@ type WatchEvent struct {
 	Status        budget.Status `json:"status,omitempty"`
 	StablePercent float64       `json:"stable_prefix_percent"`
 	// Kept lists why targets kept their last good render (a state or plan
-	// file failed to parse; DESIGN.md invariant 11).
+	// file failed to parse; docs/architecture.md#bad-input-keeps-the-last-good-prompt).
 	Kept []string `json:"kept,omitempty"`
 	// Diagnostics are the problems found in input files by this render.
 	Diagnostics []Diagnostic `json:"diagnostics,omitempty"`
@@ -153,7 +153,7 @@ func (s watchSpec) equal(o watchSpec) bool {
 // system, tools, skill and include files, the files section's task and
 // error-named files) and the directories the file-tree section lists (see
 // watchSpec), and re-runs Build after each debounced batch of file events
-// (engine/internal/watch; TRAPS.md §A). It never reacts to its own outputs:
+// (engine/internal/watch; docs/architecture.md#editor-save-patterns). It never reacts to its own outputs:
 // `.planning/prompts/`, `.planning/.recite/` and temp files are ignored,
 // except that a current target's prompt file the user deletes or renames
 // away triggers a render, which writes it again. `.planning/` may be a

@@ -1,5 +1,5 @@
 // Package conversation is recite's conversation log: one append-only JSONL
-// file per conversation under .planning/conversations/ (DESIGN.md §2).
+// file per conversation under .planning/conversations/ (docs/formats.md#conversation-logs).
 //
 // # Format
 //
@@ -16,7 +16,7 @@
 //
 // [Store.Append] formats every record in memory and appends it with one
 // Write on an O_APPEND descriptor while holding an advisory lock on a
-// sidecar lock file (internal/fsutil.TryLock), then fsyncs (TRAPS.md B4). If
+// sidecar lock file (internal/fsutil.TryLock), then fsyncs (docs/formats.md#conversation-logs). If
 // the file does not end with a newline (a torn tail after a crash), the same
 // Write starts with one, so the new record is never glued to the torn one.
 // With [Store.Redact] set every record's secrets are replaced before it is
@@ -27,8 +27,9 @@
 // # Reading
 //
 // Readers tolerate torn and malformed lines anywhere: each is skipped with a
-// diagnostic naming file and line, and hides nothing else (DESIGN.md §5
-// invariant 6). Because git merges the logs with merge=union (invariant 7),
+// diagnostic naming file and line, and hides nothing else (docs/architecture.md#append-only-logs).
+// Because git merges the logs with merge=union
+// (docs/architecture.md#concurrent-appends-and-merges),
 // readers drop duplicate ids and order records by (timestamp, id).
 //
 // # The sidecar index
@@ -57,7 +58,7 @@ import (
 	"time"
 )
 
-// Kind is the kind of a log record (DESIGN.md §2).
+// Kind is the kind of a log record (docs/formats.md#conversation-logs).
 type Kind string
 
 // The record kinds.
@@ -72,7 +73,7 @@ const (
 	KindMeta Kind = "meta"
 )
 
-// Roles of a message (DESIGN.md §1).
+// Roles of a message (docs/architecture.md#words).
 const (
 	RoleSystem    = "system"
 	RoleUser      = "user"
@@ -102,7 +103,7 @@ type ToolCall struct {
 	// Name is the tool's name.
 	Name string `json:"name"`
 	// Arguments is the call's arguments as the provider sent them: a JSON
-	// text kept verbatim, possibly invalid (PROVIDERS.md §5).
+	// text kept verbatim, possibly invalid (docs/providers.md#request-shapes).
 	Arguments string `json:"arguments"`
 }
 
@@ -203,7 +204,7 @@ type Record struct {
 var (
 	// ErrInvalidID is returned for a conversation id that does not match
 	// ^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$ or would leave the conversations
-	// folder (DESIGN.md §5 invariant 10).
+	// folder (docs/architecture.md#safe-conversation-ids).
 	ErrInvalidID = errors.New("invalid conversation id")
 	// ErrExists is returned by Create and Fork when the conversation exists.
 	ErrExists = errors.New("conversation exists")
@@ -213,8 +214,7 @@ var (
 
 var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
 
-// ValidateID reports whether id is a valid conversation id (DESIGN.md §5
-// invariant 10). The error wraps [ErrInvalidID] and quotes the id.
+// ValidateID reports whether id is a valid conversation id (docs/architecture.md#safe-conversation-ids). The error wraps [ErrInvalidID] and quotes the id.
 func ValidateID(id string) error {
 	if !idPattern.MatchString(id) || id == "." || id == ".." {
 		return fmt.Errorf("%w %q: want ^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$", ErrInvalidID, id)
