@@ -201,7 +201,7 @@ func (c *Conversations) Read(id string) (*Conversation, []Diagnostic, error) {
 	}
 	for _, list := range [][]Record{conv.Messages, conv.Iterations, conv.Events} {
 		for i := range list {
-			conversation.RedactRecord(&list[i], c.e.logRedactor)
+			conversation.RedactRecord(&list[i], c.e.redactor.Log)
 		}
 	}
 	return conv, diags, nil

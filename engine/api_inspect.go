@@ -18,7 +18,7 @@ type PlanningSummary = planning.Summary
 
 // Inspect loads the planning tree and summarises it, paths relative to
 // the project root (".planning/STATE.md"), every secret the planning files
-// hold replaced by its placeholder (redactValues). The tree is
+// hold replaced by its placeholder (secrets.Redactor.Values). The tree is
 // Dir()/.planning, or Dir() itself when it is named .planning. Errors, all
 // *InputError: the project directory or its .planning folder is missing,
 // unreadable or not a directory; the tree cannot be loaded (the error names
@@ -40,7 +40,7 @@ func (e *Engine) Inspect() (PlanningSummary, error) {
 	if filepath.Base(filepath.Clean(e.Dir())) == PlanningDir {
 		red = New(filepath.Dir(filepath.Clean(e.Dir())))
 	}
-	red.redactValues(&sum)
+	red.redactor.Values(&sum)
 	return sum, nil
 }
 

@@ -33,7 +33,7 @@ func (e *Engine) assemble(ctx context.Context, cfg *config.Config, tg *config.Ta
 	pdir := filepath.Join(e.dir, PlanningDir)
 	in := prompt.Input{Target: tg.Name, Role: tg.Role, Project: proj, PlanningDir: PlanningDir}
 	// found are the redactions made while gathering (the files section,
-	// cuts of long conversation texts), for redactPrompt.
+	// cuts of long conversation texts), for secrets.Redactor.Prompt.
 	var found []string
 
 	// A project's own role template never comes from outside the planning
@@ -58,7 +58,7 @@ func (e *Engine) assemble(ctx context.Context, cfg *config.Config, tg *config.Ta
 		diags = append(diags, cdiags...)
 	}
 	addProjectErrors(proj, &in)
-	diags = append(diags, e.scope.Sections(ctx, cfg, tg, proj, &in, e.fileRedactor(&found))...)
+	diags = append(diags, e.scope.Sections(ctx, cfg, tg, proj, &in, e.redactor.FileRedactor(&found))...)
 
 	route := routeDifficulty(tg, proj, &in)
 	p := prompt.Assemble(in)
@@ -68,12 +68,12 @@ func (e *Engine) assemble(ctx context.Context, cfg *config.Config, tg *config.Ta
 	// one; and again after, for the text compression adds (skills, the
 	// double-check section), which the redaction cache makes cheap for
 	// everything else.
-	redactions, err := e.redactPrompt(p, found)
+	redactions, err := e.redactor.Prompt(p, found)
 	if err != nil {
 		diags = append(diags, Diagnostic{Path: config.FileName, Message: fmt.Sprintf("redaction: %v", err)})
 	}
 	comp := e.compressPrompt(ctx, cfg, tg, proj, conv, &in, p, route)
-	if more, err := e.redactPrompt(p, nil); err == nil {
+	if more, err := e.redactor.Prompt(p, nil); err == nil {
 		for _, r := range more {
 			if !slices.Contains(redactions, r) {
 				redactions = append(redactions, r)

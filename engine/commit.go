@@ -120,7 +120,7 @@ func (e *Engine) Commit(ctx context.Context, opts CommitOptions) (CommitResult, 
 	var found []SecretFinding
 	c := gitstore.Committer{LockWait: opts.LockWait, LockPoll: opts.LockPoll, NoRootCommit: true, Select: sel.selectFile,
 		Scan: func(path string, content []byte) error {
-			fs, err := e.scanHistory(path, content)
+			fs, err := e.redactor.Scan(path, content)
 			if err != nil {
 				return err
 			}

@@ -59,12 +59,13 @@ func (e *Engine) compressPrompt(ctx context.Context, cfg *config.Config, tg *con
 }
 
 // redactSkill redacts a skill file's text for compression's skill
-// segments; without a redactor it is left as it is.
+// segments; before the redactor is ready (no prompt redacted yet) it is
+// left as it is.
 func (e *Engine) redactSkill(path, text string) string {
-	if e.redactor == nil {
+	if !e.redactor.Ready() {
 		return text
 	}
-	out, _ := e.redactor.redact(path, text)
+	out, _ := e.redactor.Redact(path, text)
 	return out
 }
 

@@ -64,10 +64,10 @@ func (e *Engine) conversationInput(ctx context.Context, cfg *config.Config, tg *
 // cuts without redacting (the final redaction of the prompt is all there
 // is).
 func (e *Engine) newCutter(found *[]string) layers.Cutter {
-	if e.initRedactor() != nil {
+	if e.redactor.Init() != nil {
 		return layers.Cutter{}
 	}
-	return layers.NewCutter(e.redactor.redact, found)
+	return layers.NewCutter(e.redactor.Redact, found)
 }
 
 // countFunc is the token count of the engine's counter for cfg's

@@ -151,7 +151,7 @@ func (e *Engine) RunConversation(ctx context.Context, opts RunOptions) (*RunResu
 	// unkeyed hash of a secret would let a guess be checked.
 	iterErr := runErr
 	if runErr != nil {
-		iterErr = errors.New(e.redactText("", runErr.Error()))
+		iterErr = errors.New(e.Redact(runErr.Error()))
 	}
 	if err := store.Append(rctx, opts.ID, msg, agent.IterationRecord(iter, c.Meta.AgentType, reply, code, iterErr, files)); err != nil {
 		return res, err

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"time"
 
 	"github.com/recite-dev/recite/engine/economics"
@@ -59,59 +58,31 @@ func (e *Engine) PassHistory() ([]PassRecord, error) { return economics.PassHist
 func (e *Engine) RenderHistory() ([]RenderRecord, error) { return economics.RenderHistory(e.dir) }
 
 // cacheEconomics computes a rendered file's cache outlook against the
-// previous render old (economics.Outlook), and on a build that changed the
-// file adds a record for RendersFile to the build. On a status it fills
-// the target's recent renders and passes once.
-//
-// The prefix is the render against the previous render: against the file
-// on disk when the render differs from it; when it does not (status right
-// after a build), against the render before it, as the build that wrote the
-// file recorded it in RendersFile (Against "history"; fr.PrefixBytes is set
-// from the record). With no record of these bytes, the file on disk is all
-// there is to compare with.
+// previous render old (economics.Assess: the file on disk, or the render
+// before it as RendersFile recorded it, which then sets fr.PrefixBytes),
+// and on a build that changed the file adds a record for RendersFile to
+// the build. On a status it fills the target's recent renders and passes
+// once.
 func (e *Engine) cacheEconomics(tb *targetBuild, fr *FileReport, old, body []byte, write bool) *CacheEconomics {
 	tr := tb.report
-	against, first := "disk", old == nil
-	if !write && bytes.Equal(old, body) {
-		if all, err := e.RenderHistory(); err == nil {
-			h := economics.BodyHash(body)
-			for i := len(all) - 1; i >= 0; i-- {
-				if r := all[i]; r.Target == tr.Name && r.Provider == fr.Provider && r.Hash == h {
-					fr.PrefixBytes = min(r.PrefixBytes, len(body))
-					against, first = "history", r.First
-					break
-				}
-			}
-		}
-	}
 	// The breakpoints follow the render (prompt.AnthropicBreakpoints), and
 	// the minimum is the one of the model the body names.
-	at := prompt.AnthropicBreakpoints(tb.prompt, tb.target.RenderOptions(fr.Provider))
-	ce := economics.Outlook(fr.Provider, tb.target.Limits(fr.Provider).MinCacheable, body, fr.PrefixBytes, fr.Tokens, at)
-	ce.Against, ce.FirstRender = against, first
+	a := economics.Assess(e.dir, economics.File{
+		Target: tr.Name, Provider: fr.Provider, Old: old, Body: body,
+		PrefixBytes: fr.PrefixBytes, Tokens: fr.Tokens,
+		MinCacheable: tb.target.Limits(fr.Provider).MinCacheable,
+		Breakpoints:  prompt.AnthropicBreakpoints(tb.prompt, tb.target.RenderOptions(fr.Provider)),
+		Write:        write,
+	}, time.Now())
+	fr.PrefixBytes = a.PrefixBytes
 	if !write && tr.Renders == nil {
-		tr.Renders = []RenderRecord{}
-		all, _ := e.RenderHistory()
-		for _, r := range all {
-			if r.Target == tr.Name {
-				tr.Renders = append(tr.Renders, r)
-			}
-		}
-		passes, _ := e.PassHistory()
-		for _, r := range passes {
-			if r.Target == tr.Name && r.Conversation == tb.conversation() {
-				tr.Passes = append(tr.Passes, r)
-			}
-		}
+		renders, passes := economics.TargetHistory(e.dir, tr.Name, tb.conversation())
+		tr.Renders, tr.Passes = renders, append(tr.Passes, passes...)
 	}
-	if write && !bytes.Equal(old, body) {
-		tb.renders = append(tb.renders, RenderRecord{
-			Time: time.Now().UTC().Format(time.RFC3339), Target: tr.Name, Provider: fr.Provider,
-			Bytes: len(body), Tokens: fr.Tokens, PrefixBytes: fr.PrefixBytes, PrefixTokens: ce.PrefixTokens, CachedTokens: ce.CachedTokens,
-			Hash: economics.BodyHash(body), First: old == nil,
-		})
+	if a.Record != nil {
+		tb.renders = append(tb.renders, *a.Record)
 	}
-	return ce
+	return a.Cache
 }
 
 // recordRenders appends the render records the builds prepared to

@@ -35,9 +35,9 @@ import (
 	"github.com/recite-dev/recite/engine/config"
 	"github.com/recite-dev/recite/engine/internal/gitstore"
 	"github.com/recite-dev/recite/engine/internal/layout"
-	"github.com/recite-dev/recite/engine/internal/redact"
 	"github.com/recite-dev/recite/engine/prompt"
 	"github.com/recite-dev/recite/engine/scope"
+	"github.com/recite-dev/recite/engine/secrets"
 	"github.com/recite-dev/recite/markdown"
 	"github.com/recite-dev/recite/planning"
 )
@@ -63,15 +63,12 @@ type InputError = layout.InputError
 // (one tokenizer codec) for its lifetime, so repeated builds reuse counts of
 // unchanged sections. An Engine is not safe for concurrent builds.
 type Engine struct {
-	dir      string
-	counter  *budget.Counter
-	parsed   *planning.Cache
-	redactor *redactCache
-	// redactInit guards the making of redactor (initRedactor) and of
-	// scanOnly, the rules a commit's secret scan uses in a project without
-	// a key (scanner).
-	redactInit sync.Mutex
-	scanOnly   *redact.Redactor
+	dir     string
+	counter *budget.Counter
+	parsed  *planning.Cache
+	// redactor replaces secrets with the project's placeholders; it
+	// loads the key and compiles its rules on first use.
+	redactor *secrets.Redactor
 	// scope decides the files that may enter context and keeps the file
 	// tree between builds.
 	scope *scope.Scope
@@ -95,7 +92,7 @@ type Engine struct {
 // a changed file; token counts and redactions of unchanged text are kept
 // too (the warm path of `recite watch`). Options: WithProgress.
 func New(dir string, opts ...Option) *Engine {
-	e := &Engine{dir: dir, parsed: planning.NewCache(), scope: scope.New(dir)}
+	e := &Engine{dir: dir, parsed: planning.NewCache(), scope: scope.New(dir), redactor: secrets.New(dir)}
 	for _, o := range opts {
 		o(e)
 	}
@@ -283,12 +280,12 @@ func (e *Engine) saveCaches() {
 // problems inside planning files are diagnostics in the report.
 //
 // The report shows placeholders for the secrets the inputs hold, as the
-// prompts do (redactValues): the CLI prints it, often to an agent.
+// prompts do (secrets.Redactor.Values): the CLI prints it, often to an agent.
 func (e *Engine) Build(ctx context.Context) (*Report, error) {
 	defer e.saveCaches()
 	rep, _, err := e.build(ctx, true, nil)
 	if rep != nil {
-		e.redactValues(rep)
+		e.redactor.Values(rep)
 	}
 	return rep, err
 }
@@ -299,7 +296,7 @@ func (e *Engine) Build(ctx context.Context) (*Report, error) {
 func (e *Engine) Status(ctx context.Context) (*Report, error) {
 	rep, _, err := e.status(ctx)
 	if rep != nil {
-		e.redactValues(rep)
+		e.redactor.Values(rep)
 	}
 	return rep, err
 }

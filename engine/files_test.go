@@ -225,5 +225,5 @@ func BenchmarkBuildMonorepo(b *testing.B) {
 // engine's redactor.
 func (e *Engine) fileSections(ctx context.Context, cfg *config.Config, tg *config.Target, proj *planning.Project, in *prompt.Input) []Diagnostic {
 	var found []string
-	return e.scope.Sections(ctx, cfg, tg, proj, in, e.fileRedactor(&found))
+	return e.scope.Sections(ctx, cfg, tg, proj, in, e.redactor.FileRedactor(&found))
 }

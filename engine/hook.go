@@ -107,7 +107,7 @@ func (h hookEngine) EnsureDirs() error { return h.e.ensureDirs() }
 
 func (h hookEngine) OpenConversations() (*conversation.Store, error) { return h.e.OpenConversations() }
 
-func (h hookEngine) RedactText(text string) string { return h.e.redactText("", text) }
+func (h hookEngine) RedactText(text string) string { return h.e.redactor.Text("", text) }
 
 func (h hookEngine) RedactSignals(sigs []signals.Signal) []signals.Signal {
 	return h.e.redactSignals(sigs)
@@ -167,7 +167,7 @@ func (h hookEngine) Recitation(ctx context.Context) (string, []markdown.Diagnost
 	in := prompt.Input{Target: tg.Name, Role: tg.Role, Project: proj, PlanningDir: PlanningDir}
 	in.Health, in.Approach = h.e.promptHealth(ctx, cfg, proj)
 	p := prompt.Assemble(in)
-	if _, err := h.e.redactPrompt(p, nil); err != nil {
+	if _, err := h.e.redactor.Prompt(p, nil); err != nil {
 		return "", diags, err
 	}
 	for _, s := range p.Sections {

@@ -137,7 +137,7 @@ func (e *Engine) Preserve(ctx context.Context, opts PreserveOptions) (*PreserveR
 
 // redactSignals returns a copy of sigs with every secret in their texts,
 // details, ids, key lines, commands and resolutions replaced by its
-// placeholder (redactText; docs/formats.md#secrets-in-committed-files):
+// placeholder (secrets.Redactor.Text; docs/formats.md#secrets-in-committed-files):
 // what goes into a preservation block, the hook's output and `recite
 // verify`'s. The placeholders are deterministic per project, so the same
 // error redacts to the same text and a summary written from redacted
@@ -148,17 +148,17 @@ func (e *Engine) redactSignals(sigs []signals.Signal) []signals.Signal {
 	out := slices.Clone(sigs)
 	for i := range out {
 		s := &out[i]
-		if t := e.redactText("", s.Text); t != s.Text {
+		if t := e.redactor.Text("", s.Text); t != s.Text {
 			s.Text = t
 			if s.Hash != "" {
 				s.Hash = signals.Hash(t)
 			}
 		}
-		s.Detail = e.redactText("", s.Detail)
-		s.ID = e.redactText("", s.ID)
-		s.KeyLine = e.redactText("", s.KeyLine)
-		s.Command = e.redactText("", s.Command)
-		s.ResolvedBy = e.redactText("", s.ResolvedBy)
+		s.Detail = e.redactor.Text("", s.Detail)
+		s.ID = e.redactor.Text("", s.ID)
+		s.KeyLine = e.redactor.Text("", s.KeyLine)
+		s.Command = e.redactor.Text("", s.Command)
+		s.ResolvedBy = e.redactor.Text("", s.ResolvedBy)
 	}
 	return out
 }
@@ -167,14 +167,14 @@ func (e *Engine) redactSignals(sigs []signals.Signal) []signals.Signal {
 // working state (task, last change, hypothesis, files) redacted.
 func (e *Engine) redactBlock(b signals.Block) signals.Block {
 	b.Signals = e.redactSignals(b.Signals)
-	b.Task = e.redactText("", b.Task)
-	b.LastChange = e.redactText("", b.LastChange)
-	b.Hypothesis = e.redactText("", b.Hypothesis)
-	b.Breaker = e.redactText("", b.Breaker)
+	b.Task = e.redactor.Text("", b.Task)
+	b.LastChange = e.redactor.Text("", b.LastChange)
+	b.Hypothesis = e.redactor.Text("", b.Hypothesis)
+	b.Breaker = e.redactor.Text("", b.Breaker)
 	if len(b.FilesModified) > 0 {
 		files := make([]string, len(b.FilesModified))
 		for i, f := range b.FilesModified {
-			files[i] = e.redactText("", f)
+			files[i] = e.redactor.Text("", f)
 		}
 		b.FilesModified = files
 	}
@@ -190,7 +190,7 @@ func (e *Engine) lostSignals(summary string, sigs []signals.Signal) []signals.Si
 	red := e.redactSignals(sigs)
 	// The logs hold signals redacted: a summary written from the raw
 	// conversation keeps them when its own redaction does.
-	if r := e.redactText("", summary); r != summary {
+	if r := e.redactor.Text("", summary); r != summary {
 		summary += "\n\n" + r
 	}
 	lost := []signals.Signal{}

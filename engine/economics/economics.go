@@ -2,9 +2,11 @@
 // provider's minimum cacheable prefix (MinCacheable), the outlook of one
 // rendered file against the previous render (Outlook: how much of it is
 // unchanged, where Anthropic's cache breakpoints fall, how many tokens the
-// provider would read from its cache), and the two history files a build
-// keeps under .planning/.recite/ (renders.jsonl and passes.jsonl, rings of
-// JSON lines).
+// provider would read from its cache; Assess: which previous render that
+// is, the file on disk or the one the render history recorded, and the
+// record a build adds), and the two history files a build keeps under
+// .planning/.recite/ (renders.jsonl and passes.jsonl, rings of JSON lines;
+// TargetHistory for a status).
 //
 // It may import engine/prompt, engine/internal/layout and internal/fsutil;
 // never engine or its other subpackages.

@@ -1,4 +1,4 @@
-package engine
+package secrets
 
 import (
 	"crypto/sha256"
@@ -14,23 +14,23 @@ import (
 )
 
 // TestRedactCacheBounded: the redaction cache keeps at most two generations
-// of maxRedactEntries, and an entry still in use survives a turnover.
+// of maxEntries, and an entry still in use survives a turnover.
 func TestRedactCacheBounded(t *testing.T) {
-	e := New(t.TempDir())
-	if err := e.initRedactor(); err != nil {
+	r := New(t.TempDir())
+	if err := r.Init(); err != nil {
 		t.Fatal(err)
 	}
-	c := e.redactor
+	c := r.cache
 	const kept = "token = ghp_0123456789abcdefghijklmnopqrstuvwxyzAB"
 	want, _ := c.redact("a.md", kept)
-	for i := 0; i < 3*maxRedactEntries; i++ {
+	for i := 0; i < 3*maxEntries; i++ {
 		c.redact("a.md", fmt.Sprintf("line %d", i))
 		if i%1000 == 0 {
 			c.redact("a.md", kept) // in use: promoted into each new generation
 		}
 	}
-	if n := len(c.done) + len(c.previous); n > 2*maxRedactEntries {
-		t.Fatalf("cache holds %d entries, want at most %d", n, 2*maxRedactEntries)
+	if n := len(c.done) + len(c.previous); n > 2*maxEntries {
+		t.Fatalf("cache holds %d entries, want at most %d", n, 2*maxEntries)
 	}
 	k := keyOf("a.md", kept)
 	_, inDone := c.done[k]
@@ -54,7 +54,7 @@ func TestRedactKey(t *testing.T) {
 	placeholder := func(dir string) (string, error) {
 		t.Helper()
 		p := &prompt.Prompt{Sections: []prompt.Section{{ID: "state", Sources: []string{"notes.md"}, Body: text}}}
-		where, err := New(dir).redactPrompt(p, nil)
+		where, err := New(dir).Prompt(p, nil)
 		body := p.Sections[0].Body
 		if strings.Contains(body, secret) || len(where) != 1 {
 			t.Fatalf("not redacted (%v): %q", where, body)
@@ -69,16 +69,16 @@ func TestRedactKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	key := filepath.Join(dir, filepath.FromSlash(RedactKeyFile))
+	key := filepath.Join(dir, filepath.FromSlash(KeyFile))
 	st, err := os.Stat(key)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if st.Mode().Perm() != 0o600 {
-		t.Errorf("%s has mode %v, want 0600", RedactKeyFile, st.Mode().Perm())
+		t.Errorf("%s has mode %v, want 0600", KeyFile, st.Mode().Perm())
 	}
-	if out, err := exec.Command("git", "-C", dir, "check-ignore", "-q", RedactKeyFile).CombinedOutput(); err != nil {
-		t.Errorf("git does not ignore %s: %v %s", RedactKeyFile, err, out)
+	if out, err := exec.Command("git", "-C", dir, "check-ignore", "-q", KeyFile).CombinedOutput(); err != nil {
+		t.Errorf("git does not ignore %s: %v %s", KeyFile, err, out)
 	}
 	sum := sha256.Sum256([]byte(secret))
 	if strings.Contains(first, hex.EncodeToString(sum[:4])) {
@@ -94,7 +94,7 @@ func TestRedactKey(t *testing.T) {
 	if err := os.WriteFile(key, []byte("not hex\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := placeholder(dir); err == nil || !strings.Contains(err.Error(), RedactKeyFile) {
-		t.Errorf("broken key file: err = %v, want one naming %s", err, RedactKeyFile)
+	if _, err := placeholder(dir); err == nil || !strings.Contains(err.Error(), KeyFile) {
+		t.Errorf("broken key file: err = %v, want one naming %s", err, KeyFile)
 	}
 }
