@@ -18,10 +18,6 @@ import (
 	"github.com/recite-dev/recite/templates"
 )
 
-// defaultSystemFiles are read into the system prompt when a target names
-// none: the instruction files coding agents already use.
-var defaultSystemFiles = []string{"AGENTS.md", "CLAUDE.md"}
-
 // maxIncludedFile bounds a system, tools or skill file, in bytes; larger
 // files are cut with a diagnostic.
 const maxIncludedFile = 256 << 10
@@ -114,7 +110,7 @@ func (e *Engine) targetFiles(tg *config.Target, in *prompt.Input) []Diagnostic {
 	system := tg.System
 	explicit := len(system) > 0
 	if !explicit {
-		system = defaultSystemFiles
+		system = scope.DefaultSystemFiles
 	}
 	for _, rel := range system {
 		f, err := e.readProjectFile(rel)

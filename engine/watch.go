@@ -14,8 +14,8 @@ import (
 
 	"github.com/recite-dev/recite/engine/budget"
 	"github.com/recite-dev/recite/engine/config"
-	"github.com/recite-dev/recite/engine/internal/ignore"
 	"github.com/recite-dev/recite/engine/internal/watch"
+	"github.com/recite-dev/recite/engine/scope"
 )
 
 // WatchOptions configures Engine.Watch. Zero durations take the values of
@@ -131,19 +131,15 @@ const maxChangedPaths = 50
 // be watched.
 var errReconfigure = errors.New("watch: reconfigure")
 
-// watchSpec is what one watcher instance watches beside `.planning/` and
-// how it debounces.
+// watchSpec is what one watcher instance watches beside `.planning/`
+// (scope.Watched) and how it debounces.
 type watchSpec struct {
-	// extra are project files whose content feeds a prompt; dirs are the
-	// directories the file-tree section lists (their entries feed it).
-	extra, dirs []string
-	// treeKey identifies the file-tree settings dirs were computed for.
-	treeKey        string
+	watched        scope.Watched
 	quiet, maxWait time.Duration
 }
 
 func (s watchSpec) equal(o watchSpec) bool {
-	return slices.Equal(s.extra, o.extra) && slices.Equal(s.dirs, o.dirs) && s.quiet == o.quiet && s.maxWait == o.maxWait
+	return s.watched.Equal(o.watched) && s.quiet == o.quiet && s.maxWait == o.maxWait
 }
 
 // Watch builds the prompt files once, then keeps them current: it watches
@@ -258,8 +254,8 @@ func (ws *watchSession) run(ctx context.Context, trigger string) error {
 	w, err := watch.New(watch.Options{
 		Project:  ws.project,
 		Root:     planning,
-		Extra:    ws.spec.extra,
-		Dirs:     ws.spec.dirs,
+		Extra:    ws.spec.watched.Files,
+		Dirs:     ws.spec.watched.Dirs,
 		Ignore:   watch.IgnoreReciteOutputs(planning),
 		Restore:  ws.outputs,
 		Debounce: watch.DebounceOptions{Quiet: ws.spec.quiet, MaxWait: ws.spec.maxWait},
@@ -434,15 +430,13 @@ func touchesHistory(changed []string) bool {
 }
 
 // watchSpec computes what to watch beside `.planning/` from a build
-// report: the root `.powerignore`, `.gitignore` and `.git/info/exclude`,
-// every target's system, tools, skill and include files, the files of its
-// files section (the current task's files, files named by errors), and the
-// directories its file-tree section lists; and the debounce timing, from
-// options or recite.yaml. The tree's directories are recomputed only when
-// a path outside `.planning/` changed, on a rescan, or when the tree's
-// settings changed. Without a report (the build failed), prev is kept, or
-// at start recite.yaml (or the defaults) gives the timing and the targets'
-// own files.
+// report (scope.Watched: the files that feed a prompt and the folders the
+// file tree lists) and the debounce timing, from options or recite.yaml.
+// The tree's folders are listed again only when a path outside
+// `.planning/` changed, on a rescan, or when the tree's settings changed.
+// Without a report (the build failed), prev is kept, or at start
+// recite.yaml (or the defaults) gives the timing and the targets' own
+// files.
 func (e *Engine) watchSpec(ctx context.Context, opts WatchOptions, prev watchSpec, builds []*targetBuild, changed []string, rescan bool) watchSpec {
 	var cfg *config.Config
 	if len(builds) > 0 {
@@ -465,65 +459,15 @@ func (e *Engine) watchSpec(ctx context.Context, opts WatchOptions, prev watchSpe
 	if s.maxWait <= 0 {
 		s.maxWait = time.Duration(cfg.Watch.MaxWait)
 	}
-	extra := []string{ignore.PowerignoreFile, ignore.GitignoreFile, ignore.ExcludeFile}
-	for _, t := range cfg.Targets {
-		sys := t.System
-		if len(sys) == 0 {
-			sys = defaultSystemFiles
-		}
-		extra = append(extra, sys...)
-		extra = append(extra, t.Skills...)
-		extra = append(extra, t.Include...)
-		if t.Tools != "" {
-			extra = append(extra, t.Tools)
-		}
-	}
-	type treeArgs struct {
-		extra []ignore.ExtraPattern
-		depth int
-		max   int
-	}
-	var trees []treeArgs
+	var targets []scope.WatchTarget
 	for _, tb := range builds {
-		if tb.target == nil || tb.proj == nil {
-			continue
-		}
-		var convs []string
-		if tb.target.Conversation != "" {
-			convs = []string{tb.target.Conversation}
-		}
-		sc := e.scope.Compute(ctx, cfg, tb.proj, convs, []config.Target{*tb.target}, nil)
-		for _, inc := range sc.TaskFiles {
-			extra = append(extra, inc.Path)
-		}
-		if cfg.Files.TreeDepth > 0 {
-			trees = append(trees, treeArgs{sc.Extra, cfg.Files.TreeDepth, cfg.Files.TreeMaxEntries})
-			s.treeKey += fmt.Sprintf("%d %d %#v;", cfg.Files.TreeDepth, cfg.Files.TreeMaxEntries, sc.Extra)
+		if tb.target != nil && tb.proj != nil {
+			targets = append(targets, scope.WatchTarget{Target: tb.target, Project: tb.proj})
 		}
 	}
-	for i, p := range extra {
-		extra[i] = filepath.Clean(filepath.FromSlash(p))
-	}
-	slices.Sort(extra)
-	s.extra = slices.Compact(extra)
-
-	outside := false
-	for _, p := range changed {
-		if p != PlanningDir && !strings.HasPrefix(p, PlanningDir+"/") {
-			outside = true
-		}
-	}
-	if builds == nil || !(rescan || outside || s.treeKey != prev.treeKey) {
-		s.dirs = prev.dirs
-		return s
-	}
-	var dirs []string
-	for _, ta := range trees {
-		for _, rel := range e.scope.TreeDirs(ctx, ta.extra, ta.depth, ta.max) {
-			dirs = append(dirs, filepath.Clean(filepath.FromSlash(rel)))
-		}
-	}
-	slices.Sort(dirs)
-	s.dirs = slices.Compact(dirs)
+	outside := slices.ContainsFunc(changed, func(p string) bool {
+		return p != PlanningDir && !strings.HasPrefix(p, PlanningDir+"/")
+	})
+	s.watched = e.scope.Watched(ctx, cfg, targets, prev.watched, rescan || outside)
 	return s
 }
