@@ -12,11 +12,9 @@ import (
 	"github.com/recite-dev/recite/engine/claudecode"
 	"github.com/recite-dev/recite/engine/config"
 	"github.com/recite-dev/recite/engine/health"
-	"github.com/recite-dev/recite/engine/internal/textutil"
 	"github.com/recite-dev/recite/engine/prompt"
 	"github.com/recite-dev/recite/engine/signals"
 	"github.com/recite-dev/recite/markdown"
-	"github.com/recite-dev/recite/planning"
 	"github.com/recite-dev/recite/planning/conversation"
 )
 
@@ -202,7 +200,7 @@ func (h hookEngine) StatusSummary(ctx context.Context) (*claudecode.StatusSummar
 		return nil, err
 	}
 	s := &claudecode.StatusSummary{Flavor: string(proj.Flavor), Thresholds: cfg.Thresholds, SignalKinds: []claudecode.SignalCount{}}
-	s.Phase, s.Plan = statusPosition(proj)
+	s.Phase, s.Plan = claudecode.Position(proj)
 	col, _ := h.e.collectSignals(ctx, cfg, proj, health.Sources{Tail: claudecode.HookTail})
 	rep := col.Report
 	s.Health, s.Breaker, s.Iterations = rep.Health.State, rep.Health.Breaker, rep.Iterations
@@ -216,34 +214,6 @@ func (h hookEngine) StatusSummary(ctx context.Context) (*claudecode.StatusSummar
 		}
 	}
 	return s, nil
-}
-
-// statusPosition is the current phase and plan of proj, for a status
-// summary, names cut to claudecode.StatusNameMax characters.
-func statusPosition(proj *planning.Project) (*claudecode.StatusPhase, *claudecode.StatusPlan) {
-	short := func(s string) string {
-		if r := []rune(s); len(r) > claudecode.StatusNameMax {
-			return string(r[:claudecode.StatusNameMax-1]) + "…"
-		}
-		return s
-	}
-	var sp *claudecode.StatusPhase
-	if ph := proj.CurrentPhase; ph != nil {
-		sp = &claudecode.StatusPhase{Number: ph.Number, Of: len(proj.Phases), Name: short(textutil.FirstLine(ph.Name)), Status: ph.Status, PlansDone: ph.PlansDone(), Plans: len(ph.Plans)}
-		if proj.State != nil && proj.State.Status != "" {
-			sp.Status = proj.State.Status
-		}
-	}
-	var pl *claudecode.StatusPlan
-	if p := proj.CurrentPlan; p != nil {
-		pl = &claudecode.StatusPlan{ID: short(p.ID), Tasks: len(p.Tasks)}
-		for _, t := range p.Tasks {
-			if t.State == "done" {
-				pl.TasksDone++
-			}
-		}
-	}
-	return sp, pl
 }
 
 // StatusLineOptions configures StatusLine (claudecode.StatusLineOptions).
