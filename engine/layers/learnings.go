@@ -50,7 +50,6 @@ var (
 func parseLearnings(src string) []learning {
 	var out []learning
 	anti := false
-	inFence := false
 	var cur *learning
 	flush := func() {
 		if cur != nil {
@@ -74,16 +73,14 @@ func parseLearnings(src string) []learning {
 		}
 	}
 	src = strings.TrimPrefix(strings.ReplaceAll(src, "\r\n", "\n"), "\uFEFF")
-	for i, line := range strings.Split(src, "\n") {
-		t := strings.TrimSpace(line)
-		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+	for i, l := range markdown.ScanLines(src) {
+		if l.Kind != markdown.Prose {
+			// Fenced code is no entry, and ends the one above it.
 			flush()
-			inFence = !inFence
 			continue
 		}
-		if inFence {
-			continue
-		}
+		line := l.Text
+		t := strings.TrimSpace(line)
 		switch {
 		case strings.HasPrefix(t, "#") && strings.TrimLeft(t, "#") != t && strings.HasPrefix(strings.TrimLeft(t, "#"), " "):
 			flush()
