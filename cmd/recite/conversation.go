@@ -136,13 +136,23 @@ numbers it), then one line per rebuilt target with the prompt files written.`,
 	return cmd
 }
 
-func convSayRun(ctx context.Context, opts *convSayOptions) error {
-	text, err := messageText(opts.args, opts.io.In)
+// messageTo reads a message's text (messageText) and opens the
+// conversations of the project at dir, for say and run.
+func messageTo(dir string, args []string, in io.Reader) (string, *engine.Engine, *engine.Conversations, error) {
+	text, err := messageText(args, in)
 	if err != nil {
-		return err
+		return "", nil, nil, err
 	}
-	e := engine.New(opts.dir)
+	e := engine.New(dir)
 	cs, err := e.Conversations()
+	if err != nil {
+		return "", nil, nil, err
+	}
+	return text, e, cs, nil
+}
+
+func convSayRun(ctx context.Context, opts *convSayOptions) error {
+	text, e, cs, err := messageTo(opts.dir, opts.args, opts.io.In)
 	if err != nil {
 		return err
 	}
@@ -206,12 +216,7 @@ M from agent.max_iterations).`,
 }
 
 func convRunRun(ctx context.Context, opts *convRunOptions) error {
-	text, err := messageText(opts.args, opts.io.In)
-	if err != nil {
-		return err
-	}
-	e := engine.New(opts.dir)
-	cs, err := e.Conversations()
+	text, e, cs, err := messageTo(opts.dir, opts.args, opts.io.In)
 	if err != nil {
 		return err
 	}

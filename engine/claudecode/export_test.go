@@ -5,7 +5,6 @@ package claudecode
 var (
 	FitOutput                = fitOutput
 	Utf16Len                 = utf16Len
-	CutUTF16                 = cutUTF16
 	TranscriptCompactSummary = transcriptCompactSummary
 )
 

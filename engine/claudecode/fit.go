@@ -3,7 +3,6 @@ package claudecode
 import (
 	"fmt"
 	"strings"
-	"unicode/utf16"
 
 	"github.com/recite-dev/recite/engine/internal/layout"
 	"github.com/recite-dev/recite/engine/signals"
@@ -52,7 +51,7 @@ func fitWith(lead, rec string, b signals.Block, limit int) (string, int) {
 		out = frame(lead, rec, "", "")
 		f.Omitted = len(b.Signals)
 	}
-	return cutUTF16(out, limit), f.Omitted
+	return signals.CutUTF16(out, limit), f.Omitted
 }
 
 // frame is the output's text: the lead, then the recitation, the block
@@ -93,17 +92,3 @@ func fitNote(f signals.Fitted, limit int) string {
 // utf16Len is the length of s in UTF-16 code units, as JavaScript's
 // String.length counts it (Claude Code's output cap; signals.UTF16Len).
 func utf16Len(s string) int { return signals.UTF16Len(s) }
-
-// cutUTF16 is the longest prefix of s, cut at a rune boundary, of at most
-// limit UTF-16 code units.
-func cutUTF16(s string, limit int) string {
-	n := 0
-	for i, r := range s {
-		l := max(1, utf16.RuneLen(r))
-		if n+l > limit {
-			return s[:i]
-		}
-		n += l
-	}
-	return s
-}

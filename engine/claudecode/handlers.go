@@ -139,17 +139,7 @@ func (h *claudeHook) postToolUseFailure(ctx context.Context) error {
 		if err := h.append(ctx, call, result); err != nil {
 			return err
 		}
-		var t hookTurn
-		h.readState("turn", &t)
-		t.Open = true
-		t.Tools++
-		if h.attempt(call) {
-			t.Attempts++
-		}
-		if lastError != "" {
-			t.LastError = lastError
-		}
-		return h.writeState("turn", t)
+		return h.writeState("turn", h.countTool(call, lastError))
 	})
 }
 
@@ -220,16 +210,7 @@ func (h *claudeHook) postToolUse(ctx context.Context, res *result) error {
 		if err := h.append(ctx, call, result); err != nil {
 			return err
 		}
-		var t hookTurn
-		h.readState("turn", &t)
-		t.Open = true
-		t.Tools++
-		if h.attempt(call) {
-			t.Attempts++
-		}
-		if lastError != "" {
-			t.LastError = lastError
-		}
+		t := h.countTool(call, lastError)
 		for _, f := range files {
 			if !slices.Contains(t.Files, f) {
 				t.Files = append(t.Files, f)
@@ -238,6 +219,24 @@ func (h *claudeHook) postToolUse(ctx context.Context, res *result) error {
 		slices.Sort(t.Files)
 		return h.writeState("turn", t)
 	})
+}
+
+// countTool returns the session's open turn with one more tool use:
+// an attempt when call tried to change something, and lastError as the
+// turn's error when there is one. The caller holds the session lock and
+// writes it back.
+func (h *claudeHook) countTool(call conversation.Record, lastError string) hookTurn {
+	var t hookTurn
+	h.readState("turn", &t)
+	t.Open = true
+	t.Tools++
+	if h.attempt(call) {
+		t.Attempts++
+	}
+	if lastError != "" {
+		t.LastError = lastError
+	}
+	return t
 }
 
 // hookWorktree is the signature ("size:mtime-ns") of each file git listed

@@ -17,6 +17,7 @@ import (
 	"github.com/recite-dev/recite/internal/fsutil"
 
 	"github.com/recite-dev/recite/engine/internal/layout"
+	"github.com/recite-dev/recite/engine/signals"
 	"github.com/recite-dev/recite/planning/conversation"
 )
 
@@ -331,7 +332,7 @@ func (h *claudeHook) run(ctx context.Context) result {
 		// Every part was redacted on its way in; this pass makes sure no
 		// secret reaches the agent's context whatever part it came from.
 		// (JSON output is built from text redacted and cut the same way.)
-		res.out = cutUTF16(h.e.RedactText(res.out), h.limit())
+		res.out = signals.CutUTF16(h.e.RedactText(res.out), h.limit())
 	}
 	return res
 }

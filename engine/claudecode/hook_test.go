@@ -679,7 +679,7 @@ func TestClaudeHookUTF16Limit(t *testing.T) {
 	if out := claudecode.FitOutput("lead", "", long, claudecode.HookMaxOutput); claudecode.Utf16Len(out) > claudecode.HookMaxOutput || !strings.Contains(out, "😀…") || !utf8.ValidString(out) {
 		t.Errorf("one long error: %d units", claudecode.Utf16Len(out))
 	}
-	if got := claudecode.CutUTF16("a😀b", 2); got != "a" {
+	if got := signals.CutUTF16("a😀b", 2); got != "a" {
 		t.Errorf("cutUTF16 split a surrogate pair: %q", got)
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+
+	"github.com/recite-dev/recite/engine/signals"
 )
 
 // promptLead opens the recitation the UserPromptSubmit hook returns.
@@ -71,7 +73,7 @@ func (h *claudeHook) promptRecitation(ctx context.Context, res *result) error {
 	if err != nil || !inject {
 		return err
 	}
-	text := cutUTF16(h.e.RedactText(promptLead+"\n\n"+rec), h.limit())
+	text := signals.CutUTF16(h.e.RedactText(promptLead+"\n\n"+rec), h.limit())
 	out, err := hookContextJSON("UserPromptSubmit", text)
 	if err != nil {
 		return err

@@ -58,7 +58,7 @@ func ToPromptMessages(recs []conversation.Record) []prompt.Message {
 			m.Role = conversation.RoleUser
 		}
 		for _, c := range r.ToolCalls {
-			m.ToolCalls = append(m.ToolCalls, prompt.ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
+			m.ToolCalls = append(m.ToolCalls, prompt.ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments, Signature: c.Signature})
 		}
 		out = append(out, m)
 	}

@@ -182,7 +182,7 @@ func minimal(s Signal) Signal {
 		}
 		k = strings.TrimSpace(k)
 		if UTF16Len(k) > maxKeyLine {
-			k = cutUTF16(k, maxKeyLine-1) + "…"
+			k = CutUTF16(k, maxKeyLine-1) + "…"
 		}
 		s.KeyLine = k
 		s.Text = k
@@ -354,9 +354,9 @@ func UTF16Len(s string) int {
 	return n
 }
 
-// cutUTF16 is the longest prefix of s, cut at a rune boundary, of at most
-// limit UTF-16 code units.
-func cutUTF16(s string, limit int) string {
+// CutUTF16 is the longest prefix of s, cut at a rune boundary, of at most
+// limit UTF-16 code units (the unit of UTF16Len).
+func CutUTF16(s string, limit int) string {
 	n := 0
 	for i, r := range s {
 		l := max(1, utf16.RuneLen(r))

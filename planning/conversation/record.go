@@ -105,6 +105,10 @@ type ToolCall struct {
 	// Arguments is the call's arguments as the provider sent them: a JSON
 	// text kept verbatim, possibly invalid (docs/providers.md#request-shapes).
 	Arguments string `json:"arguments"`
+	// Signature is the Gemini thoughtSignature the call came back with,
+	// kept so a replayed call of the current turn carries it
+	// (docs/providers.md#request-shapes); "" when the provider gave none.
+	Signature string `json:"thought_signature,omitempty"`
 }
 
 // Meta is conversation metadata, carried by meta records. When several meta
