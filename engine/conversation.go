@@ -2,61 +2,70 @@ package engine
 
 import (
 	"context"
-	"errors"
-	"fmt"
+	"io"
 
 	"github.com/recite-dev/recite/engine/config"
-	"github.com/recite-dev/recite/engine/history"
+	"github.com/recite-dev/recite/engine/conversations"
+	"github.com/recite-dev/recite/engine/internal/layout"
 	"github.com/recite-dev/recite/engine/layers"
 	"github.com/recite-dev/recite/engine/prompt"
-	"github.com/recite-dev/recite/engine/scope"
 	"github.com/recite-dev/recite/planning"
 	"github.com/recite-dev/recite/planning/conversation"
 )
 
-// conversationInput fills the conversation parts of a target's prompt
-// input: the pruned history tail, the errors and stop signals
-// (layers.Fill) and the coordinator's context layers (docs/formats.md#conversation-layers "Context
-// Assembly": learnings, loop and role, epic and phase, history;
-// layers.Context). It reads the conversation's horizon through the log's
-// index (history.Horizon: the newest messages, what lies before them
-// counted, the older stop and error records of the ledger), so its cost
-// does not grow with the log. The cutter reports the redactions of what
-// it keeps to *found. It returns the conversation it read, for
-// compression. A missing or unreadable conversation is a diagnostic and a
-// nil conversation: the prompt is built without it.
+// coordinatorHost is the engine as the conversation coordinator sees it
+// (conversations.Host).
+type coordinatorHost struct{ e *Engine }
+
+// Dir is the project root.
+func (h coordinatorHost) Dir() string { return h.e.dir }
+
+// Store is the redacting conversation store (Engine.OpenConversations).
+func (h coordinatorHost) Store() (*conversation.Store, error) { return h.e.OpenConversations() }
+
+// RedactLog is the logs' redactor (secrets.Redactor.Log).
+func (h coordinatorHost) RedactLog(text string) (string, int) { return h.e.redactor.Log(text) }
+
+// RedactText is Engine.Redact.
+func (h coordinatorHost) RedactText(text string) string { return h.e.Redact(text) }
+
+// Load reads recite.yaml and the planning tree as a build does.
+func (h coordinatorHost) Load() (*config.Config, *planning.Project, error) {
+	cfg, _, proj, err := h.e.load()
+	return cfg, proj, err
+}
+
+// Build is a full Build; it returns the report's diagnostics.
+func (h coordinatorHost) Build(ctx context.Context) ([]Diagnostic, error) {
+	rep, err := h.e.Build(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return rep.Diagnostics, nil
+}
+
+// Assemble is the prompt of target tg as a build assembles it.
+func (h coordinatorHost) Assemble(ctx context.Context, cfg *config.Config, tg *config.Target, proj *planning.Project) (*prompt.Prompt, []Diagnostic) {
+	tb, diags := h.e.assemble(ctx, cfg, tg, proj)
+	return tb.prompt, diags
+}
+
+// Progress reports the bytes read from r as Progress of stage when a
+// listener is set.
+func (h coordinatorHost) Progress(r io.Reader, stage string, total int64) io.Reader {
+	if h.e.progress == nil {
+		return r
+	}
+	return &progressReader{r: r, e: h.e, stage: stage, total: total}
+}
+
+// conversationInput fills the conversation parts of tg's prompt input
+// (conversations.Input), its cutter reporting the redactions of what it
+// keeps to *found. It returns the conversation it read, for compression;
+// nil, with a diagnostic, when it is missing or unreadable.
 func (e *Engine) conversationInput(ctx context.Context, cfg *config.Config, tg *config.Target, proj *planning.Project, in *prompt.Input, found *[]string) (*conversation.Conversation, []Diagnostic) {
-	id := tg.Conversation
-	var diags []Diagnostic
-	diag := func(format string, args ...any) {
-		diags = append(diags, Diagnostic{Path: config.FileName, Line: tg.Line, Message: fmt.Sprintf("target %q: ", tg.Name) + fmt.Sprintf(format, args...)})
-	}
-	store, err := e.OpenConversations()
-	if err != nil {
-		diag("%v", err)
-		return nil, diags
-	}
-	w, rdiags, err := store.Window(ctx, id, history.Horizon(max(cfg.History.Window, cfg.History.Keep)))
-	for _, d := range rdiags {
-		if rel, ok := e.relPath(d.Path); ok {
-			d.Path = rel
-		}
-		diags = append(diags, d)
-	}
-	if err != nil {
-		if errors.Is(err, conversation.ErrNotFound) {
-			diag("conversation %q not found (create it with `recite conversation new %s`)", id, id)
-		} else {
-			diag("conversation %q: %v", id, err)
-		}
-		return nil, diags
-	}
-	c := w.Conversation()
-	layers.Fill(ctx, layers.Conversation{Dir: e.dir, Log: c, Cut: e.newCutter(found), Count: e.countFunc(cfg)}, cfg, in, diag)
-	ctxLayers, ldiags := layers.Context(e.dir, c, cfg, tg, proj, scope.ActiveLoop(proj))
-	diags = append(diags, ldiags...)
-	in.Extra = append(in.Extra, ctxLayers...)
-	return c, diags
+	return conversations.Input(ctx, coordinatorHost{e}, conversations.InputOptions{
+		Config: cfg, Target: tg, Project: proj, Cut: e.newCutter(found), Count: e.countFunc(cfg)}, in)
 }
 
 // newCutter returns a Cutter that redacts with the engine's redactor and
@@ -78,3 +87,7 @@ func (e *Engine) countFunc(cfg *config.Config) func(string) int {
 	}
 	return func(s string) int { return len(s) / 4 }
 }
+
+// relPath turns a path under the project into a project-relative,
+// slash-separated path.
+func (e *Engine) relPath(p string) (string, bool) { return layout.RelPath(e.dir, p) }

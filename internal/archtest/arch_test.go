@@ -39,7 +39,8 @@ type moduleRule struct {
 
 // importRules is the direction of docs/architecture.md#import-rules, top
 // layer first: cmd → engine/mcp → engine → engine/{claudecode, scope,
-// agent, layers, health, economics, secrets} → engine/{prompt, signals, history,
+// agent, layers, conversations, health, economics, secrets} → engine/{prompt,
+// signals, history,
 // compress, budget, config} → planning → markdown. A layer may import the
 // layers below it and its own siblings; cmd may import engine and the
 // front ends beside it (engine/mcp) and nothing else; the leaves (markdown, templates,
@@ -51,7 +52,7 @@ func importRules() []importRule {
 	leaves := []string{"markdown", "templates", "engine/internal/...", "internal/fsutil"}
 	planning := []string{"planning", "planning/conversation"}
 	core := []string{"engine/prompt", "engine/signals", "engine/history", "engine/compress", "engine/budget", "engine/config", "engine/diagnostics"}
-	mid := []string{"engine/claudecode", "engine/scope", "engine/agent", "engine/layers", "engine/health", "engine/economics", "engine/secrets"}
+	mid := []string{"engine/claudecode", "engine/scope", "engine/agent", "engine/layers", "engine/conversations", "engine/health", "engine/economics", "engine/secrets"}
 	// Front ends beside cmd: they speak a protocol and call the engine.
 	front := []string{"engine/mcp"}
 	testSupport := []string{"internal/sharedtest", "engine/internal/enginetest", "engine/internal/gitstore/gittest", "engine/providertest"}

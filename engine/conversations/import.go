@@ -1,4 +1,4 @@
-package engine
+package conversations
 
 import (
 	"context"
@@ -11,12 +11,7 @@ import (
 	"github.com/recite-dev/recite/planning/conversation"
 )
 
-// ImportReport accounts for every entry of an imported transcript: entries
-// read, imported and skipped by reason, records produced, and a diagnostic
-// per malformed line (planning/conversation.Report).
-type ImportReport = conversation.Report
-
-// The transcript formats Import reads.
+// The transcript formats Import reads (docs/formats.md#conversation-logs).
 const (
 	// ImportClaudeCode is a Claude Code session transcript (JSONL).
 	ImportClaudeCode = conversation.FormatClaudeCode
@@ -35,7 +30,7 @@ type ImportOptions struct {
 	// the user named it).
 	Path string
 	// ID is the conversation to import into; empty derives one from Path
-	// (ImportID).
+	// (conversation.ImportID).
 	ID string
 }
 
@@ -51,48 +46,49 @@ type ImportResult struct {
 	Present  int `json:"already_present"`
 	// Report accounts for the transcript's entries; its diagnostics name
 	// opts.Path.
-	Report ImportReport `json:"report"`
+	Report conversation.Report `json:"report"`
 }
 
 // Import turns the transcript at opts.Path into records and appends the
-// new ones to a conversation, creating it (agent type: the format; title:
-// the file's base name) when needed. The transcript is read before the
-// project is touched. Errors (*InputError unless said otherwise): an
-// invalid id, an unreadable file, a file not in the format (nothing
-// created), a project without a .planning folder; a transcript that fails
-// mid-read (plain error naming the file); failures to write the log.
-func (e *Engine) Import(ctx context.Context, opts ImportOptions) (*ImportResult, error) {
+// new ones to a conversation of h's project, creating it (agent type: the
+// format; title: the file's base name) when needed. The transcript is read
+// before the project is touched, its bytes reported through h.Progress.
+// Errors (*InputError unless said otherwise): an invalid id, an unreadable
+// file, a file not in the format (nothing created), a project without a
+// .planning folder; a transcript that fails mid-read (plain error naming
+// the file); failures to write the log.
+func Import(ctx context.Context, h Host, opts ImportOptions) (*ImportResult, error) {
 	read, ok := conversation.Importer(opts.Format)
 	if !ok {
 		return nil, &InputError{Err: fmt.Errorf("import %q: want %s, %s or %s", opts.Format, ImportClaudeCode, ImportAider, ImportCodex)}
 	}
 	id := opts.ID
 	if id == "" {
-		id = ImportID(opts.Path, opts.Format)
+		id = conversation.ImportID(opts.Path, opts.Format)
 	}
 	if err := conversation.ValidateID(id); err != nil {
 		return nil, &InputError{Err: err}
 	}
-	recs, rep, err := e.readTranscript(opts, read)
+	recs, rep, err := readTranscript(h, opts, read)
 	if err != nil {
 		return nil, err
 	}
-	cs, err := e.Conversations()
+	cs, err := New(h)
 	if err != nil {
 		return nil, err
 	}
 	res := &ImportResult{Conversation: id, Report: rep}
-	err = cs.store.Create(ctx, id, ConversationMeta{AgentType: opts.Format, Title: filepath.Base(opts.Path)})
+	err = cs.store.Create(ctx, id, conversation.Meta{AgentType: opts.Format, Title: filepath.Base(opts.Path)})
 	switch {
 	case err == nil:
 		res.Created = true
 	case errors.Is(err, conversation.ErrExists):
 	default:
-		return nil, conversationInputError(err)
+		return nil, inputError(err)
 	}
 	n, err := cs.store.AppendNew(ctx, id, recs...)
 	if err != nil {
-		return nil, conversationInputError(err)
+		return nil, inputError(err)
 	}
 	res.Appended, res.Present = n, len(recs)-n
 	for i := range res.Report.Diagnostics {
@@ -101,17 +97,17 @@ func (e *Engine) Import(ctx context.Context, opts ImportOptions) (*ImportResult,
 	return res, nil
 }
 
-// readTranscript opens and reads opts.Path with read.
-// The bytes read are reported as Progress.
-func (e *Engine) readTranscript(opts ImportOptions, read func(io.Reader) ([]Record, ImportReport, error)) ([]Record, ImportReport, error) {
+// readTranscript opens and reads opts.Path with read, the bytes read
+// reported through h.Progress.
+func readTranscript(h Host, opts ImportOptions, read func(io.Reader) ([]Record, conversation.Report, error)) ([]Record, conversation.Report, error) {
 	f, err := os.Open(opts.Path)
 	if err != nil {
-		return nil, ImportReport{}, &InputError{Err: fmt.Errorf("import %s: %w", opts.Format, err)}
+		return nil, conversation.Report{}, &InputError{Err: fmt.Errorf("import %s: %w", opts.Format, err)}
 	}
 	defer func() { _ = f.Close() }()
 	var r io.Reader = f
-	if st, err := f.Stat(); err == nil && e.progress != nil {
-		r = &progressReader{r: f, e: e, stage: "reading " + filepath.Base(opts.Path), total: st.Size()}
+	if st, err := f.Stat(); err == nil {
+		r = h.Progress(f, "reading "+filepath.Base(opts.Path), st.Size())
 	}
 	recs, rep, err := read(r)
 	var fe *conversation.FormatError
@@ -124,7 +120,3 @@ func (e *Engine) readTranscript(opts ImportOptions, read func(io.Reader) ([]Reco
 	}
 	return recs, rep, nil
 }
-
-// ImportID derives a conversation id from a transcript's file name
-// (conversation.ImportID).
-func ImportID(path, format string) string { return conversation.ImportID(path, format) }

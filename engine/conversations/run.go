@@ -1,4 +1,4 @@
-package engine
+package conversations
 
 import (
 	"context"
@@ -9,14 +9,14 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/recite-dev/recite/internal/fsutil"
-	"github.com/recite-dev/recite/planning"
-
 	"github.com/recite-dev/recite/engine/agent"
 	"github.com/recite-dev/recite/engine/config"
 	"github.com/recite-dev/recite/engine/history"
+	"github.com/recite-dev/recite/engine/internal/layout"
 	"github.com/recite-dev/recite/engine/internal/textutil"
 	"github.com/recite-dev/recite/engine/prompt"
+	"github.com/recite-dev/recite/internal/fsutil"
+	"github.com/recite-dev/recite/planning"
 	"github.com/recite-dev/recite/planning/conversation"
 )
 
@@ -73,7 +73,7 @@ type AgentError struct {
 // Error is the recorded error message.
 func (e *AgentError) Error() string { return e.Message }
 
-// RunConversation is one turn of the conversation coordinator (docs/formats.md#conversation-layers
+// Run is one turn of the conversation coordinator (docs/formats.md#conversation-layers
 // handleMessage): it appends opts.Text as a user message, regenerates the
 // prompt that carries the conversation, runs recite.yaml's agent.command
 // through `sh -c` in the project directory under agent.timeout, and records
@@ -81,7 +81,7 @@ func (e *AgentError) Error() string { return e.Message }
 // agent type).
 //
 // The prompt is the markdown prompt (else the first provider's file) of the
-// first target whose `conversation:` is opts.ID, after a full Build. When no
+// first target whose `conversation:` is opts.ID, after a full build. When no
 // target names the conversation, the first target is rendered with its
 // conversation set to opts.ID, and its markdown prompt is written to
 // AdHocPromptDir/ID.md; the configured prompt files are not touched.
@@ -104,15 +104,15 @@ func (e *AgentError) Error() string { return e.Message }
 // for a failed run, the error and its hash. The loop and role layer of the
 // next prompt reads it ("iteration N of M", what failed), and so does the
 // circuit breaker.
-func (e *Engine) RunConversation(ctx context.Context, opts RunOptions) (*RunResult, error) {
-	cfg, _, proj, err := e.load()
+func Run(ctx context.Context, h Host, opts RunOptions) (*RunResult, error) {
+	cfg, proj, err := h.Load()
 	if err != nil {
 		return nil, err
 	}
 	if strings.TrimSpace(cfg.Agent.Command) == "" {
 		return nil, &InputError{Err: fmt.Errorf("%s: agent.command is not set: recite conversation run needs the agent command to spawn", config.FileName)}
 	}
-	store, err := e.OpenConversations()
+	store, err := h.Store()
 	if err != nil {
 		return nil, err
 	}
@@ -128,13 +128,14 @@ func (e *Engine) RunConversation(ctx context.Context, opts RunOptions) (*RunResu
 		return nil, err
 	}
 	res := &RunResult{ExitCode: -1, Iteration: iter}
-	tg, body, err := e.runPrompt(ctx, cfg, proj, opts.ID, res)
+	tg, body, err := turnPrompt(ctx, h, cfg, proj, opts.ID, res)
 	if err != nil {
 		return nil, err
 	}
 
-	track := agent.Track(ctx, e.dir)
-	reply, code, runErr := agent.Spawn(ctx, agent.Command{Dir: e.dir, Agent: cfg.Agent, Conversation: opts.ID, Target: res.Target,
+	dir := h.Dir()
+	track := agent.Track(ctx, dir)
+	reply, code, runErr := agent.Spawn(ctx, agent.Command{Dir: dir, Agent: cfg.Agent, Conversation: opts.ID, Target: res.Target,
 		PromptFile: res.PromptFile, Body: body, Stderr: opts.Stderr})
 	res.ExitCode = code
 	// Record the outcome even when ctx was cancelled mid-run.
@@ -151,7 +152,7 @@ func (e *Engine) RunConversation(ctx context.Context, opts RunOptions) (*RunResu
 	// unkeyed hash of a secret would let a guess be checked.
 	iterErr := runErr
 	if runErr != nil {
-		iterErr = errors.New(e.Redact(runErr.Error()))
+		iterErr = errors.New(h.RedactText(runErr.Error()))
 	}
 	if err := store.Append(rctx, opts.ID, msg, agent.IterationRecord(iter, c.Meta.AgentType, reply, code, iterErr, files)); err != nil {
 		return res, err
@@ -162,7 +163,7 @@ func (e *Engine) RunConversation(ctx context.Context, opts RunOptions) (*RunResu
 	if tg != nil {
 		// The next prompt says what failed in this iteration, or the
 		// prompt files stay current with the reply.
-		if _, err := e.Build(rctx); err != nil {
+		if _, err := h.Build(rctx); err != nil {
 			return res, err
 		}
 	}
@@ -172,14 +173,14 @@ func (e *Engine) RunConversation(ctx context.Context, opts RunOptions) (*RunResu
 	return res, nil
 }
 
-// runPrompt makes the prompt the agent reads for conversation id and
+// turnPrompt makes the prompt the agent reads for conversation id and
 // returns the target that names the conversation (nil for an ad-hoc
 // prompt) and the prompt's bytes, filling res's Target, AdHoc, PromptFile
 // and Diagnostics. With a target, it is the target's markdown prompt (else
-// its first provider's file) after a full Build; without one, the first
+// its first provider's file) after a full build; without one, the first
 // target rendered with its conversation set to id, written to
 // AdHocPromptDir/ID.md.
-func (e *Engine) runPrompt(ctx context.Context, cfg *config.Config, proj *planning.Project, id string, res *RunResult) (*config.Target, []byte, error) {
+func turnPrompt(ctx context.Context, h Host, cfg *config.Config, proj *planning.Project, id string, res *RunResult) (*config.Target, []byte, error) {
 	var tg *config.Target
 	for i := range cfg.Targets {
 		if cfg.Targets[i].Conversation == id {
@@ -187,12 +188,13 @@ func (e *Engine) runPrompt(ctx context.Context, cfg *config.Config, proj *planni
 			break
 		}
 	}
+	dir := h.Dir()
 	if tg != nil {
-		rep, err := e.Build(ctx)
+		diags, err := h.Build(ctx)
 		if err != nil {
 			return nil, nil, err
 		}
-		res.Diagnostics = rep.Diagnostics
+		res.Diagnostics = diags
 		res.Target = tg.Name
 		provider := tg.Providers[0]
 		for _, p := range tg.Providers {
@@ -201,21 +203,21 @@ func (e *Engine) runPrompt(ctx context.Context, cfg *config.Config, proj *planni
 			}
 		}
 		caps, _ := prompt.CapabilitiesOf(provider)
-		res.PromptFile = PromptsDir + "/" + tg.Name + caps.Ext
-		body, err := os.ReadFile(filepath.Join(e.dir, filepath.FromSlash(res.PromptFile)))
+		res.PromptFile = layout.PromptsDir + "/" + tg.Name + caps.Ext
+		body, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(res.PromptFile)))
 		return tg, body, err
 	}
 	adhoc := cfg.Targets[0]
 	adhoc.Conversation = id
-	tb, diags := e.assemble(ctx, cfg, &adhoc, proj)
+	p, diags := h.Assemble(ctx, cfg, &adhoc, proj)
 	res.Diagnostics = diags
 	res.Target, res.AdHoc = adhoc.Name, true
-	body, err := prompt.Render(tb.prompt, prompt.Markdown, prompt.RenderOptions{OpenAISystemRole: adhoc.OpenAISystemRole, Model: adhoc.Model, MaxTokens: adhoc.MaxTokens})
+	body, err := prompt.Render(p, prompt.Markdown, prompt.RenderOptions{OpenAISystemRole: adhoc.OpenAISystemRole, Model: adhoc.Model, MaxTokens: adhoc.MaxTokens})
 	if err != nil {
 		return nil, nil, err
 	}
 	res.PromptFile = AdHocPromptDir + "/" + id + ".md"
-	abs := filepath.Join(e.dir, filepath.FromSlash(res.PromptFile))
+	abs := filepath.Join(dir, filepath.FromSlash(res.PromptFile))
 	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
 		return nil, nil, err
 	}
