@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/recite-dev/recite/engine/config"
+	"github.com/recite-dev/recite/engine/scaffold"
 	"github.com/recite-dev/recite/templates"
 )
 
@@ -91,7 +92,7 @@ func TestSchemaCopy(t *testing.T) {
 	if err := os.Chtimes(copyPath, old, old); err != nil {
 		t.Fatal(err)
 	}
-	if written, err := writeSchemaCopy(dir); err != nil || written {
+	if written, err := scaffold.WriteSchemaCopy(dir); err != nil || written {
 		t.Fatalf("equal copy rewritten: %v %v", written, err)
 	}
 	if fi, err := os.Stat(copyPath); err != nil || !fi.ModTime().Equal(old) {

@@ -8,13 +8,14 @@ import (
 	"time"
 
 	"github.com/recite-dev/recite/engine/internal/gitstore"
+	"github.com/recite-dev/recite/engine/scope"
 )
 
 // HistoryPaths are the project-relative paths `recite commit` and
 // `recite watch --commit` commit, and the only ones
 // (docs/architecture.md#commit-only-recites-paths): the conversation logs
 // and the preservation blocks. Under the conversations folder only the
-// logs themselves are committed (historyFile).
+// logs themselves are committed (scope.HistoryFile).
 var HistoryPaths = []string{PlanningDir + "/conversations/", PlanningDir + "/context-preserved.md"}
 
 // Errors of Commit; compare with errors.Is.
@@ -113,12 +114,12 @@ func (e *Engine) Commit(ctx context.Context, opts CommitOptions) (CommitResult, 
 	if msg == "" {
 		msg = DefaultCommitMessage
 	}
-	sel, err := newHistorySelector(e.dir)
+	sel, err := scope.NewHistorySelector(e.dir)
 	if err != nil {
 		return CommitResult{}, err
 	}
 	var found []SecretFinding
-	c := gitstore.Committer{LockWait: opts.LockWait, LockPoll: opts.LockPoll, NoRootCommit: true, Select: sel.selectFile,
+	c := gitstore.Committer{LockWait: opts.LockWait, LockPoll: opts.LockPoll, NoRootCommit: true, Select: sel.Select,
 		Scan: func(path string, content []byte) error {
 			fs, err := e.redactor.Scan(path, content)
 			if err != nil {
@@ -134,7 +135,7 @@ func (e *Engine) Commit(ctx context.Context, opts CommitOptions) (CommitResult, 
 	// configuration.
 	sig := gitstore.Signature{Name: os.Getenv("GIT_AUTHOR_NAME"), Email: os.Getenv("GIT_AUTHOR_EMAIL")}
 	res, err := c.Commit(ctx, e.dir, HistoryPaths, msg, sig)
-	out := CommitResult{Hash: res.Hash, Kept: res.Kept, Blocked: res.Blocked, Ignored: sel.ignoredWith(res.Ignored)}
+	out := CommitResult{Hash: res.Hash, Kept: res.Kept, Blocked: res.Blocked, Ignored: sel.IgnoredWith(res.Ignored)}
 	if errors.Is(err, errSecretsFound) {
 		return out, &SecretsError{Findings: found}
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/recite-dev/recite/engine/scaffold"
 	"github.com/recite-dev/recite/internal/fsutil"
 
 	"github.com/recite-dev/recite/templates"
@@ -15,7 +16,7 @@ import (
 
 // ensureDirs creates prompts/ and .recite/ with the .gitignore files that
 // keep them out of git, and keeps the copy of recite.yaml's schema there
-// current (writeSchemaCopy).
+// current (scaffold.WriteSchemaCopy).
 func (e *Engine) ensureDirs() error {
 	gi, err := templates.Init("prompts.gitignore", "")
 	if err != nil {
@@ -34,7 +35,7 @@ func (e *Engine) ensureDirs() error {
 			}
 		}
 	}
-	_, err = writeSchemaCopy(e.dir)
+	_, err = scaffold.WriteSchemaCopy(e.dir)
 	return err
 }
 

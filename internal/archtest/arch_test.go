@@ -52,7 +52,7 @@ func importRules() []importRule {
 	leaves := []string{"markdown", "templates", "engine/internal/...", "internal/fsutil"}
 	planning := []string{"planning", "planning/conversation"}
 	core := []string{"engine/prompt", "engine/signals", "engine/history", "engine/compress", "engine/budget", "engine/config", "engine/diagnostics"}
-	mid := []string{"engine/claudecode", "engine/scope", "engine/agent", "engine/layers", "engine/conversations", "engine/health", "engine/economics", "engine/secrets"}
+	mid := []string{"engine/claudecode", "engine/scope", "engine/agent", "engine/layers", "engine/conversations", "engine/health", "engine/economics", "engine/secrets", "engine/scaffold"}
 	// Front ends beside cmd: they speak a protocol and call the engine.
 	front := []string{"engine/mcp"}
 	testSupport := []string{"internal/sharedtest", "engine/internal/enginetest", "engine/internal/gitstore/gittest", "engine/providertest"}
