@@ -15,6 +15,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/recite-dev/recite/internal/fsutil"
 	"github.com/recite-dev/recite/markdown"
 )
 
@@ -120,7 +121,7 @@ func (c *Cache) SaveFile(path string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("save parsed files: %w", err)
 	}
-	err := writeNoSync(path, func(w io.Writer) error { return writeDiskCache(w, keys, ents) })
+	err := fsutil.WriteNoSync(path, 0o644, func(w io.Writer) error { return writeDiskCache(w, keys, ents) })
 	if err != nil {
 		return fmt.Errorf("save parsed files: %w", err)
 	}
@@ -390,25 +391,4 @@ func (r *diskReader) entry() (diskEntry, error) {
 		return diskEntry{}, r.err
 	}
 	return diskEntry{k, e}, nil
-}
-
-// writeNoSync replaces path with what write writes, atomically (a
-// temporary file in the same folder, renamed over path) without fsync: the
-// file is a cache.
-func writeNoSync(path string, write func(io.Writer) error) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	err = write(f)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		_ = os.Remove(f.Name())
-	}
-	return err
 }

@@ -8,6 +8,8 @@ import (
 	"hash/crc32"
 	"os"
 	"path/filepath"
+
+	"github.com/recite-dev/recite/internal/fsutil"
 )
 
 // The on-disk count cache is one file per encoding in Options.CacheDir,
@@ -176,29 +178,8 @@ func (c *Counter) Save() error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return fmt.Errorf("save token counts: %w", err)
 	}
-	if err := writeFileNoSync(p, encodeCache(c.name, entries)); err != nil {
+	if err := fsutil.WriteFileNoSync(p, encodeCache(c.name, entries), 0o644); err != nil {
 		return fmt.Errorf("save token counts: %w", err)
 	}
 	return nil
-}
-
-// writeFileNoSync replaces path with data atomically (a temporary file in
-// the same folder, renamed over path) without fsync, which renameio always
-// does: the file is a cache.
-func writeFileNoSync(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		_ = os.Remove(f.Name())
-	}
-	return err
 }

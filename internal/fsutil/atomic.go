@@ -1,6 +1,7 @@
 package fsutil
 
 import (
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -28,11 +29,20 @@ func WriteFile(path string, data []byte, perm fs.FileMode) error {
 // mode of the file. Errors are those of the step that failed; the
 // temporary file is removed on failure.
 func WriteFileNoSync(path string, data []byte, perm fs.FileMode) error {
+	return WriteNoSync(path, perm, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// WriteNoSync is WriteFileNoSync of what write writes, for a cache that
+// is streamed rather than held in memory whole.
+func WriteNoSync(path string, perm fs.FileMode, write func(io.Writer) error) error {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(data)
+	err = write(f)
 	if err == nil {
 		err = f.Chmod(perm)
 	}
