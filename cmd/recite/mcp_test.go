@@ -141,7 +141,7 @@ const inspectorVersion = "0.22.0"
 
 // TestMCPInspector drives `recite mcp` with a client nobody here wrote, the
 // MCP Inspector's CLI mode, on a copy of a real planning tree: it lists the
-// tools and calls recitation and stop_signals. It needs node and the
+// tools and calls each of them. It needs node and the
 // Inspector: MCP_INSPECTOR names its mcp-inspector script (.ci/run sets it),
 // else mcp-inspector on PATH.
 func TestMCPInspector(t *testing.T) {
@@ -208,5 +208,26 @@ func TestMCPInspector(t *testing.T) {
 	}
 	if n := len(sc["signals"].([]any)); tree.Name == withSignals && (n != 5 || sc["total"].(float64) <= 5) {
 		t.Errorf("%s: stop_signals limit=5 gave %d of %v", tree.Name, n, sc["total"])
+	}
+	// The other tools, each with the fields its result must carry.
+	for _, call := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--tool-name", "files", "--tool-arg", "limit=3"}, []string{"files", "total"}},
+		{[]string{"--tool-name", "prompt", "--tool-arg", "provider=anthropic"}, []string{"body", "bytes", "target"}},
+		{[]string{"--tool-name", "record", "--tool-arg", "conversation=inspector", "--tool-arg", "kind=error",
+			"--tool-arg", "text=make: *** [all] Error 2", "--tool-arg", "command=make", "--tool-arg", "create=true"}, []string{"conversation", "records", "created"}},
+		{[]string{"--tool-name", "preserve"}, []string{"block", "path", "signals"}},
+		{[]string{"--tool-name", "verify_summary", "--tool-arg", "summary=We fixed everything."}, []string{"checked", "lost", "reinject"}},
+	} {
+		res := inspect(append([]string{"--method", "tools/call"}, call.args...)...)
+		sc, _ := res["structuredContent"].(map[string]any)
+		for _, k := range call.want {
+			if _, ok := sc[k]; res["isError"] == true || !ok {
+				t.Errorf("%s: %s: no %q in %v", tree.Name, call.args[1], k, res)
+				break
+			}
+		}
 	}
 }
