@@ -136,9 +136,13 @@ func TestInitClaudeMergesAndIsIdempotent(t *testing.T) {
 		t.Errorf("mode %v, want 0600 kept", fi.Mode().Perm())
 	}
 
-	// Twice: nothing changes, the file is not rewritten.
+	// Twice: nothing changes, the file is not rewritten (its mtime, set an
+	// hour back, stays: a rewrite would show whatever the clock's grain).
+	old := time.Now().Add(-time.Hour).Truncate(time.Second)
+	if err := os.Chtimes(path, old, old); err != nil {
+		t.Fatal(err)
+	}
 	fi1, _ := os.Stat(path)
-	time.Sleep(10 * time.Millisecond)
 	res, err = InstallHooks(dir)
 	if err != nil {
 		t.Fatal(err)
