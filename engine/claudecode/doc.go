@@ -21,7 +21,7 @@
 // modified files — it asks of an Engine, the small interface declared here
 // and implemented by package engine, so claudecode never imports engine.
 //
-// It may import engine/budget, engine/config, engine/signals,
+// It may import engine/budget, engine/config, engine/history, engine/signals,
 // engine/internal/gitstore (for its ErrNoRepository),
 // engine/internal/layout, engine/internal/textutil, planning/conversation,
 // markdown and internal/fsutil; never engine itself.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/recite-dev/recite/internal/fsutil"
 
+	"github.com/recite-dev/recite/engine/history"
 	"github.com/recite-dev/recite/engine/internal/layout"
 	"github.com/recite-dev/recite/engine/signals"
 	"github.com/recite-dev/recite/planning/conversation"
@@ -32,10 +33,13 @@ const (
 	hookMaxInput = 8 << 20
 	// hookMaxContent bounds one recorded tool result or message, in bytes.
 	hookMaxContent = 64 << 10
-	// HookTail is about how many of the session's last messages PreCompact
-	// reads for stop signals (tailConversation), so a long log does not
-	// cost its length.
-	HookTail = 2000
+	// HookTail is how many of the session's last messages PreCompact
+	// reads for stop signals, so a long log does not cost its length: the
+	// horizon a build reads (history.HorizonMessages), so the preservation
+	// block and the prompt files see the same part of the conversation;
+	// older stops and errors reach both through the index's ledger
+	// (docs/architecture.md#long-conversations).
+	HookTail = history.HorizonMessages
 	// hookMaxTranscriptLine bounds one transcript line kept while looking
 	// for the compact summary, in bytes; longer lines are skipped.
 	hookMaxTranscriptLine = 2 << 20
@@ -141,7 +145,7 @@ func (p *partialOutput) get() string {
 //     shortened. Out of time, it prints the latest block alone rather
 //     than nothing.
 //   - PreCompact: appends a preservation block (trigger compaction) from
-//     the planning tree and the last 2,000 or so messages of the session's
+//     the planning tree and the last HookTail messages of the session's
 //     conversation; prints nothing (this event cannot inject context).
 //     The block is written whole or not at all: out of time before it is
 //     complete, nothing is written and the previous block stays
