@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"slices"
 	"time"
+	"unsafe"
 
 	"github.com/recite-dev/recite/internal/fsutil"
 	"github.com/recite-dev/recite/markdown"
@@ -271,7 +272,12 @@ type diskEntry struct {
 	entry *cacheEntry
 }
 
-// decodeDiskCache parses a cache file. Every error wraps errDiskCache.
+// decodeDiskCache parses a cache file. It takes data over: the entries'
+// strings (paths, diagnostics, payloads, the documents' text) are slices of
+// it rather than copies, so a build in a new process neither copies the
+// cache (megabytes on a large tree) nor faults in fresh pages for the copy;
+// the caller must not change data afterwards. Every error wraps
+// errDiskCache.
 func decodeDiskCache(data []byte) ([]diskEntry, error) {
 	if len(data) < 16 {
 		return nil, fmt.Errorf("%w: %d bytes", errDiskCache, len(data))
@@ -288,7 +294,10 @@ func decodeDiskCache(data []byte) ([]diskEntry, error) {
 	if n > maxDiskEntries {
 		return nil, fmt.Errorf("%w: %d entries", errDiskCache, n)
 	}
-	r := &diskReader{b: string(body[16:])}
+	// The one unsafe conversion of the package: body is never written
+	// again (see above), which is what makes a string of it sound
+	// (unsafe.String's contract).
+	r := &diskReader{b: unsafe.String(unsafe.SliceData(body[16:]), len(body)-16)}
 	out := make([]diskEntry, 0, n)
 	for range n {
 		de, err := r.entry()
