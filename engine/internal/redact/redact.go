@@ -36,6 +36,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Finding is one redacted secret.
@@ -46,25 +47,52 @@ type Finding struct {
 }
 
 type rule struct {
-	id         string
+	id        string
+	entropy   float64
+	keywords  []string
+	stopwords []string
+	paths     *regexp.Regexp
+	whole     bool
+	nextLine  bool
+	check     func(string) bool
+	global    func() []*regexp.Regexp // globalAllow, compiled once per Redactor
+
+	// The rule's regular expressions are compiled on its first use (a
+	// keyword of it in the text): most texts name no rule's keyword, and
+	// compiling all of them cost a short-lived process (a build, a hook
+	// event) more than the scan itself.
+	spec       *ruleSpec
+	once       sync.Once
 	re         *regexp.Regexp
-	entropy    float64
-	keywords   []string
 	allow      []*regexp.Regexp
 	allowMatch []*regexp.Regexp
 	allowLine  []*regexp.Regexp
-	stopwords  []string
-	paths      *regexp.Regexp
-	whole      bool
-	nextLine   bool
-	check      func(string) bool
-	global     []*regexp.Regexp // globalAllow, shared
 }
 
-// Redactor holds the compiled rules and the placeholder key; it is safe
-// for concurrent use.
+// compile compiles the rule's expressions once. They are this package's
+// constants: TestRulesCompile compiles every one, so MustCompile cannot
+// fail outside a broken build.
+func (ru *rule) compile() {
+	ru.once.Do(func() {
+		ru.re = regexp.MustCompile(ru.spec.regex)
+		ru.allow = mustCompileAll(ru.spec.allow)
+		ru.allowMatch = mustCompileAll(ru.spec.allowMatch)
+		ru.allowLine = mustCompileAll(ru.spec.allowLine)
+	})
+}
+
+func mustCompileAll(srcs []string) []*regexp.Regexp {
+	var out []*regexp.Regexp
+	for _, src := range srcs {
+		out = append(out, regexp.MustCompile(src))
+	}
+	return out
+}
+
+// Redactor holds the rules and the placeholder key; it is safe for
+// concurrent use.
 type Redactor struct {
-	rules []rule
+	rules []*rule
 	key   []byte
 }
 
@@ -84,62 +112,28 @@ func NewKey() ([]byte, error) {
 	return k, nil
 }
 
-// New compiles the rule set; placeholders are keyed with key (at least
-// MinKeySize bytes, see Placeholder). It returns an error for a short key,
-// or if a rule does not compile, which is a bug in this package.
+// New returns the rule set; placeholders are keyed with key (at least
+// MinKeySize bytes, see Placeholder). The rules' path expressions are
+// compiled here, the others on a rule's first use. It returns an error for
+// a short key, or if a path expression does not compile, which is a bug in
+// this package.
 func New(key []byte) (*Redactor, error) {
 	if len(key) < MinKeySize {
 		return nil, errors.New("redact: key shorter than 16 bytes")
 	}
 	specs := ruleSpecs()
-	r := &Redactor{rules: make([]rule, 0, len(specs)), key: append([]byte(nil), key...)}
-	compile := func(id, src string) (*regexp.Regexp, error) {
-		re, err := regexp.Compile(src)
-		if err != nil {
-			return nil, fmt.Errorf("redact: rule %s: %w", id, err)
-		}
-		return re, nil
-	}
-	var global []*regexp.Regexp
-	for _, g := range globalAllow {
-		re, err := compile("global allowlist", g)
-		if err != nil {
-			return nil, err
-		}
-		global = append(global, re)
-	}
-	for _, s := range specs {
-		ru := rule{id: s.id, entropy: s.entropy, keywords: s.keywords, whole: s.whole, nextLine: s.nextLine, check: s.check, global: global,
-			stopwords: append(append([]string(nil), s.stopwords...), globalStopwords...)}
-		for _, a := range s.allowLine {
-			re, err := compile(s.id, a)
-			if err != nil {
-				return nil, err
-			}
-			ru.allowLine = append(ru.allowLine, re)
-		}
-		var err error
-		if ru.re, err = compile(s.id, s.regex); err != nil {
-			return nil, err
-		}
-		for _, a := range s.allow {
-			re, err := compile(s.id, a)
-			if err != nil {
-				return nil, err
-			}
-			ru.allow = append(ru.allow, re)
-		}
-		for _, a := range s.allowMatch {
-			re, err := compile(s.id, a)
-			if err != nil {
-				return nil, err
-			}
-			ru.allowMatch = append(ru.allowMatch, re)
-		}
+	r := &Redactor{rules: make([]*rule, 0, len(specs)), key: append([]byte(nil), key...)}
+	global := sync.OnceValue(func() []*regexp.Regexp { return mustCompileAll(globalAllow) })
+	for i := range specs {
+		s := &specs[i]
+		ru := &rule{id: s.id, entropy: s.entropy, keywords: s.keywords, whole: s.whole, nextLine: s.nextLine, check: s.check, global: global,
+			stopwords: append(append([]string(nil), s.stopwords...), globalStopwords...), spec: s}
 		if s.paths != "" {
-			if ru.paths, err = compile(s.id, s.paths); err != nil {
-				return nil, err
+			re, err := regexp.Compile(s.paths)
+			if err != nil {
+				return nil, fmt.Errorf("redact: rule %s: %w", s.id, err)
 			}
+			ru.paths = re
 		}
 		r.rules = append(r.rules, ru)
 	}
@@ -171,8 +165,7 @@ func (r *Redactor) Redact(path, text string) (string, []Finding) {
 	lower := asciiLower(text)
 	lines := lineStarts(text)
 	var spans []span
-	for i := range r.rules {
-		ru := &r.rules[i]
+	for _, ru := range r.rules {
 		if ru.paths != nil && !ru.paths.MatchString(path) {
 			continue
 		}
@@ -230,6 +223,7 @@ func (r *Redactor) Redact(path, text string) (string, []Finding) {
 // find appends the accepted matches of ru in sub, which starts at byte off
 // of text.
 func (ru *rule) find(text string, off int, sub string, spans []span) []span {
+	ru.compile()
 	for _, m := range ru.re.FindAllStringSubmatchIndex(sub, -1) {
 		start, end := m[0], m[1]
 		for g := 2; g+1 < len(m); g += 2 {
@@ -248,7 +242,7 @@ func (ru *rule) find(text string, off int, sub string, spans []span) []span {
 		if ru.check != nil && !ru.check(secret) {
 			continue
 		}
-		if anyMatch(ru.allow, secret) || anyMatch(ru.global, secret) || containsStopword(secret, ru.stopwords) {
+		if anyMatch(ru.allow, secret) || anyMatch(ru.global(), secret) || containsStopword(secret, ru.stopwords) {
 			continue
 		}
 		if len(ru.allowLine) > 0 {

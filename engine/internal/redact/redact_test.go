@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -366,5 +368,36 @@ func TestGitleaksAllowlists(t *testing.T) {
 		case tt.kind != "" && (len(fs) != 1 || fs[0].Kind != tt.kind):
 			t.Errorf("%q: findings %+v, want one %s", tt.in, fs, tt.kind)
 		}
+	}
+}
+
+// TestRulesCompile compiles every expression of every rule, which New
+// leaves to a rule's first use: a rule that does not compile would
+// otherwise fail only on a text holding its keyword.
+func TestRulesCompile(t *testing.T) {
+	for _, s := range ruleSpecs() {
+		for _, src := range slices.Concat([]string{s.regex, s.paths}, s.allow, s.allowMatch, s.allowLine) {
+			if _, err := regexp.Compile(src); err != nil {
+				t.Errorf("rule %s: %v", s.id, err)
+			}
+		}
+	}
+	for _, src := range globalAllow {
+		if _, err := regexp.Compile(src); err != nil {
+			t.Errorf("global allowlist: %v", err)
+		}
+	}
+	r, err := New(make([]byte, KeySize))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ru := range r.rules {
+		ru.compile()
+		if ru.re == nil || len(ru.allow) != len(ru.spec.allow) || len(ru.allowMatch) != len(ru.spec.allowMatch) || len(ru.allowLine) != len(ru.spec.allowLine) {
+			t.Errorf("rule %s: not compiled whole", ru.id)
+		}
+	}
+	if len(r.rules) == 0 || len(r.rules[0].global()) != len(globalAllow) {
+		t.Error("global allowlist not compiled")
 	}
 }
