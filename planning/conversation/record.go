@@ -214,6 +214,11 @@ var (
 	ErrExists = errors.New("conversation exists")
 	// ErrNotFound is returned when a conversation has no log.
 	ErrNotFound = errors.New("conversation not found")
+	// ErrLinkOutside is returned for a conversation log that is a symbolic
+	// link leading out of the conversations folder: a log is read into
+	// prompts and committed, so it must be the project's own file
+	// (docs/formats.md#files-from-outside-the-project).
+	ErrLinkOutside = errors.New("conversation log links outside the conversations folder")
 )
 
 var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)

@@ -99,7 +99,9 @@ func Open(dir string) (*Store, error) {
 }
 
 // Path returns the log path of conversation id, or an error wrapping
-// [ErrInvalidID] when the id is invalid or the path would leave Dir.
+// [ErrInvalidID] when the id is invalid or the path would leave Dir, or
+// [ErrLinkOutside] (naming the link and its target) when the log is a
+// symbolic link whose target lies outside Dir.
 func (s *Store) Path(id string) (string, error) {
 	if err := ValidateID(id); err != nil {
 		return "", err
@@ -108,7 +110,35 @@ func (s *Store) Path(id string) (string, error) {
 	if !filepath.IsLocal(name) || filepath.Base(name) != name {
 		return "", fmt.Errorf("%w %q: path leaves the conversations folder", ErrInvalidID, id)
 	}
-	return filepath.Join(s.Dir, name), nil
+	p := filepath.Join(s.Dir, name)
+	if err := linkInside(s.Dir, p); err != nil {
+		return "", err
+	}
+	return p, nil
+}
+
+// linkInside returns nil unless p is a symbolic link whose target (after
+// every link) is not inside dir (after its own links), or cannot be
+// resolved: a dangling link is refused too, since appending to it would
+// create its target wherever it points.
+func linkInside(dir, p string) error {
+	fi, err := os.Lstat(p)
+	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		return nil
+	}
+	target, _ := os.Readlink(p)
+	realDir, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return fmt.Errorf("%w: %s -> %s: %v", ErrLinkOutside, p, target, err)
+	}
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return fmt.Errorf("%w: %s -> %s: %v", ErrLinkOutside, p, target, err)
+	}
+	if rel, err := filepath.Rel(realDir, real); err != nil || !filepath.IsLocal(rel) {
+		return fmt.Errorf("%w: %s -> %s", ErrLinkOutside, p, real)
+	}
+	return nil
 }
 
 // existingPath returns the path of id's log, looking in the archive when it

@@ -529,3 +529,55 @@ func TestLastActivityOfImport(t *testing.T) {
 		t.Errorf("last activity imported %v (want %v), fresh %v (want %v)", got["imported"], last, got["fresh"], created)
 	}
 }
+
+// TestLogLinkOutside: a log that is a symbolic link leading out of the
+// conversations folder (to another project's log, or dangling) is neither
+// read nor appended to, and the error names the link and its target; a
+// link to a log inside the folder is read.
+func TestLogLinkOutside(t *testing.T) {
+	s := newStore(t)
+	ctx := context.Background()
+	other := newStore(t)
+	if err := other.Create(ctx, "theirs", Meta{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := other.Append(ctx, "theirs", msg(RoleUser, "a secret plan")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Create(ctx, "mine", Meta{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Append(ctx, "mine", msg(RoleUser, "hello")); err != nil {
+		t.Fatal(err)
+	}
+	outside, _ := other.Path("theirs")
+	gone := filepath.Join(t.TempDir(), "gone.jsonl")
+	for name, target := range map[string]string{"out": outside, "dangling": gone} {
+		link := filepath.Join(s.Dir, name+".jsonl")
+		if err := os.Symlink(target, link); err != nil {
+			t.Skipf("symlinks unavailable: %v", err)
+		}
+		if _, _, err := s.Read(name); !errors.Is(err, ErrLinkOutside) || !strings.Contains(err.Error(), link) {
+			t.Errorf("Read(%s): %v, want ErrLinkOutside naming %s", name, err, link)
+		}
+		if _, _, err := s.Window(ctx, name, WindowOptions{Messages: 10}); !errors.Is(err, ErrLinkOutside) {
+			t.Errorf("Window(%s): %v, want ErrLinkOutside", name, err)
+		}
+		if err := s.Append(ctx, name, msg(RoleUser, "leak")); !errors.Is(err, ErrLinkOutside) {
+			t.Errorf("Append(%s): %v, want ErrLinkOutside", name, err)
+		}
+	}
+	if _, err := os.Stat(gone); err == nil {
+		t.Error("append through a dangling link created its target")
+	}
+	if c, _, _ := other.Read("theirs"); c == nil || len(c.Messages) != 1 {
+		t.Errorf("the other project's log changed: %+v", c)
+	}
+	mine, _ := s.Path("mine")
+	if err := os.Symlink(mine, filepath.Join(s.Dir, "alias.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	if c, _, err := s.Read("alias"); err != nil || len(c.Messages) != 1 {
+		t.Errorf("link inside the folder: %v, %+v", err, c)
+	}
+}
