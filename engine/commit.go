@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/recite-dev/recite/engine/internal/gitstore"
@@ -46,6 +47,11 @@ var (
 	// ErrSparse: a sparse checkout leaves the history paths out; the error
 	// names them and `git sparse-checkout add`.
 	ErrSparse = gitstore.ErrSparse
+	// ErrLogShrunk: a conversation log has fewer lines than in HEAD (it was
+	// truncated, emptied or replaced), so committing it would drop records
+	// from the branch's newest commit; each log is a *gitstore.ShrunkError
+	// naming it and both line counts. CommitOptions.AllowShrink commits it.
+	ErrLogShrunk = gitstore.ErrShrunk
 )
 
 // DefaultCommitMessage is the message of a history commit without -m.
@@ -61,6 +67,9 @@ type CommitOptions struct {
 	// AllowSecrets commits files in which the scan finds secrets (the
 	// findings are still returned in CommitResult.Secrets).
 	AllowSecrets bool
+	// AllowShrink commits a conversation log that has fewer lines than in
+	// HEAD (see ErrLogShrunk).
+	AllowShrink bool
 }
 
 // CommitResult is what Commit did.
@@ -102,7 +111,8 @@ type CommitResult struct {
 // one moved away for a moment); ErrNoRepository, ErrNoCommits,
 // ErrDetachedHead, ErrBeyondSymlink, ErrIndexLocked (after waiting LockWait
 // or until ctx is done; nothing is written under another process's lock),
-// ErrNoAuthor, wrapped I/O and object errors.
+// ErrNoAuthor, ErrLogShrunk (each log joined, nothing committed), wrapped
+// I/O and object errors.
 func (e *Engine) Commit(ctx context.Context, opts CommitOptions) (CommitResult, error) {
 	if _, err := e.planningDir(); err != nil {
 		if errors.Is(err, ErrNoPlanning) {
@@ -120,6 +130,9 @@ func (e *Engine) Commit(ctx context.Context, opts CommitOptions) (CommitResult, 
 	}
 	var found []SecretFinding
 	c := gitstore.Committer{LockWait: opts.LockWait, LockPoll: opts.LockPoll, NoRootCommit: true, Select: sel.Select,
+		// The logs are append-only (docs/architecture.md#append-only-logs):
+		// one with fewer lines than in HEAD lost records.
+		AppendOnly: func(path string) bool { return !opts.AllowShrink && strings.HasSuffix(path, ".jsonl") },
 		Scan: func(path string, content []byte) error {
 			fs, err := e.redactor.Scan(path, content)
 			if err != nil {

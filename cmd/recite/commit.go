@@ -19,6 +19,7 @@ type commitOptions struct {
 	message      string
 	lockWait     time.Duration
 	allowSecrets bool
+	allowShrink  bool
 }
 
 func newCommitCmd(g *globalOptions, streams IOStreams, runF func(context.Context, *commitOptions) error) *cobra.Command {
@@ -51,13 +52,19 @@ committed: each finding is printed as file:line: kind, and the exit status
 is 1. Run 'recite redact' to replace them with placeholders, or pass
 --allow-secrets to commit them anyway.
 
+A log only grows: one with fewer lines than in HEAD (truncated, emptied,
+replaced by an older copy) would drop records from the newest commit, so
+nothing is committed, each such log is named with both line counts, and
+the exit status is 1. 'recite redact' rewrites lines in place and keeps
+their number; --allow-shrink commits a shorter log anyway.
+
 The author is $GIT_AUTHOR_NAME/$GIT_AUTHOR_EMAIL, else git's user.name and
 user.email. While another git process holds .git/index.lock, recite waits
 (up to --lock-wait) and retries; it never writes the index under that lock.
 A linked worktree (git worktree add) commits to its own branch.
 
 Exit status: 0 committed or nothing to commit; 1 the index stayed locked
-(try again), or a file holds a secret; 2 no .planning folder, no git
+(try again), a file holds a secret, or a log lost lines; 2 no .planning folder, no git
 repository, a repository without commits (recite does not make your first
 commit), a detached HEAD, a merge, rebase, am, cherry-pick, revert or
 bisect in progress or unmerged files, a split or sparse index, history
@@ -75,17 +82,22 @@ cannot track files through it), or no author. Each says what to do.`,
 	cmd.Flags().StringVarP(&opts.message, "message", "m", engine.DefaultCommitMessage, "commit `message`")
 	cmd.Flags().DurationVar(&opts.lockWait, "lock-wait", 5*time.Second, "how long to wait for another git process's .git/index.lock")
 	cmd.Flags().BoolVar(&opts.allowSecrets, "allow-secrets", false, "commit files in which the secret scan finds something")
+	cmd.Flags().BoolVar(&opts.allowShrink, "allow-shrink", false, "commit a conversation log that has fewer lines than in HEAD")
 	return cmd
 }
 
 func commitRun(ctx context.Context, opts *commitOptions) error {
-	res, err := engine.New(opts.dir).Commit(ctx, engine.CommitOptions{Message: opts.message, LockWait: opts.lockWait, AllowSecrets: opts.allowSecrets})
+	res, err := engine.New(opts.dir).Commit(ctx, engine.CommitOptions{Message: opts.message, LockWait: opts.lockWait, AllowSecrets: opts.allowSecrets, AllowShrink: opts.allowShrink})
 	var secrets *engine.SecretsError
 	if errors.As(err, &secrets) {
 		for _, f := range secrets.Findings {
 			fmt.Fprintln(opts.io.ErrOut, f)
 		}
 		return checkFailed{msg: secrets.Error()}
+	}
+	if errors.Is(err, engine.ErrLogShrunk) {
+		fmt.Fprintln(opts.io.ErrOut, err)
+		return checkFailed{msg: "a conversation log has fewer lines than in HEAD: records would be lost from the newest commit (git show HEAD:PATH has them); restore the log, or pass --allow-shrink to commit it as it is"}
 	}
 	if err != nil {
 		return commitHint(err)

@@ -133,7 +133,31 @@ type Committer struct {
 	// commit stops after all were shown, with nothing written, and Commit
 	// returns the errors joined (errors.Join).
 	Scan func(path string, content []byte) error
+	// AppendOnly, when set, names the files (path as for Select) that only
+	// grow: one whose new content has fewer lines than HEAD's is not
+	// committed, and Commit returns a *ShrunkError for each (joined), with
+	// nothing written. Rewriting lines in place (a redaction migration)
+	// keeps their number and passes.
+	AppendOnly func(path string) bool
 }
+
+// ErrShrunk is wrapped by a *ShrunkError.
+const ErrShrunk Error = "an append-only file would lose lines against HEAD"
+
+// ShrunkError is an append-only file (Committer.AppendOnly) whose content
+// in the work tree has fewer lines than HEAD's: committing it would drop
+// records from the branch's newest commit.
+type ShrunkError struct {
+	Path             string // as for Select
+	HeadLines, Lines int    // line counts in HEAD and in the work tree
+}
+
+func (e *ShrunkError) Error() string {
+	return fmt.Sprintf("%s: %d lines in HEAD, %d now: %s", e.Path, e.HeadLines, e.Lines, ErrShrunk)
+}
+
+// Unwrap returns ErrShrunk.
+func (e *ShrunkError) Unwrap() error { return ErrShrunk }
 
 // CommitPaths is Committer{}.CommitPaths: commit only the files under
 // prefixes with the default lock wait.
@@ -234,7 +258,7 @@ func (c Committer) commit(ctx context.Context, repoDir string, prefixes []string
 	if err != nil {
 		return "", nil, err
 	}
-	st := &state{repo: t.repo, top: t.top, gitDir: t.gitDir, prefixes: t.prefixes, project: t.project, sel: c.Select, scan: c.Scan}
+	st := &state{repo: t.repo, top: t.top, gitDir: t.gitDir, prefixes: t.prefixes, project: t.project, sel: c.Select, scan: c.Scan, appendOnly: c.AppendOnly}
 	if err := st.collect(baseTree, idx); err != nil {
 		return "", st, err
 	}

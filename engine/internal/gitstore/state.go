@@ -1,8 +1,10 @@
 package gitstore
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -40,6 +42,10 @@ type state struct {
 	project string
 	sel     func(path string, tracked bool) bool
 	scan    func(path string, content []byte) error
+	// appendOnly is the Committer's AppendOnly (nil: none); inHead holds
+	// HEAD's files under the prefixes, by path.
+	appendOnly func(path string) bool
+	inHead     map[string]object.TreeEntry
 
 	want        map[string]*wantFile // desired present files
 	candidates  map[string]bool      // every path seen in HEAD, index or work tree
@@ -76,6 +82,7 @@ func (s *state) collect(base *object.Tree, idx *index.Index) error {
 	if err != nil {
 		return err
 	}
+	s.inHead = inHead
 	tracked := map[string]bool{}
 	for p := range inHead {
 		tracked[p] = true
@@ -133,6 +140,9 @@ func (s *state) scanAndWrite() error {
 		paths = append(paths, p)
 	}
 	slices.Sort(paths)
+	if err := s.checkShrunk(paths); err != nil {
+		return err
+	}
 	if s.scan != nil {
 		var errs []error
 		for _, p := range paths {
@@ -152,6 +162,60 @@ func (s *state) scanAndWrite() error {
 		w.content = nil
 	}
 	return nil
+}
+
+// checkShrunk returns the *ShrunkError of every append-only change whose
+// content has fewer lines than HEAD's, joined. HEAD's blob is read only
+// when the new content is smaller than it.
+func (s *state) checkShrunk(paths []string) error {
+	if s.appendOnly == nil {
+		return nil
+	}
+	var errs []error
+	for _, p := range paths {
+		rel := strings.TrimPrefix(p, s.project)
+		old, was := s.inHead[p]
+		if !was || !s.appendOnly(rel) {
+			continue
+		}
+		content := s.treeChanges[p].content
+		blob, err := s.repo.BlobObject(old.Hash)
+		if err != nil {
+			return fmt.Errorf("read %s in HEAD: %w", p, err)
+		}
+		if int64(len(content)) >= blob.Size {
+			continue
+		}
+		r, err := blob.Reader()
+		if err != nil {
+			return fmt.Errorf("read %s in HEAD: %w", p, err)
+		}
+		headLines, err := countLines(r)
+		_ = r.Close()
+		if err != nil {
+			return fmt.Errorf("read %s in HEAD: %w", p, err)
+		}
+		if lines := bytes.Count(content, []byte{'\n'}); lines < headLines {
+			errs = append(errs, &ShrunkError{Path: rel, HeadLines: headLines, Lines: lines})
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// countLines counts the line feeds r yields.
+func countLines(r io.Reader) (int, error) {
+	buf := make([]byte, 64<<10)
+	n := 0
+	for {
+		k, err := r.Read(buf)
+		n += bytes.Count(buf[:k], []byte{'\n'})
+		if err == io.EOF {
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+	}
 }
 
 // headFiles lists the files of base (HEAD's tree; nil: none) under the
