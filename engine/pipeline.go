@@ -26,6 +26,9 @@ type targetBuild struct {
 	cfg     *config.Config
 	proj    *planning.Project
 	renders []RenderRecord
+	// diags are the target's own diagnostics (from assembling it), kept
+	// so a watch render that skips the target reports them again.
+	diags []Diagnostic
 }
 
 // conversation is the id of the target's conversation, "" for none.
@@ -69,6 +72,7 @@ func (e *Engine) build(ctx context.Context, write bool, only func(*config.Target
 		}
 		e.report(Progress{Stage: "building target " + tg.Name, Done: int64(i), Total: int64(len(cfg.Targets)), Unit: "targets"})
 		tb, diags := e.assemble(ctx, cfg, tg, proj)
+		tb.diags = diags
 		rep.Diagnostics = append(rep.Diagnostics, diags...)
 		if err := e.renderTarget(tb, write, counter, rep); err != nil {
 			return nil, nil, err
@@ -80,14 +84,19 @@ func (e *Engine) build(ctx context.Context, write bool, only func(*config.Target
 		e.recordRenders(builds)
 		e.recordPasses(builds)
 	}
-	sort.SliceStable(rep.Diagnostics, func(i, j int) bool {
-		a, b := rep.Diagnostics[i], rep.Diagnostics[j]
+	sortDiagnostics(rep.Diagnostics)
+	return rep, builds, nil
+}
+
+// sortDiagnostics orders diagnostics by path, then line, stably.
+func sortDiagnostics(ds []Diagnostic) {
+	sort.SliceStable(ds, func(i, j int) bool {
+		a, b := ds[i], ds[j]
 		if a.Path != b.Path {
 			return a.Path < b.Path
 		}
 		return a.Line < b.Line
 	})
-	return rep, builds, nil
 }
 
 // renderTarget renders the target's prompt in each of its providers'

@@ -311,7 +311,7 @@ func BenchmarkBuildWarm(b *testing.B) {
 					if _, err := e.Build(context.Background()); err != nil {
 						b.Fatal(err)
 					}
-				} else if ev, _, _ := e.watchRender(context.Background(), "bench", nil); ev.Error != "" {
+				} else if ev, _, _ := e.watchRender(context.Background(), "bench", nil, nil, nil); ev.Error != "" {
 					b.Fatal(ev.Error)
 				}
 				cpu += cpuTime() - c0

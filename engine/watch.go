@@ -148,8 +148,11 @@ func (s watchSpec) equal(o watchSpec) bool {
 // `.git/info/exclude`, the project files the prompts carry (the targets'
 // system, tools, skill and include files, the files section's task and
 // error-named files) and the directories the file-tree section lists (see
-// watchSpec), and re-runs Build after each debounced batch of file events
-// (engine/internal/watch; docs/architecture.md#editor-save-patterns). It never reacts to its own outputs:
+// watchSpec), and after each debounced batch of file events
+// (engine/internal/watch; docs/architecture.md#editor-save-patterns) builds
+// again the targets the batch feeds, every target for a change under
+// `.planning/` (docs/architecture.md#what-a-change-feeds). It never reacts
+// to its own outputs:
 // `.planning/prompts/`, `.planning/.recite/` and temp files are ignored,
 // except that a current target's prompt file the user deletes or renames
 // away triggers a render, which writes it again. `.planning/` may be a
@@ -243,6 +246,10 @@ type watchSession struct {
 	spec    watchSpec
 	outputs []string
 	dirty   atomic.Bool
+	// last are the targets' builds of the latest render, in recite.yaml's
+	// order: a render that a change feeds only some targets of rebuilds
+	// those and reuses the others (scope.Watched.Affected).
+	last []*targetBuild
 }
 
 // run watches with the current spec until ctx ends, the watcher fails, or
@@ -266,9 +273,10 @@ func (ws *watchSession) run(ctx context.Context, trigger string) error {
 	}
 	defer func() { _ = w.Close() }()
 	// Render after the watches exist, so no change falls between the two.
-	ev, builds, ok := e.watchRender(ctx, trigger, nil)
+	ev, builds, ok := e.watchRender(ctx, trigger, nil, nil, nil)
 	if ok {
 		ws.emit(ev)
+		ws.last = builds
 	}
 	if ev.Report != nil {
 		// The first build creates prompts/: watch it for removals.
@@ -289,11 +297,20 @@ func (ws *watchSession) run(ctx context.Context, trigger string) error {
 		if b.Rescan || touchesHistory(changed) {
 			ws.dirty.Store(true)
 		}
-		ev, builds, ok := e.watchRender(ctx, trig, changed)
+		var names map[string]bool // nil: every target
+		if !b.Rescan && len(ws.last) > 0 && ws.last[0].cfg != nil {
+			fresh := e.scope.TreeFresh(ws.last[0].cfg.Files.TreeDepth)
+			n, all := ws.spec.watched.Affected(e.relPathsAll(b.Paths), fresh)
+			if !all {
+				names = n
+			}
+		}
+		ev, builds, ok := e.watchRender(ctx, trig, changed, ws.last, names)
 		if !ok {
 			return nil
 		}
 		ws.emit(ev)
+		ws.last = builds
 		if ev.Report != nil {
 			if next := promptPaths(ws.project, ev.Report); !slices.Equal(next, ws.outputs) {
 				ws.outputs = next
@@ -328,10 +345,13 @@ func promptPaths(project string, rep *Report) []string {
 
 // watchRender runs Build and summarises it, returning the targets' builds
 // too (what the next watch spec is computed from); ok is false when ctx
-// ended the build (nothing to report).
-func (e *Engine) watchRender(ctx context.Context, trigger string, changed []string) (WatchEvent, []*targetBuild, bool) {
+// ended the build (nothing to report). With names (the targets a change
+// feeds: scope.Watched.Affected), only those are built and the others
+// keep their build of last (the latest render's), reported as unchanged;
+// names nil builds every target.
+func (e *Engine) watchRender(ctx context.Context, trigger string, changed []string, last []*targetBuild, names map[string]bool) (WatchEvent, []*targetBuild, bool) {
 	start := time.Now()
-	rep, builds, err := e.build(ctx, true, nil)
+	rep, builds, err := e.buildReusing(ctx, last, names)
 	if ctx.Err() != nil {
 		return WatchEvent{}, nil, false
 	}
@@ -393,6 +413,78 @@ func statusRank(s budget.Status) int {
 		return 3
 	}
 	return 0
+}
+
+// buildReusing is build(ctx, true, nil) when names is nil; otherwise it
+// builds only the targets names holds and takes the others' builds from
+// last, in last's order: their reports marked unwritten (the files on
+// disk hold them already) and their diagnostics reported again. When the
+// targets found are not those of last (recite.yaml changed meanwhile), it
+// builds every target.
+func (e *Engine) buildReusing(ctx context.Context, last []*targetBuild, names map[string]bool) (*Report, []*targetBuild, error) {
+	if names == nil {
+		return e.build(ctx, true, nil)
+	}
+	rep, built, err := e.build(ctx, true, func(t *config.Target) bool { return names[t.Name] })
+	if err != nil {
+		return rep, built, err
+	}
+	byName := make(map[string]*targetBuild, len(built))
+	for _, tb := range built {
+		byName[tb.target.Name] = tb
+	}
+	merged := make([]*targetBuild, 0, len(last))
+	rep.Targets = nil
+	for _, old := range last {
+		tb := old
+		if names[old.target.Name] {
+			if tb = byName[old.target.Name]; tb == nil {
+				return e.build(ctx, true, nil)
+			}
+			delete(byName, old.target.Name)
+		} else {
+			tb = unwritten(old)
+			rep.Diagnostics = append(rep.Diagnostics, old.diags...)
+		}
+		merged = append(merged, tb)
+		rep.Targets = append(rep.Targets, tb.report)
+	}
+	if len(byName) > 0 {
+		return e.build(ctx, true, nil)
+	}
+	sortDiagnostics(rep.Diagnostics)
+	return rep, merged, nil
+}
+
+// unwritten is tb as a render that kept it reports it: the same prompt,
+// no file written, every byte an unchanged prefix.
+func unwritten(tb *targetBuild) *targetBuild {
+	c := *tb
+	r := *tb.report
+	r.Files = slices.Clone(r.Files)
+	for i := range r.Files {
+		r.Files[i].Written = false
+		r.Files[i].PrefixBytes = r.Files[i].Bytes
+	}
+	c.report = &r
+	return &c
+}
+
+// relPathsAll is relPaths without its bound: every path, for deciding
+// which targets a batch feeds.
+func (e *Engine) relPathsAll(paths []string) []string {
+	root, err := filepath.Abs(e.dir)
+	if err != nil {
+		root = e.dir
+	}
+	out := make([]string, 0, len(paths))
+	for _, p := range paths {
+		if rel, err := filepath.Rel(root, p); err == nil {
+			p = filepath.ToSlash(rel)
+		}
+		out = append(out, p)
+	}
+	return out
 }
 
 // relPaths turns a batch's absolute paths into sorted project-relative

@@ -35,6 +35,28 @@ func (sp *Scope) stamp(rel string) fileStamp {
 	return fileStamp{rel: rel, mtime: st.ModTime().UnixNano(), size: st.Size()}
 }
 
+// TreeFresh reports whether the file tree the last build showed still
+// holds: no tree is shown (depth 0), or the tree was kept and none of the
+// directories, .gitignore, .powerignore and exclude files it was built
+// from changed since (a directory's mtime changes when an entry is added,
+// removed or renamed in it). A tree built from files changed within
+// racyWindow is not kept, so it is never fresh.
+func (sp *Scope) TreeFresh(depth int) bool {
+	if depth <= 0 {
+		return true
+	}
+	c := sp.tree
+	if c == nil {
+		return false
+	}
+	for _, s := range c.stamps {
+		if sp.stamp(s.rel) != s {
+			return false
+		}
+	}
+	return true
+}
+
 // racyWindow: a file changed this recently may change again within the
 // same timestamp tick, so a tree read from it is not cached (git's "racy
 // clean" rule).

@@ -3,11 +3,15 @@ package scope
 import (
 	"context"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/recite-dev/recite/engine/config"
 	"github.com/recite-dev/recite/engine/internal/ignore"
+	"github.com/recite-dev/recite/engine/internal/layout"
 	"github.com/recite-dev/recite/planning"
 )
 
@@ -35,11 +39,50 @@ type Watched struct {
 	Dirs []string
 	// TreeKey identifies the file-tree settings Dirs were computed for.
 	TreeKey string
+	// Feeds maps each target's name to the project files whose contents
+	// its prompt carries (its system, skill, include and tools files, its
+	// task and error-named files, and where those that are symbolic links
+	// lead), in the same form: a change to one of them need rebuild only
+	// the targets that list it (see Affected).
+	Feeds map[string][]string
 }
 
 // Equal reports whether w and o watch the same files and folders.
 func (w Watched) Equal(o Watched) bool {
 	return slices.Equal(w.Files, o.Files) && slices.Equal(w.Dirs, o.Dirs)
+}
+
+// Affected returns the names of the targets a change of the
+// project-relative slash paths feeds, or all = true when it may feed every
+// target: a path under `.planning/` (the planning tree, recite.yaml and
+// the conversations feed every target's recitation and signals), an ignore
+// file, or any change while the file tree is not fresh (treeFresh false:
+// an entry was added, removed or renamed in a folder the tree lists, as an
+// editor's save through a temporary file does). With the tree fresh, a
+// path feeds the targets whose Feeds list it, and a file no target lists
+// feeds none: outside `.planning/` a prompt carries only the contents of
+// those files and the tree's names.
+func (w Watched) Affected(changed []string, treeFresh bool) (names map[string]bool, all bool) {
+	if len(changed) == 0 || !treeFresh {
+		return nil, true
+	}
+	names = map[string]bool{}
+	for _, p := range changed {
+		if p == layout.PlanningDir || strings.HasPrefix(p, layout.PlanningDir+"/") {
+			return nil, true
+		}
+		op := filepath.Clean(filepath.FromSlash(p))
+		switch op {
+		case filepath.FromSlash(ignore.PowerignoreFile), filepath.FromSlash(ignore.GitignoreFile), filepath.FromSlash(ignore.ExcludeFile), ".":
+			return nil, true
+		}
+		for name, files := range w.Feeds {
+			if _, ok := slices.BinarySearch(files, op); ok {
+				names[name] = true
+			}
+		}
+	}
+	return names, false
 }
 
 // Watched computes what to watch for cfg's targets as built (targets; nil
@@ -49,17 +92,18 @@ func (w Watched) Equal(o Watched) bool {
 // otherwise prev's are kept, so an edit of a plan costs no tree walk.
 func (sp *Scope) Watched(ctx context.Context, cfg *config.Config, targets []WatchTarget, prev Watched, retree bool) Watched {
 	files := []string{ignore.PowerignoreFile, ignore.GitignoreFile, ignore.ExcludeFile}
+	feeds := map[string][]string{}
 	for _, t := range cfg.Targets {
 		sys := t.System
 		if len(sys) == 0 {
 			sys = DefaultSystemFiles
 		}
-		files = append(files, sys...)
-		files = append(files, t.Skills...)
-		files = append(files, t.Include...)
+		own := slices.Concat(sys, t.Skills, t.Include)
 		if t.Tools != "" {
-			files = append(files, t.Tools)
+			own = append(own, t.Tools)
 		}
+		feeds[t.Name] = append(feeds[t.Name], own...)
+		files = append(files, own...)
 	}
 	type treeArgs struct {
 		extra      []ignore.ExtraPattern
@@ -75,6 +119,7 @@ func (sp *Scope) Watched(ctx context.Context, cfg *config.Config, targets []Watc
 		sc := sp.Compute(ctx, cfg, wt.Project, convs, []config.Target{*wt.Target}, nil)
 		for _, inc := range sc.TaskFiles {
 			files = append(files, inc.Path)
+			feeds[wt.Target.Name] = append(feeds[wt.Target.Name], inc.Path)
 		}
 		if cfg.Files.TreeDepth > 0 {
 			trees = append(trees, treeArgs{sc.Extra, cfg.Files.TreeDepth, cfg.Files.TreeMaxEntries})
@@ -82,6 +127,10 @@ func (sp *Scope) Watched(ctx context.Context, cfg *config.Config, targets []Watc
 		}
 	}
 	w.Files = cleanSorted(files)
+	w.Feeds = make(map[string][]string, len(feeds))
+	for name, paths := range feeds {
+		w.Feeds[name] = cleanSorted(sp.withLinkTargets(paths))
+	}
 	if targets == nil || !(retree || w.TreeKey != prev.TreeKey) {
 		w.Dirs = prev.Dirs
 		return w
@@ -92,6 +141,31 @@ func (sp *Scope) Watched(ctx context.Context, cfg *config.Config, targets []Watc
 	}
 	w.Dirs = cleanSorted(dirs)
 	return w
+}
+
+// withLinkTargets returns paths (project-relative slash paths) with, after
+// each that is a symbolic link, the project-relative path it resolves to,
+// so an edit of a link's target is known to feed what the link feeds.
+func (sp *Scope) withLinkTargets(paths []string) []string {
+	out := paths
+	for _, p := range paths {
+		abs := filepath.Join(sp.dir, filepath.FromSlash(p))
+		if fi, err := os.Lstat(abs); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			continue
+		}
+		real, err := filepath.EvalSymlinks(abs)
+		if err != nil {
+			continue
+		}
+		root, err := filepath.EvalSymlinks(sp.dir)
+		if err != nil {
+			continue
+		}
+		if rel, err := filepath.Rel(root, real); err == nil && filepath.IsLocal(rel) {
+			out = append(out, filepath.ToSlash(rel))
+		}
+	}
+	return out
 }
 
 // cleanSorted returns the slash paths as clean OS paths, sorted, each once.
