@@ -96,12 +96,16 @@ func New(dir string, opts ...Option) *Engine {
 	for _, o := range opts {
 		o(e)
 	}
+	if !e.noCache {
+		e.redactor.UseCacheFile(filepath.Join(dir, secrets.CleanCacheFile))
+	}
 	return e
 }
 
 // WithNoCache(true) makes the engine neither read nor write the on-disk
-// caches of .planning/.recite, the token counts and the parsed planning
-// files (`recite build --no-cache`); the in-memory ones still apply.
+// caches of .planning/.recite, the token counts, the parsed planning files
+// and the redaction verdicts (`recite build --no-cache`); the in-memory
+// ones still apply.
 func WithNoCache(on bool) Option {
 	return func(e *Engine) { e.noCache = on }
 }
@@ -272,6 +276,7 @@ func (e *Engine) saveCaches() {
 	if e.counter != nil {
 		_ = e.counter.Save()
 	}
+	_ = e.redactor.SaveCache()
 	_ = e.parsed.SaveFile(filepath.Join(e.dir, CacheDir, planning.DiskCacheFile))
 }
 

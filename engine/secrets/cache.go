@@ -24,6 +24,13 @@ type cache struct {
 	// then use a key of this process only, and every Prompt reports keyErr
 	// after redacting.
 	keyErr error
+	// path is the file of "no secret" verdicts kept between processes
+	// (CleanCacheFile; "" for none), read into disk on the first miss
+	// (loaded); fresh counts the verdicts reached since the last save.
+	path   string
+	disk   map[cleanKey]bool
+	loaded bool
+	fresh  int
 }
 
 // maxEntries bounds one generation of the redaction cache (a norish
@@ -49,6 +56,22 @@ func (v redacted) result(text string) (string, []redact.Finding) {
 	return v.text, v.findings
 }
 
+// loadDisk returns the verdicts of the cache file, read once. c.mu is
+// held.
+func (c *cache) loadDisk() map[cleanKey]bool {
+	if !c.loaded {
+		c.loaded = true
+		if c.path != "" {
+			keys := readClean(redact.Fingerprint(), c.path)
+			c.disk = make(map[cleanKey]bool, len(keys))
+			for _, k := range keys {
+				c.disk[k] = true
+			}
+		}
+	}
+	return c.disk
+}
+
 // keyOf is the cache key of text redacted as path.
 func keyOf(path, text string) [sha256.Size]byte {
 	return sha256.Sum256([]byte(path + "\x00" + text))
@@ -62,11 +85,17 @@ func (c *cache) redact(path, text string) (string, []redact.Finding) {
 		return v.result(text)
 	}
 	v, ok := c.previous[key]
+	if !ok && c.loadDisk()[cleanKeyOf(key)] {
+		v, ok = redacted{unchanged: true}, true
+	}
 	if !ok {
 		out, f := c.r.Redact(path, text)
 		v = redacted{unchanged: out == text, findings: f}
 		if !v.unchanged {
 			v.text = out
+		}
+		if v.unchanged && len(f) == 0 {
+			c.fresh++
 		}
 	}
 	if len(c.done) >= maxEntries {

@@ -50,6 +50,9 @@ type Redactor struct {
 	mu       sync.Mutex
 	cache    *cache
 	scanOnly *redact.Redactor
+	// cachePath is the file of verdicts kept between processes
+	// (UseCacheFile).
+	cachePath string
 }
 
 // New returns the Redactor of the project rooted at dir. It reads
@@ -79,7 +82,7 @@ func (r *Redactor) Init() error {
 	if err != nil {
 		return err
 	}
-	r.cache = &cache{r: rules, done: map[[sha256.Size]byte]redacted{}, keyErr: keyErr}
+	r.cache = &cache{r: rules, done: map[[sha256.Size]byte]redacted{}, keyErr: keyErr, path: r.cachePath}
 	return nil
 }
 

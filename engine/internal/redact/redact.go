@@ -413,3 +413,42 @@ func shannon(s string) float64 {
 	}
 	return h
 }
+
+// rulesRevision is bumped whenever a rule's behaviour changes in a way its
+// expressions and lists do not show (a check function, tokenEnd, the order
+// of passes), so Fingerprint changes with it.
+const rulesRevision = 1
+
+// Fingerprint identifies the rule set's behaviour: the SHA-256 of
+// rulesRevision and every rule's id, expressions, entropy floor, keywords,
+// allowlists, stopwords and flags, and gitleaks' global allowlist and
+// stopwords. A verdict kept across processes ("this text holds no secret")
+// is valid only under the fingerprint it was made with. The key is not
+// part of it: it changes placeholders, not what is found.
+func Fingerprint() [sha256.Size]byte {
+	h := sha256.New()
+	w := func(ss ...string) {
+		for _, s := range ss {
+			fmt.Fprintf(h, "%d:%s;", len(s), s)
+		}
+	}
+	w(fmt.Sprint(rulesRevision))
+	for _, s := range ruleSpecs() {
+		w(s.id, s.regex, s.paths, fmt.Sprint(s.entropy, s.whole, s.nextLine, s.check != nil))
+		w(s.keywords...)
+		w("allow")
+		w(s.allow...)
+		w("match")
+		w(s.allowMatch...)
+		w("line")
+		w(s.allowLine...)
+		w("stop")
+		w(s.stopwords...)
+	}
+	w("global")
+	w(globalAllow...)
+	w(globalStopwords...)
+	var out [sha256.Size]byte
+	h.Sum(out[:0])
+	return out
+}
