@@ -465,3 +465,45 @@ func TestPiecesConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// BenchmarkPieceCount is a build's counts in a new Counter (a new process)
+// whose folder holds only the piece file, as after an edit of every text
+// to words seen before: each text misses the text cache and is counted
+// from its pieces, and the codec is never built. Compare BenchmarkColdCount
+// (in one process the vocabulary is built once, so that one leaves out
+// the 30-40 ms a new process spends building it).
+func BenchmarkPieceCount(b *testing.B) {
+	dir := b.TempDir()
+	texts := buildTexts(b)
+	c, _ := NewCounterWith(O200kBase, Options{CacheDir: dir})
+	counts(c, texts)
+	if err := c.Save(); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.Remove(c.cachePath()); err != nil {
+		b.Fatal(err)
+	}
+	var builds atomic.Int32
+	b.ReportAllocs()
+	for b.Loop() {
+		w, _ := NewCounterWith(O200kBase, countingCodecs(dir, &builds))
+		counts(w, texts)
+	}
+	if builds.Load() != 0 {
+		b.Fatal("counting from pieces built the codec")
+	}
+}
+
+// BenchmarkColdCountPieces is BenchmarkColdCount over an empty cache
+// folder: each text is split into pieces, then encoded, and its pieces'
+// counts stored. The difference is what the piece cache costs a cold
+// count.
+func BenchmarkColdCountPieces(b *testing.B) {
+	texts := buildTexts(b)
+	dir := b.TempDir()
+	b.ReportAllocs()
+	for b.Loop() {
+		w, _ := NewCounterWith(O200kBase, Options{CacheDir: dir})
+		counts(w, texts)
+	}
+}
