@@ -10,10 +10,14 @@
 // A Counter caches counts by content hash, so an unchanged section is never
 // re-tokenised: in memory for the life of the process and, when given a
 // folder (the engine passes .planning/.recite), on disk across processes
-// (see docs/formats.md#token-count-cache). It builds its codec (which
+// (see docs/formats.md#token-count-cache). Under that cache, it keeps the
+// counts of the pieces the tokenizer's pre-tokenizer splits texts into (BPE
+// merges within a piece, so a text's count is the sum of its pieces'
+// counts; docs/providers.md#token-counting), so a text edited into pieces
+// seen before is counted without the tokenizer. It builds its codec (which
 // compiles a split regexp and initialises an 8 MB vocabulary) only when a
-// text must actually be tokenised, so a build whose counts all come from the
-// cache never builds one.
+// text must actually be tokenised, so a build whose counts all come from
+// the caches never builds one.
 package budget
 
 import "fmt"

@@ -139,15 +139,22 @@ func (c *Counter) loadDiskLocked() {
 	}
 }
 
-// Save writes the on-disk cache when counts were tokenised since the last
-// Save: the counts this counter holds in memory (those it used, the
-// current generation first), then those on disk (re-read, so that counts
-// another process saved meanwhile are kept), at most maxDiskEntries. It writes nothing
-// when nothing new was counted or the counter has no on-disk cache. The
+// Save writes the on-disk caches. The text cache is written when counts
+// were computed since the last Save: the counts this counter holds in
+// memory (those it used, the current generation first), then those on disk
+// (re-read, so that counts another process saved meanwhile are kept), at
+// most maxDiskEntries. The piece cache is written when pieces were counted
+// by the codec since the last Save (see savePieces). Nothing is written
+// when nothing new was counted or the counter has no on-disk cache. Each
 // file is replaced atomically (a temporary file renamed over it) but not
 // fsynced: it is a cache, and a lost write costs a re-count. Errors are
-// those of creating the folder or writing the file.
+// those of creating the folder or writing the files.
 func (c *Counter) Save() error {
+	return errors.Join(c.saveCounts(), c.savePieces())
+}
+
+// saveCounts writes the text cache (see Save).
+func (c *Counter) saveCounts() error {
 	p := c.cachePath()
 	if p == "" {
 		return nil

@@ -79,8 +79,8 @@ func TestWarmCacheSkipsTokenizer(t *testing.T) {
 		t.Fatalf("warm counter: %d codec builds, %d hits, %d misses", builds.Load(), hits, misses)
 	}
 	// A new process after a one-paragraph edit: only that paragraph is
-	// tokenised, and the codec is built for it.
-	edited := strings.Replace(texts[0], "\n\n", "\n\nAn added sentence.\n\n", 1)
+	// counted, and the codec is built for its never-seen word.
+	edited := strings.Replace(texts[0], "\n\n", "\n\nAn added Qwxzvk sentence.\n\n", 1)
 	again, _ := NewCounterWith(O200kBase, countingCodecs(dir, &builds))
 	truth, _ := NewCounter(O200kBase)
 	if got, want := again.Count(edited), truth.Count(edited); got != want {
@@ -139,6 +139,10 @@ func TestNoCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	before, _ := os.ReadFile(c.cachePath())
+	piecesBefore, err := os.ReadFile(c.piecePath())
+	if err != nil {
+		t.Fatal(err)
+	}
 	opts := countingCodecs(dir, &builds)
 	opts.NoCache = true
 	nc, _ := NewCounterWith(O200kBase, opts)
@@ -149,6 +153,10 @@ func TestNoCache(t *testing.T) {
 	after, _ := os.ReadFile(c.cachePath())
 	if builds.Load() != 2 || !bytes.Equal(before, after) {
 		t.Errorf("NoCache: %d codec builds (want 2), cache file changed: %v", builds.Load(), !bytes.Equal(before, after))
+	}
+	piecesAfter, _ := os.ReadFile(c.piecePath())
+	if nc.pieces.loaded || !bytes.Equal(piecesBefore, piecesAfter) {
+		t.Errorf("NoCache: piece file read %v, changed %v", nc.pieces.loaded, !bytes.Equal(piecesBefore, piecesAfter))
 	}
 }
 
@@ -179,6 +187,11 @@ func TestDamagedCache(t *testing.T) {
 			}
 			b, _ := os.ReadFile(c.cachePath())
 			if err := os.WriteFile(c.cachePath(), damage(b), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			// Without the piece file, counting texts the damaged file
+			// was trusted for would not build the codec.
+			if err := os.Remove(c.piecePath()); err != nil {
 				t.Fatal(err)
 			}
 			d, _ := NewCounterWith(O200kBase, countingCodecs(dir, &builds))

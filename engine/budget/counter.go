@@ -19,12 +19,14 @@ const (
 
 // Options configure a Counter.
 type Options struct {
-	// CacheDir is the folder of the on-disk count cache, shared by every
-	// process counting for the project (the engine passes
-	// .planning/.recite). Empty keeps counts in memory only.
+	// CacheDir is the folder of the on-disk caches, the text counts and
+	// the piece counts, shared by every process counting for the project
+	// (the engine passes .planning/.recite). Empty keeps counts in memory
+	// only and counts no text by pieces.
 	CacheDir string
-	// NoCache neither reads nor writes the on-disk cache (`recite build
-	// --no-cache`); counts are still cached in memory.
+	// NoCache neither reads nor writes the on-disk caches (`recite build
+	// --no-cache`); text counts are still cached in memory, and no text is
+	// counted by pieces.
 	NoCache bool
 
 	// newCodec builds the codec; tests replace it to count the builds.
@@ -39,6 +41,13 @@ type Options struct {
 // long `recite watch` session keeps the counts it uses and no others.
 // Behind them is the on-disk cache (see Options), read on the first
 // lookup and written by Save.
+//
+// Under the text cache is the piece-count cache (pieces.go): a text whose
+// hash no cache holds is split into the pieces the tokenizer's
+// pre-tokenizer makes, and when every piece's count is known the text's
+// count is their sum, so a new process after a one-word edit builds no
+// codec when the new word was seen before. Its file is read on the first
+// text that misses the text cache, and written by Save.
 type Counter struct {
 	name string
 	opts Options
@@ -52,9 +61,11 @@ type Counter struct {
 	prev   map[cacheKey]int
 	disk   map[cacheKey]int // loaded from CacheDir; nil until the first lookup
 	loaded bool
-	fresh  int // counts tokenised since the last Save
+	fresh  int // counts computed since the last Save
 	hits   int
 	misses int
+
+	pieces pieceCache
 }
 
 // cacheKey is the first 16 bytes of a text's SHA-256.
@@ -123,6 +134,16 @@ func (c *Counter) loadCodec() (tokenizer.Codec, error) {
 // space, and the punctuation alternative takes trailing line feeds (and, in
 // o200k_base, slashes) but nothing else — and BPE never merges across
 // pieces. TestCountChunksExact and FuzzCountChunks check it.
+//
+// A text (or paragraph) that misses the text cache is, with an on-disk
+// cache, counted by its pieces: the sum of the cached counts of the pieces
+// the encoding's pre-tokenizer splits it into, without building the codec
+// when all are cached. That sum is exact too, for the same reason (BPE
+// never merges across pieces, and our split is the codec's); when a piece
+// is missing the codec counts the whole text. TestCountPiecesExact and
+// FuzzCountPieces check it. Count never fails: the result is always the
+// codec's count of s in tokens (or, should the codec fail to build, the
+// length of s in bytes, an upper bound).
 func (c *Counter) Count(s string) int {
 	if s == "" {
 		return 0
@@ -169,19 +190,28 @@ func paragraphEnd(s string) int {
 	}
 }
 
-// count tokenises s unless its count is cached.
+// count counts s unless its count is cached: by its pieces when the
+// counter has an on-disk cache and s is valid UTF-8 (the codec's split of
+// invalid UTF-8 turns bytes into U+FFFD, so the pieces are not substrings
+// of s), else with the codec.
 func (c *Counter) count(s string) int {
 	key := keyOf(s)
 	if n, ok := c.lookup(key); ok {
 		return n
 	}
-	n := len(s)
-	if codec, err := c.loadCodec(); err == nil {
-		// The codec only fails on invalid UTF-8 in strict mode, which we
-		// do not set; on failure the byte length stands as a bound
-		// rather than zero.
-		if m, err := codec.Count(s); err == nil {
-			n = m
+	n, ok := 0, false
+	if c.piecePath() != "" && utf8.ValidString(s) {
+		n, ok = c.countPieces(s)
+	}
+	if !ok {
+		n = len(s)
+		if codec, err := c.loadCodec(); err == nil {
+			// The codec only fails on invalid UTF-8 in strict mode, which
+			// we do not set; on failure the byte length stands as a bound
+			// rather than zero.
+			if m, err := codec.Count(s); err == nil {
+				n = m
+			}
 		}
 	}
 	c.store(key, n)
@@ -224,8 +254,11 @@ func (c *Counter) putLocked(key cacheKey, n int) {
 	c.cache[key] = n
 }
 
-// Stats reports how many Count calls were answered from a cache (in memory
-// or on disk: hits) and how many ran the tokenizer (misses).
+// Stats reports how many texts were answered from the text cache (in
+// memory or on disk: hits) and how many were not (misses), whose counts
+// came from the piece cache or the tokenizer. A text of chunkMin bytes or
+// more that misses is one miss, and so is each of its paragraphs that
+// misses.
 func (c *Counter) Stats() (hits, misses int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
