@@ -441,7 +441,16 @@ func TestWatchSavePatterns(t *testing.T) {
 				}
 				files["PROJECT.md"] += projectLine(5)
 				// rm -rf .planning && mkdir .planning && write at once.
-				if err := os.RemoveAll(pl); err != nil {
+				// The watch may render while the removal runs (the quiet
+				// period is 20 ms) and write into .planning/.recite again;
+				// rm -rf then fails with "directory not empty", and is run
+				// again, as a user would.
+				err = os.RemoveAll(pl)
+				for try := 0; err != nil && try < 100; try++ {
+					time.Sleep(10 * time.Millisecond)
+					err = os.RemoveAll(pl)
+				}
+				if err != nil {
 					t.Fatal(err)
 				}
 				if err := os.Mkdir(pl, 0o755); err != nil {
