@@ -172,8 +172,8 @@ func TestDiskCacheBounded(t *testing.T) {
 		ents[i] = &cacheEntry{data: []byte("x")}
 	}
 	got, err := decodeDiskCache(encodeDiskCache(keys, ents))
-	if err != nil || len(got) != maxDiskEntries {
-		t.Errorf("%d entries saved (%v), want %d", len(got), err, maxDiskEntries)
+	if err != nil || len(got.entries) != maxDiskEntries {
+		t.Errorf("%d entries saved (%v), want %d", len(got.entries), err, maxDiskEntries)
 	}
 }
 
