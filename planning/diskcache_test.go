@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -265,11 +264,7 @@ func idOf(t *testing.T, path string) (fileID, bool) {
 	if err != nil {
 		return fileID{}, false
 	}
-	id := fileID{mtime: fi.ModTime()}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		id.ino = uint64(st.Ino)
-	}
-	return id, true
+	return fileID{ino: statOf(fi).ino, mtime: fi.ModTime()}, true
 }
 
 // readDiskFile decodes the cache file at path.
