@@ -259,9 +259,8 @@ func (e *Engine) loadPlanning(pdir string) (*planning.Project, error) {
 
 // saveCaches writes the on-disk caches that hold something new (token
 // counts, parsed planning files: after a small edit only their journal),
-// without fsync: they are rebuilt when
-// lost, so failing to write one costs time in the next process, not a
-// build.
+// without fsync: they are rebuilt when lost, so failing to write one costs
+// time in the next process, not a build.
 func (e *Engine) saveCaches() {
 	if e.noCache {
 		return
