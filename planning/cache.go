@@ -295,8 +295,8 @@ func (c *Cache) sweep() {
 		if !c.seen[k] {
 			// One the base holds stays there, harmless, until the base
 			// is rewritten (SaveFile); one in the journal leaves it at
-			// the next save.
-			if c.entries[k].disk != inBase {
+			// the next save; one on neither needs no write.
+			if c.entries[k].disk == inJournal {
 				c.dirty = true
 			}
 			delete(c.entries, k)
