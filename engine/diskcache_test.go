@@ -76,9 +76,33 @@ func TestDiskCachesAcrossEngines(t *testing.T) {
 	if err := replaceIn(dir, ".planning/STATE.md", "last_activity: 2026-03-04", "last_activity: 2026-03-05"); err != nil {
 		t.Fatal(err)
 	}
+	base := files[0]
+	journal := filepath.Join(dir, CacheDir, planning.DiskJournalFile)
+	baseInfo, _ := os.Stat(base)
 	warm, parsed, counted := buildFresh(t, dir)
 	if parsed != 1 || counted >= coldCounted/2 {
 		t.Errorf("warm start after a one-line edit parsed %d files (cold %d) and counted %d texts (cold %d); want 1 file and few texts", parsed, coldParsed, counted, coldCounted)
+	}
+	// The edit went to the journal; the base was left as it was.
+	if fi, err := os.Stat(base); err != nil || !os.SameFile(fi, baseInfo) || !fi.ModTime().Equal(baseInfo.ModTime()) {
+		t.Errorf("a one-line edit rewrote the parsed files' base (%v)", err)
+	}
+	if _, err := os.Stat(journal); err != nil {
+		t.Errorf("a one-line edit saved no journal: %v", err)
+	}
+	if _, parsed, _ := buildFresh(t, dir); parsed != 0 {
+		t.Errorf("a build over the base and the journal parsed %d files, want 0", parsed)
+	}
+	// A damaged journal alone: the base is used, the edited file parsed
+	// again, and the journal replaced.
+	if err := os.WriteFile(journal, []byte("RPFC torn"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, parsed, _ := buildFresh(t, dir); got != warm || parsed != 1 {
+		t.Errorf("over a damaged journal: parsed %d files, want the edited one; same body: %v", parsed, got == warm)
+	}
+	if _, parsed, _ := buildFresh(t, dir); parsed != 0 {
+		t.Errorf("after replacing a damaged journal the next build parsed %d files, want 0", parsed)
 	}
 
 	damage := map[string]func([]byte) []byte{
@@ -110,15 +134,15 @@ func TestDiskCachesAcrossEngines(t *testing.T) {
 		})
 	}
 
-	for _, p := range files {
-		if err := os.Remove(p); err != nil {
+	for _, p := range append(files, journal) {
+		if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
 			t.Fatal(err)
 		}
 	}
 	if got, _, _ := buildFresh(t, dir, WithNoCache(true)); got != warm {
 		t.Error("--no-cache built another body")
 	}
-	for _, p := range files {
+	for _, p := range append(files, journal) {
 		if _, err := os.Stat(p); err == nil {
 			t.Errorf("--no-cache wrote %s", strings.TrimPrefix(p, dir))
 		}

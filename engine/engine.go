@@ -246,8 +246,9 @@ func (e *Engine) load() (*config.Config, bool, *planning.Project, error) {
 }
 
 // loadPlanning loads the planning tree at pdir through the engine's cache
-// of parsed files, seeded once from the on-disk one (planning.DiskCacheFile,
-// unless WithNoCache).
+// of parsed files, seeded once from the on-disk one (planning.DiskCacheFile
+// and its journal, planning.DiskJournalFile; docs/formats.md#parsed-file-cache),
+// unless WithNoCache.
 func (e *Engine) loadPlanning(pdir string) (*planning.Project, error) {
 	if !e.seeded && !e.noCache {
 		e.seeded = true
@@ -261,9 +262,9 @@ func (e *Engine) loadPlanning(pdir string) (*planning.Project, error) {
 }
 
 // saveCaches writes the on-disk caches that hold something new (token
-// counts, parsed planning files), without fsync: they are rebuilt when
-// lost, so failing to write one costs time in the next process, not a
-// build.
+// counts, parsed planning files: after a small edit only their journal),
+// without fsync: they are rebuilt when lost, so failing to write one costs
+// time in the next process, not a build.
 func (e *Engine) saveCaches() {
 	if e.noCache {
 		return

@@ -36,8 +36,10 @@ type Cache struct {
 	skips    int
 	// dirty is set when an entry was added, refreshed or dropped since the
 	// cache was seeded from or saved to its file (diskcache.go); saved once
-	// it was.
+	// it was. base is the parsed-file cache's base file as last loaded or
+	// written.
 	dirty, saved bool
+	base         diskBase
 	// now is the clock, replaceable in tests.
 	now func() time.Time
 }
@@ -69,6 +71,9 @@ type cacheEntry struct {
 	// binary form, or the bytes of a raw read), encoded once (hasBlob).
 	blob    string
 	hasBlob bool
+	// disk says where the parsed-file cache holds the entry as it is (in
+	// its base, its journal, or not at all).
+	disk diskState
 }
 
 // dirEntry is one folder's listing as last read.
@@ -196,7 +201,7 @@ func (c *Cache) store(k cacheKey, st fileStat, readAt time.Time, data []byte, di
 		// as it was (an entry saved racy is read and hashed again by the
 		// next process, not parsed).
 		if old.stat != st {
-			c.dirty = true
+			c.dirty, old.disk = true, notOnDisk
 		}
 		old.stat, old.readAt = st, readAt
 		if old.data == nil {
@@ -288,8 +293,13 @@ func (c *Cache) sweep() {
 	defer c.mu.Unlock()
 	for k := range c.entries {
 		if !c.seen[k] {
+			// One the base holds stays there, harmless, until the base
+			// is rewritten (SaveFile); one in the journal leaves it at
+			// the next save; one on neither needs no write.
+			if c.entries[k].disk == inJournal {
+				c.dirty = true
+			}
 			delete(c.entries, k)
-			c.dirty = true
 		}
 	}
 	for d := range c.dirs {

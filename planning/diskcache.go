@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 	"unsafe"
 
@@ -22,36 +23,80 @@ import (
 
 // The parsed-file cache keeps a Cache's entries on disk between processes
 // (docs/formats.md#parsed-file-cache), so that a build in a new process
-// after a one-line edit parses only the file that changed. It is one file,
-// normally .planning/.recite/parsed-files.bin:
+// after a one-line edit parses only the file that changed. It is two files
+// of one format, normally .planning/.recite/parsed-files.bin (the base) and
+// parsed-files.journal.bin beside it (the journal):
 //
-//	magic "RPFC", the cache version and markdown's binary version
-//	(uint32 each), the number of entries (uint32), then per entry: its
-//	path and whether only the front matter was read, the file's stat
-//	(size, modification and change time, inode, device, mode), when it was
-//	read, the SHA-256 of the bytes read, whether it was skipped (binary),
-//	its reading diagnostics, and either the bytes themselves (a file read
-//	raw, such as config.json) or the parsed document (markdown's binary
-//	form); last the CRC-32C (Castagnoli) of everything before it.
+//	magic "RPFC", the cache version and markdown's binary version, the
+//	file's kind (0 base, 1 journal), for a journal the CRC-32C of the base
+//	it extends (0 in a base), the number of entries (uint32 each,
+//	little-endian), then per entry: its path and whether only the front
+//	matter was read, the file's stat (size, modification and change time,
+//	inode, device, mode), when it was read, the SHA-256 of the bytes read,
+//	whether it was skipped (binary), its reading diagnostics, and either the
+//	bytes themselves (a file read raw, such as config.json) or the parsed
+//	document (markdown's binary form); last the CRC-32C (Castagnoli) of
+//	everything before it.
 //
-// Integers are varints unless said. An entry is used as the in-memory
-// cache uses its own: without reading the file when the stat matches and
-// the read was not racy, else after reading it when the bytes' hash
-// matches. A file that fails any check (a torn write, a flipped bit,
-// another version) is ignored whole and replaced at the next save, never
-// trusted. The file is written atomically (a temporary file renamed over
-// it) without fsync: a lost write costs a parse.
+// Integers are varints unless said. A load reads the base, then the
+// journal, whose entries replace the base's under the same key. A save
+// after a one-line edit rewrites only the journal, with every entry not in
+// the base as it is there (new, re-parsed, or under a new stat), so it
+// writes kilobytes where the base is megabytes on a large tree; once the
+// journal would pass a quarter of the base (journalRatio), or the bounds,
+// the base is rewritten with every entry and the journal removed.
+//
+// An entry is used as the in-memory cache uses its own: without reading
+// the file when the stat matches and the read was not racy, else after
+// reading it when the bytes' hash matches; so an out-of-date entry costs a
+// parse, never a wrong model. A file that fails any check (a torn write, a
+// flipped bit, another version) is ignored whole and replaced at the next
+// save, never trusted: a bad journal alone (the base still loads), a bad
+// base with its journal. Each file is written atomically (a temporary file
+// renamed over it) without fsync: a lost write costs a parse.
+//
+// Two processes may save at once. Each file is replaced whole, so the worst
+// cases are a lost update (the entries of one save are parsed again by the
+// next process) and a journal written for a base another process has
+// replaced since: the journal names its base by the base's CRC-32C, and a
+// journal naming another base is ignored, so it can never stand in for the
+// newer base's entries.
 
-// DiskCacheFile is the parsed-file cache's name in the recite folder.
+// DiskCacheFile is the parsed-file cache's base in the recite folder.
 const DiskCacheFile = "parsed-files.bin"
+
+// DiskJournalFile is the parsed-file cache's journal, beside the base.
+const DiskJournalFile = "parsed-files.journal.bin"
+
+// journalPath is the journal beside the base at path: parsed-files.bin
+// gives parsed-files.journal.bin.
+func journalPath(path string) string {
+	ext := filepath.Ext(path)
+	return strings.TrimSuffix(path, ext) + ".journal" + ext
+}
 
 const (
 	diskMagic   = "RPFC"
-	diskVersion = 1
+	diskVersion = 2
+	// diskHeaderLen is magic, versions, kind, base CRC and count.
+	diskHeaderLen = 24
+	kindBase      = 0
+	kindJournal   = 1
 )
 
-// Bounds of the parsed-file cache: entries past them are not saved (those
-// files are parsed again by the next process).
+// journalRatio bounds the journal at a quarter of the base's bytes. Past
+// it the base is rewritten: the journal's entries are loaded (and the base
+// entries they replace decoded for nothing) by every new process, and each
+// save rewrites the whole journal, so a journal kept within a quarter costs
+// a new process at most a quarter more to load and a save at most a quarter
+// of a full rewrite, while the full rewrites come at most once per quarter
+// of the base's bytes of changed entries. The usual edit (the same few
+// files, STATE.md above all) never reaches it.
+const journalRatio = 4
+
+// Bounds of the parsed-file cache, for the base and the journal together:
+// entries past them are not saved (those files are parsed again by the
+// next process).
 const (
 	maxDiskEntries = 20000
 	maxDiskBytes   = 64 << 20
@@ -60,10 +105,30 @@ const (
 // errDiskCache is wrapped by every reason to ignore a cache file.
 var errDiskCache = errors.New("parsed-file cache unusable")
 
-// LoadFile seeds an empty cache with the entries saved at path by
-// SaveFile, and reports whether it did. A missing, damaged or foreign file
-// seeds nothing (ok is false); a cache that already holds entries is left
-// as it is.
+// diskState says where an entry is saved as it is.
+type diskState uint8
+
+const (
+	notOnDisk diskState = iota // new, re-parsed, or its stat changed
+	inBase
+	inJournal
+)
+
+// diskBase is the base file as last loaded or written: its CRC-32C (the
+// journal names it), its entries and its bytes.
+type diskBase struct {
+	ok    bool
+	crc   uint32
+	n     int
+	bytes int
+}
+
+// LoadFile seeds an empty cache with the entries saved at path (the base)
+// and in the journal beside it by SaveFile, and reports whether it did. A
+// missing, damaged or foreign base seeds nothing (ok is false) and its
+// journal is not read; a damaged, foreign or out-of-date journal is
+// ignored alone, and replaced at the next save. A cache that already holds
+// entries is left as it is.
 func (c *Cache) LoadFile(path string) (ok bool) {
 	if c == nil {
 		return false
@@ -72,40 +137,136 @@ func (c *Cache) LoadFile(path string) (ok bool) {
 	if err != nil {
 		return false
 	}
-	entries, err := decodeDiskCache(data)
-	if err != nil {
+	base, err := decodeDiskCache(data)
+	if err != nil || base.kind != kindBase {
 		return false
+	}
+	var journal diskFile
+	badJournal := false
+	if jdata, err := os.ReadFile(journalPath(path)); err == nil {
+		journal, err = decodeDiskCache(jdata)
+		if err != nil || journal.kind != kindJournal || journal.base != base.crc ||
+			len(base.entries)+len(journal.entries) > maxDiskEntries {
+			journal, badJournal = diskFile{}, true
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		badJournal = true
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.entries) > 0 {
 		return false
 	}
-	maps := make(map[cacheKey]*cacheEntry, len(entries))
-	for _, de := range entries {
+	maps := make(map[cacheKey]*cacheEntry, len(base.entries)+len(journal.entries))
+	for _, de := range base.entries {
+		de.entry.disk = inBase
+		maps[de.key] = de.entry
+	}
+	for _, de := range journal.entries {
+		de.entry.disk = inJournal
 		maps[de.key] = de.entry
 	}
 	c.entries = maps
-	c.saved = true
+	c.base = diskBase{ok: true, crc: base.crc, n: len(base.entries), bytes: len(data)}
+	// A journal that cannot be used is replaced by the next save even when
+	// nothing else changed.
+	c.saved, c.dirty = true, badJournal
 	return true
 }
 
-// SaveFile writes the cache's entries to path when they changed since the
-// cache was seeded or last saved: sorted by path, at most maxDiskEntries
-// and maxDiskBytes, atomically and without fsync. It writes nothing for a
-// cache with nothing new. Errors: creating the folder or writing the file.
+// SaveFile writes the cache's entries when they changed since the cache
+// was seeded or last saved, atomically and without fsync, sorted by path:
+// the journal beside path alone, with the entries not in the base as they
+// are, while the base is valid and the journal stays within a quarter of
+// it (journalRatio) and the bounds; else the base at path with every entry
+// (at most maxDiskEntries and maxDiskBytes), removing the journal. It
+// writes nothing for a cache with nothing new.
+//
+// Entries dropped from the cache (files gone from the tree) stay in the
+// base until its next full rewrite: they are harmless there, as no load
+// looks a file up that the tree does not hold (and a file that comes back
+// is checked against its stat or hash like any entry). Errors: creating
+// the folder or writing a file.
 func (c *Cache) SaveFile(path string) error {
 	if c == nil {
 		return nil
 	}
+	// Written under the lock: a load may update an entry's stat meanwhile.
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	if c.saved && !c.dirty {
-		c.mu.Unlock()
 		return nil
 	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("save parsed files: %w", err)
+	}
+	jpath := journalPath(path)
+	if c.base.ok {
+		keys, ents := c.sorted(func(e *cacheEntry) bool { return e.disk != inBase })
+		recs, size, cut := encodeRecords(keys, ents, maxDiskEntries-c.base.n, maxDiskBytes-c.base.bytes)
+		if !cut && diskHeaderLen+size+4 <= c.base.bytes/journalRatio {
+			if err := c.writeJournal(jpath, recs); err != nil {
+				return fmt.Errorf("save parsed files: %w", err)
+			}
+			c.dirty, c.saved = false, true
+			return nil
+		}
+	}
+	keys, ents := c.sorted(nil)
+	recs, size, _ := encodeRecords(keys, ents, maxDiskEntries, maxDiskBytes)
+	var crc uint32
+	err := fsutil.WriteNoSync(path, 0o644, func(w io.Writer) (err error) {
+		crc, err = writeDiskFile(w, kindBase, 0, recs)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("save parsed files: %w", err)
+	}
+	// The journal extends the base just replaced: gone with it. Left
+	// behind (a failed remove), it names the old base and is ignored.
+	_ = os.Remove(jpath)
+	for _, e := range ents {
+		e.disk = notOnDisk
+	}
+	for _, r := range recs {
+		r.e.disk = inBase
+	}
+	c.base = diskBase{ok: true, crc: crc, n: len(recs), bytes: diskHeaderLen + size + 4}
+	c.dirty, c.saved = false, true
+	return nil
+}
+
+// writeJournal replaces the journal at path with recs (removes it when
+// there are none) and marks them saved there. The cache's lock is held.
+func (c *Cache) writeJournal(path string, recs []diskRecord) error {
+	if len(recs) == 0 {
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		return nil
+	}
+	err := fsutil.WriteNoSync(path, 0o644, func(w io.Writer) error {
+		_, err := writeDiskFile(w, kindJournal, c.base.crc, recs)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	for _, r := range recs {
+		r.e.disk = inJournal
+	}
+	return nil
+}
+
+// sorted returns the entries that keep reports true for (all for nil)
+// with their keys, sorted by path then front-matter-only. The cache's lock
+// is held.
+func (c *Cache) sorted(keep func(*cacheEntry) bool) ([]cacheKey, []*cacheEntry) {
 	keys := make([]cacheKey, 0, len(c.entries))
-	for k := range c.entries {
-		keys = append(keys, k)
+	for k, e := range c.entries {
+		if keep == nil || keep(e) {
+			keys = append(keys, k)
+		}
 	}
 	slices.SortFunc(keys, func(a, b cacheKey) int {
 		if a.path != b.path {
@@ -117,17 +278,7 @@ func (c *Cache) SaveFile(path string) error {
 	for i, k := range keys {
 		ents[i] = c.entries[k]
 	}
-	// Written under the lock: a load may update an entry's stat meanwhile.
-	defer c.mu.Unlock()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("save parsed files: %w", err)
-	}
-	err := fsutil.WriteNoSync(path, 0o644, func(w io.Writer) error { return writeDiskCache(w, keys, ents) })
-	if err != nil {
-		return fmt.Errorf("save parsed files: %w", err)
-	}
-	c.dirty, c.saved = false, true
-	return nil
+	return keys, ents
 }
 
 func compareStrings(a, b string) int {
@@ -160,48 +311,64 @@ func (old *cacheEntry) sameBytes(data []byte) bool {
 	return sha256.Sum256(data) == old.sum
 }
 
-// encodeDiskCache formats the entries (sorted, with their keys) as the
-// cache file's bytes (writeDiskCache).
+// encodeDiskCache formats the entries (sorted, with their keys) as a base
+// file's bytes, within the bounds.
 func encodeDiskCache(keys []cacheKey, ents []*cacheEntry) []byte {
 	var b bytes.Buffer
-	_ = writeDiskCache(&b, keys, ents)
+	recs, _, _ := encodeRecords(keys, ents, maxDiskEntries, maxDiskBytes)
+	_, _ = writeDiskFile(&b, kindBase, 0, recs)
 	return b.Bytes()
 }
 
-// writeDiskCache writes the entries (sorted, with their keys) to w as the
-// cache file, within the bounds; the payloads are written as they are,
-// not copied. An entry whose document cannot be encoded is left out.
-func writeDiskCache(w io.Writer, keys []cacheKey, ents []*cacheEntry) error {
-	var heads [][]byte
-	var kept []*cacheEntry
-	size := 0
+// diskRecord is one entry as saved: its head (up to the payload, which is
+// e.blob).
+type diskRecord struct {
+	head []byte
+	e    *cacheEntry
+}
+
+// encodeRecords encodes the entries (sorted, with their keys) up to the
+// bounds (at most maxN entries; the entry that passes maxBytes is the
+// last) and returns them with their bytes; cut reports that the bounds
+// left entries out. An entry whose document cannot be encoded is left out.
+func encodeRecords(keys []cacheKey, ents []*cacheEntry, maxN, maxBytes int) (recs []diskRecord, size int, cut bool) {
 	for i, e := range ents {
-		if len(kept) == maxDiskEntries || size > maxDiskBytes {
-			break
+		if len(recs) >= maxN || size > maxBytes {
+			return recs, size, true
 		}
 		head, err := appendDiskEntry(nil, keys[i], e)
 		if err != nil {
 			continue
 		}
-		heads, kept = append(heads, head), append(kept, e)
+		recs = append(recs, diskRecord{head, e})
 		size += len(head) + len(e.blob)
 	}
+	return recs, size, false
+}
+
+// writeDiskFile writes a cache file of the kind (a journal names the CRC
+// of its base) holding recs to w, and returns its CRC-32C; the payloads
+// are written as they are, not copied.
+func writeDiskFile(w io.Writer, kind, base uint32, recs []diskRecord) (uint32, error) {
 	crc := crc32.New(castagnoli)
 	bw := bufio.NewWriterSize(io.MultiWriter(w, crc), 256<<10)
 	b := []byte(diskMagic)
 	b = binary.LittleEndian.AppendUint32(b, diskVersion)
 	b = binary.LittleEndian.AppendUint32(b, markdown.BinaryVersion)
-	b = binary.LittleEndian.AppendUint32(b, uint32(len(kept)))
+	b = binary.LittleEndian.AppendUint32(b, kind)
+	b = binary.LittleEndian.AppendUint32(b, base)
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(recs)))
 	_, _ = bw.Write(b)
-	for i, e := range kept {
-		_, _ = bw.Write(heads[i])
-		_, _ = bw.WriteString(e.blob)
+	for _, r := range recs {
+		_, _ = bw.Write(r.head)
+		_, _ = bw.WriteString(r.e.blob)
 	}
 	if err := bw.Flush(); err != nil {
-		return err
+		return 0, err
 	}
-	_, err := w.Write(binary.LittleEndian.AppendUint32(nil, crc.Sum32()))
-	return err
+	sum := crc.Sum32()
+	_, err := w.Write(binary.LittleEndian.AppendUint32(nil, sum))
+	return sum, err
 }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -272,44 +439,55 @@ type diskEntry struct {
 	entry *cacheEntry
 }
 
-// decodeDiskCache parses a cache file. It takes data over: the entries'
-// strings (paths, diagnostics, payloads, the documents' text) are slices of
-// it rather than copies, so a build in a new process neither copies the
-// cache (megabytes on a large tree) nor faults in fresh pages for the copy;
-// the caller must not change data afterwards. Every error wraps
-// errDiskCache.
-func decodeDiskCache(data []byte) ([]diskEntry, error) {
-	if len(data) < 16 {
-		return nil, fmt.Errorf("%w: %d bytes", errDiskCache, len(data))
+// diskFile is one decoded cache file: its kind, the CRC of the base a
+// journal extends, its own CRC and its entries.
+type diskFile struct {
+	kind, base, crc uint32
+	entries         []diskEntry
+}
+
+// decodeDiskCache parses a cache file, base or journal. It takes data
+// over: the entries' strings (paths, diagnostics, payloads, the documents'
+// text) are slices of it rather than copies, so a build in a new process
+// neither copies the cache (megabytes on a large tree) nor faults in fresh
+// pages for the copy; the caller must not change data afterwards. Every
+// error wraps errDiskCache.
+func decodeDiskCache(data []byte) (diskFile, error) {
+	if len(data) < diskHeaderLen+4 {
+		return diskFile{}, fmt.Errorf("%w: %d bytes", errDiskCache, len(data))
 	}
 	body, sum := data[:len(data)-4], binary.LittleEndian.Uint32(data[len(data)-4:])
 	if crc32.Checksum(body, castagnoli) != sum {
-		return nil, fmt.Errorf("%w: checksum", errDiskCache)
+		return diskFile{}, fmt.Errorf("%w: checksum", errDiskCache)
 	}
 	if string(body[:4]) != diskMagic || binary.LittleEndian.Uint32(body[4:]) != diskVersion ||
 		binary.LittleEndian.Uint32(body[8:]) != markdown.BinaryVersion {
-		return nil, fmt.Errorf("%w: magic or version", errDiskCache)
+		return diskFile{}, fmt.Errorf("%w: magic or version", errDiskCache)
 	}
-	n := int(binary.LittleEndian.Uint32(body[12:]))
+	f := diskFile{kind: binary.LittleEndian.Uint32(body[12:]), base: binary.LittleEndian.Uint32(body[16:]), crc: sum}
+	if f.kind != kindBase && f.kind != kindJournal || f.kind == kindBase && f.base != 0 {
+		return diskFile{}, fmt.Errorf("%w: kind %d", errDiskCache, f.kind)
+	}
+	n := int(binary.LittleEndian.Uint32(body[20:]))
 	if n > maxDiskEntries {
-		return nil, fmt.Errorf("%w: %d entries", errDiskCache, n)
+		return diskFile{}, fmt.Errorf("%w: %d entries", errDiskCache, n)
 	}
 	// The one unsafe conversion of the package: body is never written
 	// again (see above), which is what makes a string of it sound
 	// (unsafe.String's contract).
-	r := &diskReader{b: unsafe.String(unsafe.SliceData(body[16:]), len(body)-16)}
-	out := make([]diskEntry, 0, n)
+	r := &diskReader{b: unsafe.String(unsafe.SliceData(body[diskHeaderLen:]), len(body)-diskHeaderLen)}
+	f.entries = make([]diskEntry, 0, min(n, len(r.b)/sha256.Size))
 	for range n {
 		de, err := r.entry()
 		if err != nil {
-			return nil, err
+			return diskFile{}, err
 		}
-		out = append(out, de)
+		f.entries = append(f.entries, de)
 	}
 	if len(r.b) != 0 {
-		return nil, fmt.Errorf("%w: trailing bytes", errDiskCache)
+		return diskFile{}, fmt.Errorf("%w: trailing bytes", errDiskCache)
 	}
-	return out, nil
+	return f, nil
 }
 
 // diskReader reads the entries of a cache file from a string, so the
