@@ -13,5 +13,8 @@ import (
 )
 
 func main() {
+	if !longRunning(os.Args[1:]) {
+		tuneOneShotGC(os.Getenv)
+	}
 	os.Exit(run(context.Background(), os.Args[1:], systemStreams(os.Getenv)))
 }
