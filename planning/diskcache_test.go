@@ -225,7 +225,6 @@ func realTreeJournal(t *testing.T, root string) {
 		return
 	}
 	path := filepath.Join(t.TempDir(), DiskCacheFile)
-	time.Sleep(2 * racyWindow) // the copy was written just now
 	warmBase(t, dir, path)
 	baseID, _ := idOf(t, path)
 	fi, _ := os.Stat(path)
