@@ -4,6 +4,8 @@ import (
 	"math"
 	"runtime"
 	"runtime/debug"
+
+	"github.com/spf13/cobra"
 )
 
 // oneShotHeap is the heap, in bytes, a one-shot command may grow to
@@ -45,10 +47,10 @@ type gcSentinel struct {
 	_ *int
 }
 
-// longRunning reports whether the command line runs a command that stays
-// up (watch, mcp).
-func longRunning(args []string) bool {
-	cmd, _, err := newRootCmd(IOStreams{}).Find(args)
+// longRunning reports whether the command line args, under the command
+// tree root, runs a command that stays up (watch, mcp).
+func longRunning(root *cobra.Command, args []string) bool {
+	cmd, _, err := root.Find(args)
 	if err != nil {
 		return false
 	}

@@ -22,7 +22,7 @@ func TestLongRunning(t *testing.T) {
 		{[]string{}, false},
 		{[]string{"no-such-command"}, false},
 	} {
-		if got := longRunning(tc.args); got != tc.want {
+		if got := longRunning(newRootCmd(IOStreams{}), tc.args); got != tc.want {
 			t.Errorf("longRunning(%q) = %v, want %v", tc.args, got, tc.want)
 		}
 	}

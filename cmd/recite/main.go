@@ -13,8 +13,10 @@ import (
 )
 
 func main() {
-	if !longRunning(os.Args[1:]) {
+	streams := systemStreams(os.Getenv)
+	root := newRootCmd(streams)
+	if !longRunning(root, os.Args[1:]) {
 		tuneOneShotGC(os.Getenv)
 	}
-	os.Exit(run(context.Background(), os.Args[1:], systemStreams(os.Getenv)))
+	os.Exit(runRoot(context.Background(), root, os.Args[1:], streams))
 }

@@ -28,9 +28,14 @@ func (e checkFailed) Error() string { return e.msg }
 
 // run executes the command line and returns the process exit code.
 func run(ctx context.Context, args []string, streams IOStreams) int {
+	return runRoot(ctx, newRootCmd(streams), args, streams)
+}
+
+// runRoot is run with the command tree already built (main builds it
+// once and asks it first whether the command is long-running).
+func runRoot(ctx context.Context, root *cobra.Command, args []string, streams IOStreams) int {
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	root := newRootCmd(streams)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
