@@ -86,8 +86,8 @@ func (e *Engine) cacheEconomics(tb *targetBuild, fr *FileReport, old, body []byt
 }
 
 // recordRenders appends the render records the builds prepared to
-// RendersFile in one write, keeping the last MaxRenders lines, written
-// atomically (temp file and rename). A failure to record is ignored: the
+// RendersFile in one write, a ring of the last MaxRenders
+// (economics.AppendRenders). A failure to record is ignored: the
 // history is a convenience, never a reason to fail a build.
 func (e *Engine) recordRenders(builds []*targetBuild) {
 	var add []RenderRecord

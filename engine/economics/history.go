@@ -43,8 +43,8 @@ type PassRecord struct {
 
 // AddPasses appends to the PassesFile of the project at dir each record of
 // add whose pass is not recorded yet for its target and conversation, stamped
-// now (RFC 3339, UTC), keeping the last MaxPasses lines, written
-// atomically. Errors: the file cannot be written.
+// now (RFC 3339, UTC), in a ring of the last MaxPasses
+// (fsutil.AppendJSONLRing). Errors: the file cannot be written.
 func AddPasses(dir string, add []PassRecord, now time.Time) error {
 	if len(add) == 0 {
 		return nil
@@ -62,31 +62,30 @@ func AddPasses(dir string, add []PassRecord, now time.Time) error {
 	if len(recs) == 0 {
 		return nil
 	}
-	return fsutil.WriteJSONLRing(filepath.Join(dir, filepath.FromSlash(PassesFile)), append(old, recs...), MaxPasses)
+	return fsutil.AppendJSONLRing(filepath.Join(dir, filepath.FromSlash(PassesFile)), recs, MaxPasses)
 }
 
-// PassHistory reads the PassesFile of the project at dir, oldest first; a
-// missing file is empty, and lines that are not records (no target or
-// pass) are skipped.
+// PassHistory reads the last MaxPasses records of the PassesFile of the
+// project at dir, oldest first; a missing file is empty, and lines that
+// are not records (no target or pass) are skipped.
 func PassHistory(dir string) ([]PassRecord, error) {
-	return fsutil.ReadJSONL(filepath.Join(dir, filepath.FromSlash(PassesFile)), func(r PassRecord) bool {
+	recs, err := fsutil.ReadJSONL(filepath.Join(dir, filepath.FromSlash(PassesFile)), func(r PassRecord) bool {
 		return r.Target != "" && r.Pass > 0
 	})
+	return fsutil.Newest(recs, MaxPasses), err
 }
 
-// AppendRenders adds rs to the RendersFile of the project at dir, keeping
-// the last MaxRenders lines, written atomically (temp file and rename).
+// AppendRenders adds rs to the RendersFile of the project at dir, a ring
+// of the last MaxRenders renders (fsutil.AppendJSONLRing: appended, and
+// rewritten atomically with the newest once it holds twice as many).
 func AppendRenders(dir string, rs []RenderRecord) error {
-	recs, err := RenderHistory(dir)
-	if err != nil {
-		recs = nil
-	}
-	return fsutil.WriteJSONLRing(filepath.Join(dir, filepath.FromSlash(RendersFile)), append(recs, rs...), MaxRenders)
+	return fsutil.AppendJSONLRing(filepath.Join(dir, filepath.FromSlash(RendersFile)), rs, MaxRenders)
 }
 
-// RenderHistory reads the RendersFile of the project at dir, oldest first;
-// a missing file is an empty history. Lines that are not valid records (no
-// target) are skipped, so a torn or hand-edited line costs one record.
+// RenderHistory reads the last MaxRenders records of the RendersFile of the
+// project at dir, oldest first; a missing file is an empty history. Lines
+// that are not valid records (no target) are skipped, so a torn or
+// hand-edited line costs one record.
 func RenderHistory(dir string) ([]RenderRecord, error) {
 	b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(RendersFile)))
 	if errors.Is(err, fs.ErrNotExist) {
@@ -95,7 +94,7 @@ func RenderHistory(dir string) ([]RenderRecord, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ParseRenders(b), nil
+	return fsutil.Newest(ParseRenders(b), MaxRenders), nil
 }
 
 // ParseRenders reads RendersFile lines, skipping those that are not

@@ -4,7 +4,9 @@ package fsutil
 
 import (
 	"io/fs"
+	"os"
 	"path/filepath"
+	"syscall"
 
 	"github.com/google/renameio/v2"
 )
@@ -14,4 +16,24 @@ import (
 // filesystem (two temporary files and a rename per write).
 func writeFile(path string, data []byte, perm fs.FileMode) error {
 	return renameio.WriteFile(path, data, perm, renameio.WithTempDir(filepath.Dir(path)))
+}
+
+// openInPlace opens path for Overwrite: a regular file with one link,
+// reached without following a symbolic link at path.
+func openInPlace(path string) (*os.File, bool) {
+	f, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return nil, false
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, false
+	}
+	st, isUnix := fi.Sys().(*syscall.Stat_t)
+	if !fi.Mode().IsRegular() || !isUnix || st.Nlink != 1 {
+		f.Close()
+		return nil, false
+	}
+	return f, true
 }

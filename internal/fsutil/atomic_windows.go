@@ -60,3 +60,7 @@ func createTemp(path string, perm fs.FileMode) (*os.File, string, error) {
 	}
 	return nil, "", &fs.PathError{Op: "createtemp", Path: path, Err: fs.ErrExist}
 }
+
+// openInPlace declines on Windows, where os.OpenFile cannot refuse to
+// follow a link at path: Overwrite replaces the file (WriteNoSync) there.
+func openInPlace(string) (*os.File, bool) { return nil, false }

@@ -42,17 +42,21 @@ func ParseJSONL[T any](b []byte, keep func(T) bool) []T {
 	return out
 }
 
-// WriteJSONLRing writes the last max records of recs (all when max <= 0)
-// to path as JSON Lines, one record a line, replacing the file atomically
-// without fsync (WriteFileNoSync, mode 0644: the rings are histories a
-// crash may lose a record of, and the watch loop does not wait for the
-// disk) and creating its folder. It is the write half of
-// an append ring: read with ReadJSONL, append, write back, so the file
-// never holds more than max lines. Errors: a record that does not encode,
-// or the folder or file that cannot be written.
-func WriteJSONLRing[T any](path string, recs []T, max int) error {
-	if max > 0 && len(recs) > max {
-		recs = recs[len(recs)-max:]
+// AppendJSONLRing appends recs to the JSON Lines file at path, one record
+// a line in one write (O_APPEND), creating the file (mode 0644) and its
+// folder, without fsync: the rings are histories a crash may lose a record
+// of, and the watch loop does not wait for the disk. The file is a ring of
+// the newest max records (unbounded when max <= 0): it holds at most 2×max
+// lines, and the append that would pass that rewrites it atomically with
+// the newest max instead (WriteFileNoSync), so a rebuild appends a line
+// rather than paying the filesystem for a new file (BenchmarkOverwrite),
+// and the rewrite comes once in max appends. Readers keep the newest max
+// (Newest). A last line torn by a crash (no final newline) is ended first,
+// so it costs only itself. Errors: a record that does not encode, or the
+// folder or file that cannot be written.
+func AppendJSONLRing[T any](path string, recs []T, max int) error {
+	if len(recs) == 0 {
+		return nil
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -64,5 +68,40 @@ func WriteJSONLRing[T any](path string, recs []T, max int) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	return WriteFileNoSync(path, buf.Bytes(), 0o644)
+	old, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if max > 0 && bytes.Count(old, []byte("\n"))+len(recs) > 2*max {
+		all := append(ParseJSONL[T](old, nil), recs...)
+		buf.Reset()
+		for _, r := range Newest(all, max) {
+			if err := enc.Encode(r); err != nil {
+				return err
+			}
+		}
+		return WriteFileNoSync(path, buf.Bytes(), 0o644)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	data := buf.Bytes()
+	if len(old) > 0 && old[len(old)-1] != '\n' {
+		data = append([]byte("\n"), data...)
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// Newest returns the last max records of recs (all when max <= 0): what a
+// reader of an AppendJSONLRing file keeps.
+func Newest[T any](recs []T, max int) []T {
+	if max > 0 && len(recs) > max {
+		return recs[len(recs)-max:]
+	}
+	return recs
 }

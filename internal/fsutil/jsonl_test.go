@@ -3,6 +3,7 @@ package fsutil
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -10,28 +11,51 @@ type rec struct {
 	N int `json:"n"`
 }
 
+// TestJSONLRing: records are appended as lines, up to twice the ring's
+// size; the append past that rewrites the file with the newest max; a torn
+// last line costs only itself (the next append starts a line of its own);
+// torn and rejected lines are skipped on reading.
 func TestJSONLRing(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "sub", "ring.jsonl")
 	got, err := ReadJSONL[rec](p, nil)
 	if err != nil || got != nil {
 		t.Fatalf("missing file: %v, %v", got, err)
 	}
-	var recs []rec
-	for i := 1; i <= 5; i++ {
-		recs = append(recs, rec{i})
+	lines := func() string {
+		b, _ := os.ReadFile(p)
+		return string(b)
 	}
-	if err := WriteJSONLRing(p, recs, 3); err != nil {
+	for i := 1; i <= 6; i++ {
+		if err := AppendJSONLRing(p, []rec{{i}}, 3); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := strings.Count(lines(), "\n"); got != 6 {
+		t.Fatalf("%d lines after 6 appends to a ring of 3, want 6 (twice the ring before a rewrite)", got)
+	}
+	if err := AppendJSONLRing(p, []rec{{7}}, 3); err != nil {
 		t.Fatal(err)
 	}
-	b, _ := os.ReadFile(p)
-	if want := "{\"n\":3}\n{\"n\":4}\n{\"n\":5}\n"; string(b) != want {
-		t.Fatalf("file %q, want %q", b, want)
+	if want := "{\"n\":5}\n{\"n\":6}\n{\"n\":7}\n"; lines() != want {
+		t.Fatalf("file %q after the 7th append, want %q (the newest 3)", lines(), want)
 	}
-	if err := os.WriteFile(p, append(b, []byte("torn{\n{\"n\":0}\n")...), 0o644); err != nil {
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"n":`) // a crash mid-line
+	f.Close()
+	if err := AppendJSONLRing(p, []rec{{8}, {0}}, 3); err != nil {
 		t.Fatal(err)
 	}
 	got, err = ReadJSONL(p, func(r rec) bool { return r.N > 0 })
-	if err != nil || len(got) != 3 || got[0].N != 3 || got[2].N != 5 {
-		t.Fatalf("read %v, %v; want 3 4 5 (torn and rejected lines skipped)", got, err)
+	if err != nil || len(got) != 4 || got[0].N != 5 || got[3].N != 8 {
+		t.Fatalf("read %v, %v; want 5 6 7 8 (the torn and the rejected lines skipped)", got, err)
+	}
+	if n := Newest(got, 3); len(n) != 3 || n[0].N != 6 {
+		t.Errorf("Newest(3) = %v, want 6 7 8", n)
+	}
+	if err := AppendJSONLRing[rec](p, nil, 3); err != nil || strings.Count(lines(), "\n") != 6 {
+		t.Errorf("appending nothing: %v, file %q", err, lines())
 	}
 }
