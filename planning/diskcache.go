@@ -52,10 +52,13 @@ import (
 // parse, never a wrong model. A file that fails any check (a torn write, a
 // flipped bit, another version) is ignored whole and replaced at the next
 // save, never trusted: a bad journal alone (the base still loads), a bad
-// base with its journal. Each file is written atomically (a temporary file
-// renamed over it) without fsync: a lost write costs a parse.
+// base with its journal. The base is written atomically (a temporary file
+// renamed over it), the journal, saved after every edit, over itself in
+// place (fsutil.Overwrite: no new inode each time), both without fsync: a
+// lost or torn write fails the CRC and costs a parse.
 //
-// Two processes may save at once. Each file is replaced whole, so the worst
+// Two processes may save at once. Each file is written whole (two writes of
+// the journal at once in place leave a mix that fails the CRC), so the worst
 // cases are a lost update (the entries of one save are parsed again by the
 // next process) and a journal written for a base another process has
 // replaced since: the journal names its base by the base's CRC-32C, and a
@@ -175,12 +178,13 @@ func (c *Cache) LoadFile(path string) (ok bool) {
 }
 
 // SaveFile writes the cache's entries when they changed since the cache
-// was seeded or last saved, atomically and without fsync, sorted by path:
-// the journal beside path alone, with the entries not in the base as they
-// are, while the base is valid and the journal stays within a quarter of
-// it (journalRatio) and the bounds; else the base at path with every entry
-// (at most maxDiskEntries and maxDiskBytes), removing the journal. It
-// writes nothing for a cache with nothing new.
+// was seeded or last saved, without fsync, sorted by path: the journal
+// beside path alone (written over in place), with the entries not in the
+// base as they are, while the base is valid and the journal stays within
+// a quarter of it (journalRatio) and the bounds; else the base at path
+// (atomically) with every entry (at most maxDiskEntries and
+// maxDiskBytes), removing the journal. It writes nothing for a cache with
+// nothing new.
 //
 // Entries dropped from the cache (files gone from the tree) stay in the
 // base until its next full rewrite: they are harmless there, as no load
@@ -245,7 +249,7 @@ func (c *Cache) writeJournal(path string, recs []diskRecord) error {
 		}
 		return nil
 	}
-	err := fsutil.WriteNoSync(path, 0o644, func(w io.Writer) error {
+	err := fsutil.Overwrite(path, 0o644, func(w io.Writer) error {
 		_, err := writeDiskFile(w, kindJournal, c.base.crc, recs)
 		return err
 	})

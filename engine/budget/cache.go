@@ -146,8 +146,9 @@ func (c *Counter) loadDiskLocked() {
 // most maxDiskEntries. The piece cache is written when pieces were counted
 // by the codec since the last Save (see savePieces). Nothing is written
 // when nothing new was counted or the counter has no on-disk cache. Each
-// file is replaced atomically (a temporary file renamed over it) but not
-// fsynced: it is a cache, and a lost write costs a re-count. Errors are
+// file is written over in place without fsync (fsutil.Overwrite): it is a
+// cache whose checksum covers every byte, so a lost or torn write costs a
+// re-count, never a wrong count. Errors are
 // those of creating the folder or writing the files.
 func (c *Counter) Save() error {
 	return errors.Join(c.saveCounts(), c.savePieces())
@@ -185,7 +186,7 @@ func (c *Counter) saveCounts() error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return fmt.Errorf("save token counts: %w", err)
 	}
-	if err := fsutil.WriteFileNoSync(p, encodeCache(c.name, entries), 0o644); err != nil {
+	if err := fsutil.OverwriteFile(p, encodeCache(c.name, entries), 0o644); err != nil {
 		return fmt.Errorf("save token counts: %w", err)
 	}
 	return nil

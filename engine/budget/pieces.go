@@ -401,7 +401,7 @@ func (c *Counter) savePieces() error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return fmt.Errorf("save token piece counts: %w", err)
 	}
-	if err := fsutil.WriteFileNoSync(p, encodePieces(c.name, entries), 0o644); err != nil {
+	if err := fsutil.OverwriteFile(p, encodePieces(c.name, entries), 0o644); err != nil {
 		return fmt.Errorf("save token piece counts: %w", err)
 	}
 	return nil

@@ -103,10 +103,11 @@ func (r *Redactor) UseCacheFile(path string) {
 }
 
 // SaveCache writes the verdicts of "no secret" this Redactor reached or
-// used, those in the file before them, at most maxDiskClean, atomically
-// (a temporary file renamed over it) and without fsync: a lost write costs
-// a scan. It writes nothing when no new verdict was reached or there is no
-// cache file. Errors: creating the folder or writing the file.
+// used, those in the file before them, at most maxDiskClean, written
+// over the file in place without fsync (fsutil.Overwrite): its checksum
+// covers every byte, so a lost or torn write costs a scan, never a secret
+// passed unscanned. It writes nothing when no new verdict was reached or
+// there is no cache file. Errors: creating the folder or writing the file.
 func (r *Redactor) SaveCache() error {
 	r.mu.Lock()
 	c, path := r.cache, r.cachePath
@@ -143,7 +144,7 @@ func (r *Redactor) SaveCache() error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("save redaction cache: %w", err)
 	}
-	if err := fsutil.WriteFileNoSync(path, encodeClean(fp, keys), 0o644); err != nil {
+	if err := fsutil.OverwriteFile(path, encodeClean(fp, keys), 0o644); err != nil {
 		return fmt.Errorf("save redaction cache: %w", err)
 	}
 	return nil
