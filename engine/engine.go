@@ -346,7 +346,7 @@ func (e *Engine) RenderFile(ctx context.Context, target, provider string) (body 
 	}
 	if why := parseFailure(proj); why != "" {
 		rel := PromptsDir + "/" + tg.Name + caps.Ext
-		if b, err := os.ReadFile(filepath.Join(e.dir, LastGoodDir, filepath.Base(rel))); err == nil {
+		if b, err := readLastGood(filepath.Join(e.dir, LastGoodDir, filepath.Base(rel))); err == nil {
 			return b, why, nil
 		}
 	}
