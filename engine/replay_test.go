@@ -323,3 +323,65 @@ func BenchmarkBuildWarm(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkBuildWarmRatio is the figure of the issue measured so that a
+// busy or drifting machine moves both sides alike: each iteration runs a
+// cold build of a fresh copy of norish (as BenchmarkBuildCold), then a
+// warm rebuild after one line of STATE.md changed with an engine kept
+// across iterations, by Engine.Build (saving the on-disk caches) and by
+// the watch render (as BenchmarkBuildWarm), and reports each side's mean
+// CPU and the ratios warm/cold (target ≤ 0.10).
+func BenchmarkBuildWarmRatio(b *testing.B) {
+	src := filepath.Join(sharedtest.Dir(b), "realdata", "23492__norish")
+	type warm struct {
+		e     *Engine
+		state string
+		orig  []byte
+		cpu   time.Duration
+	}
+	var ws [2]*warm
+	for i := range ws {
+		dir := copyTree(b, src)
+		e := New(dir)
+		if _, err := e.Build(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+		state := filepath.Join(dir, ".planning", "STATE.md")
+		orig, _ := os.ReadFile(state)
+		ws[i] = &warm{e: e, state: state, orig: orig}
+	}
+	// Past the planning cache's racy window, as in BenchmarkBuildWarm.
+	time.Sleep(3 * planningRacyWindow)
+	var cold time.Duration
+	i := 0
+	for b.Loop() {
+		i++
+		b.StopTimer()
+		dir := copyTree(b, src)
+		for _, w := range ws {
+			os.WriteFile(w.state, []byte(strings.Replace(string(w.orig), "Last activity:", fmt.Sprintf("Last activity: (%d)", i), 1)), 0o644)
+		}
+		runtime.GC() // the copies' and the edits' garbage is no build's
+		b.StartTimer()
+		c0 := cpuTime()
+		if _, err := New(dir).Build(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+		c1 := cpuTime()
+		if _, err := ws[0].e.Build(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+		c2 := cpuTime()
+		if ev, _, _ := ws[1].e.watchRender(context.Background(), "bench", nil, nil, nil); ev.Error != "" {
+			b.Fatal(ev.Error)
+		}
+		c3 := cpuTime()
+		cold, ws[0].cpu, ws[1].cpu = cold+c1-c0, ws[0].cpu+c2-c1, ws[1].cpu+c3-c2
+	}
+	n := float64(b.N)
+	b.ReportMetric(float64(cold.Nanoseconds())/n, "cold-cpu-ns/op")
+	b.ReportMetric(float64(ws[0].cpu.Nanoseconds())/n, "build-cpu-ns/op")
+	b.ReportMetric(float64(ws[1].cpu.Nanoseconds())/n, "watch-cpu-ns/op")
+	b.ReportMetric(float64(ws[0].cpu)/float64(cold), "build/cold")
+	b.ReportMetric(float64(ws[1].cpu)/float64(cold), "watch/cold")
+}
