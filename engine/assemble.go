@@ -57,6 +57,7 @@ func (e *Engine) assemble(ctx context.Context, cfg *config.Config, tg *config.Ta
 	diags = append(diags, e.scope.Sections(ctx, cfg, tg, proj, &in, e.redactor.FileRedactor(&found))...)
 
 	route := routeDifficulty(tg, proj, &in)
+	in.Demote = e.demote
 	p := prompt.Assemble(in)
 	// Redact before compressing, so that a cut made by compression (a
 	// one-line form, an extract) never keeps part of a secret the whole

@@ -72,6 +72,8 @@ type Engine struct {
 	// scope decides the files that may enter context and keeps the file
 	// tree between builds.
 	scope *scope.Scope
+	// demote keeps the demoted form of the documents prompts embed.
+	demote *prompt.DemoteCache
 	// renders caches each target's rendered body per provider (render).
 	rendersMu   sync.Mutex
 	renders     map[string]cachedRender
@@ -92,7 +94,7 @@ type Engine struct {
 // a changed file; token counts and redactions of unchanged text are kept
 // too (the warm path of `recite watch`). Options: WithProgress.
 func New(dir string, opts ...Option) *Engine {
-	e := &Engine{dir: dir, parsed: planning.NewCache(), scope: scope.New(dir), redactor: secrets.New(dir)}
+	e := &Engine{dir: dir, parsed: planning.NewCache(), scope: scope.New(dir), redactor: secrets.New(dir), demote: prompt.NewDemoteCache()}
 	for _, o := range opts {
 		o(e)
 	}

@@ -164,6 +164,7 @@ func (h hookEngine) Recitation(ctx context.Context) (string, []markdown.Diagnost
 	tg := cfg.Targets[0]
 	in := prompt.Input{Target: tg.Name, Role: tg.Role, Project: proj, PlanningDir: PlanningDir}
 	in.Health, in.Approach = h.e.promptHealth(ctx, cfg, proj)
+	in.Demote = h.e.demote
 	p := prompt.Assemble(in)
 	if _, err := h.e.redactor.Prompt(p, nil); err != nil {
 		return "", diags, err

@@ -60,6 +60,9 @@ type Input struct {
 	// Extra are additional sections (the conversation coordinator's
 	// learnings, epic/phase and loop/role layers); each is placed by its ID.
 	Extra []Section
+	// Demote keeps the demoted form of embedded documents between builds
+	// (nil: none); an engine passes the same one to every Assemble.
+	Demote *DemoteCache
 	// Difficulty is the current task's routing tier, recited in the
 	// recitation's task heading ("" for none).
 	Difficulty string
@@ -81,19 +84,19 @@ func Assemble(in Input) *Prompt {
 
 	// Stable tier.
 	var sys strings.Builder
-	sys.WriteString(demote(strings.TrimSpace(in.RoleTemplate), 3))
+	sys.WriteString(in.Demote.demote(strings.TrimSpace(in.RoleTemplate), 3))
 	sources := []string{"templates/roles/" + in.Role + ".md"}
 	for _, f := range in.System {
 		sys.WriteString("\n\n### " + f.Path + "\n\n")
-		sys.WriteString(demote(strings.TrimSpace(f.Text), 4))
+		sys.WriteString(in.Demote.demote(strings.TrimSpace(f.Text), 4))
 		sources = append(sources, f.Path)
 	}
 	p.Add(Section{ID: IDSystem, Heading: "System prompt", Sources: sources, Body: sys.String()})
 	if in.Tools != nil {
-		p.Add(Section{ID: IDTools, Heading: "Tool instructions", Sources: []string{in.Tools.Path}, Body: demote(strings.TrimSpace(in.Tools.Text), 3)})
+		p.Add(Section{ID: IDTools, Heading: "Tool instructions", Sources: []string{in.Tools.Path}, Body: in.Demote.demote(strings.TrimSpace(in.Tools.Text), 3)})
 	}
 	if proj.Brief != nil && proj.Brief.Markdown != nil {
-		p.Add(Section{ID: IDBrief, Heading: "Project brief", Sources: []string{src(proj.Brief.Path)}, Body: demote(strings.TrimSpace(stableBrief(proj.Brief.Markdown)), 3)})
+		p.Add(Section{ID: IDBrief, Heading: "Project brief", Sources: []string{src(proj.Brief.Path)}, Body: in.Demote.demote(strings.TrimSpace(stableBrief(proj.Brief.Markdown)), 3)})
 	}
 	if len(in.Skills) > 0 {
 		var b strings.Builder
@@ -102,7 +105,7 @@ func Assemble(in Input) *Prompt {
 			if i > 0 {
 				b.WriteString("\n\n")
 			}
-			b.WriteString("### " + f.Path + "\n\n" + demote(strings.TrimSpace(f.Text), 4))
+			b.WriteString("### " + f.Path + "\n\n" + in.Demote.demote(strings.TrimSpace(f.Text), 4))
 			ss = append(ss, f.Path)
 		}
 		p.Add(Section{ID: IDSkills, Heading: "Skills", Sources: ss, Body: b.String()})
@@ -110,7 +113,7 @@ func Assemble(in Input) *Prompt {
 	if in.FileTree != "" {
 		p.Add(Section{ID: IDFileTree, Heading: "Project files", Sources: []string{".powerignore"}, Body: in.FileTree})
 	}
-	p.Add(planSection(proj, src))
+	p.Add(planSection(proj, src, in.Demote))
 
 	// Semi tier.
 	p.Add(stateSection(proj, src, in))
@@ -137,7 +140,7 @@ func Assemble(in Input) *Prompt {
 	// The extra sections carry planning documents (learnings, the epic
 	// and phase files): their headings go below the section's.
 	for _, x := range in.Extra {
-		x.Body = demote(x.Body, 3)
+		x.Body = in.Demote.demote(x.Body, 3)
 		p.Add(x)
 	}
 
@@ -151,7 +154,7 @@ func Assemble(in Input) *Prompt {
 		p.Add(Section{ID: IDConversation, Heading: "Conversation", Sources: []string{in.Conversation}})
 	}
 	if in.Preserved != nil {
-		p.Add(Section{ID: IDPreserved, Heading: "Preserved stop signals (do not summarize)", Sources: []string{in.Preserved.Path}, Body: demote(strings.TrimSpace(in.Preserved.Text), 3)})
+		p.Add(Section{ID: IDPreserved, Heading: "Preserved stop signals (do not summarize)", Sources: []string{in.Preserved.Path}, Body: in.Demote.demote(strings.TrimSpace(in.Preserved.Text), 3)})
 	}
 	if len(in.Errors) > 0 || len(in.Stops) > 0 {
 		s := Section{ID: IDErrors, Heading: errorsHeading(in), Sources: append(append([]string(nil), in.StopSources...), in.ErrorSources...), Body: signalsBody(in.Stops, in.Errors)}
@@ -317,7 +320,7 @@ func phaseLabel(proj *planning.Project, ph *planning.Phase) string {
 	return l
 }
 
-func planSection(proj *planning.Project, src func(string) string) Section {
+func planSection(proj *planning.Project, src func(string) string, dm *DemoteCache) Section {
 	s := Section{ID: IDPlan, Heading: "Current plan"}
 	var b strings.Builder
 	if ph := proj.CurrentPhase; ph != nil {
@@ -344,7 +347,7 @@ func planSection(proj *planning.Project, src func(string) string) Section {
 		for _, fm := range md.FrontMatter {
 			b.WriteString(fence(strings.TrimRight(fm.Raw, "\n"), "yaml") + "\n\n")
 		}
-		b.WriteString(demote(strings.TrimSpace(md.Body), 3))
+		b.WriteString(dm.demote(strings.TrimSpace(md.Body), 3))
 	}
 	s.Body = strings.TrimSpace(b.String())
 	return s

@@ -1,9 +1,11 @@
 package prompt
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/yuin/goldmark"
@@ -270,4 +272,74 @@ func nodeText(n ast.Node, src []byte) []byte {
 		return ast.WalkContinue, nil
 	})
 	return []byte(strings.Join(parts, " "))
+}
+
+// DemoteCache keeps the demoted form of the documents a prompt embeds,
+// by the SHA-256 of the text and the base level, so a rebuild parses only
+// the documents that changed (docs/architecture.md#what-a-change-feeds).
+// Like the token and redaction caches it keeps two generations of at most
+// maxDemoted entries; a text demote leaves as it is is kept as a flag, not
+// by value, so no version of a planning file stays reachable through it.
+// It is safe for concurrent use; the nil *DemoteCache keeps nothing.
+type DemoteCache struct {
+	mu        sync.Mutex
+	cur, prev map[demoteKey]demoted
+}
+
+// maxDemoted bounds one generation of a DemoteCache (a norish prompt
+// embeds about 15 documents).
+const maxDemoted = 512
+
+type demoteKey struct {
+	sum  [sha256.Size]byte
+	base int
+}
+
+type demoted struct {
+	same bool // demote returned md unchanged
+	text string
+}
+
+// NewDemoteCache returns an empty DemoteCache.
+func NewDemoteCache() *DemoteCache {
+	return &DemoteCache{cur: map[demoteKey]demoted{}}
+}
+
+// demote is demote(md, base), from the cache when md was demoted before.
+func (c *DemoteCache) demote(md string, base int) string {
+	if c == nil {
+		return demote(md, base)
+	}
+	k := demoteKey{sha256.Sum256([]byte(md)), base}
+	c.mu.Lock()
+	v, ok := c.cur[k]
+	if !ok {
+		if v, ok = c.prev[k]; ok {
+			c.put(k, v)
+		}
+	}
+	c.mu.Unlock()
+	if !ok {
+		out := demote(md, base)
+		v = demoted{same: out == md}
+		if !v.same {
+			v.text = out
+		}
+		c.mu.Lock()
+		c.put(k, v)
+		c.mu.Unlock()
+	}
+	if v.same {
+		return md
+	}
+	return v.text
+}
+
+// put stores v under k, turning the generations over when the current one
+// is full. c.mu is held.
+func (c *DemoteCache) put(k demoteKey, v demoted) {
+	if len(c.cur) >= maxDemoted {
+		c.prev, c.cur = c.cur, make(map[demoteKey]demoted, maxDemoted)
+	}
+	c.cur[k] = v
 }

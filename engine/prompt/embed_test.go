@@ -1,6 +1,7 @@
 package prompt
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -168,5 +169,41 @@ func BenchmarkDemote(b *testing.B) {
 	b.SetBytes(int64(len(doc)))
 	for b.Loop() {
 		demote(doc, 3)
+	}
+}
+
+// TestDemoteCache: the cache gives what demote gives, parses a text once,
+// keeps a text demote leaves alone as a flag (not the text), and turns
+// its generations over at maxDemoted.
+func TestDemoteCache(t *testing.T) {
+	c := NewDemoteCache()
+	texts := []string{"# Title\n\nbody\n\n## Sub\n", "no heading at all", "Setext\n======\n\ntext", "### Already deep\n"}
+	for _, base := range []int{3, 4} {
+		for _, s := range texts {
+			if got, want := c.demote(s, base), demote(s, base); got != want {
+				t.Errorf("demote(%q, %d) = %q, want %q", s, base, got, want)
+			}
+			if got, want := c.demote(s, base), demote(s, base); got != want {
+				t.Errorf("cached demote(%q, %d) = %q, want %q", s, base, got, want)
+			}
+		}
+	}
+	if n := len(c.cur); n != 2*len(texts) {
+		t.Errorf("%d entries, want %d", n, 2*len(texts))
+	}
+	for k, v := range c.cur {
+		if v.same && v.text != "" {
+			t.Errorf("%v: an unchanged text is kept by value", k)
+		}
+	}
+	for i := range 3 * maxDemoted {
+		c.demote(fmt.Sprintf("# T%d", i), 3)
+	}
+	if n := len(c.cur) + len(c.prev); n > 2*maxDemoted {
+		t.Errorf("%d entries, want at most %d", n, 2*maxDemoted)
+	}
+	var nilCache *DemoteCache
+	if got := nilCache.demote(texts[0], 3); got != demote(texts[0], 3) {
+		t.Errorf("nil cache: %q", got)
 	}
 }

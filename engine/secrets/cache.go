@@ -31,6 +31,8 @@ type cache struct {
 	disk   map[cleanKey]bool
 	loaded bool
 	fresh  int
+	// fp is the rules' fingerprint, computed when the file is read.
+	fp [sha256.Size]byte
 }
 
 // maxEntries bounds one generation of the redaction cache (a norish
@@ -61,8 +63,9 @@ func (v redacted) result(text string) (string, []redact.Finding) {
 func (c *cache) loadDisk() map[cleanKey]bool {
 	if !c.loaded {
 		c.loaded = true
+		c.fp = redact.Fingerprint()
 		if c.path != "" {
-			keys := readClean(redact.Fingerprint(), c.path)
+			keys := readClean(c.fp, c.path)
 			c.disk = make(map[cleanKey]bool, len(keys))
 			for _, k := range keys {
 				c.disk[k] = true

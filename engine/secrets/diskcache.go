@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 
 	"github.com/recite-dev/recite/engine/internal/layout"
-	"github.com/recite-dev/recite/engine/internal/redact"
 	"github.com/recite-dev/recite/internal/fsutil"
 )
 
@@ -20,8 +19,8 @@ import (
 // the project root:
 //
 //	magic "RRCL", version (uint32), the rules' fingerprint
-//	(redact.Fingerprint, 32 bytes), the number of entries (uint32), then
-//	per entry the first 16 bytes of SHA-256(path, NUL, text), and last
+//	(redact.Fingerprint in engine/internal/redact, 32 bytes), the number
+//	of entries (uint32), then per entry the first 16 bytes of SHA-256(path, NUL, text), and last
 //	the CRC-32C (Castagnoli) of everything before it.
 //
 // Integers are little-endian. Only verdicts of "no secret" are kept, never
@@ -136,8 +135,8 @@ func (r *Redactor) SaveCache() error {
 		}
 	}
 	c.fresh = 0
+	fp := c.fp // a verdict was reached, so the file was read (loadDisk)
 	c.mu.Unlock()
-	fp := redact.Fingerprint()
 	for _, k := range readClean(fp, path) {
 		add(k)
 	}
