@@ -20,8 +20,9 @@ import (
 //
 //	magic "RRCL", version (uint32), the rules' fingerprint
 //	(redact.Fingerprint in engine/internal/redact, 32 bytes), the number
-//	of entries (uint32), then per entry the first 16 bytes of SHA-256(path, NUL, text), and last
-//	the CRC-32C (Castagnoli) of everything before it.
+//	of entries (uint32), then per entry the first 16 bytes of
+//	SHA-256(path, NUL, text), and last the CRC-32C (Castagnoli) of
+//	everything before it.
 //
 // Integers are little-endian. Only verdicts of "no secret" are kept, never
 // a text or a finding, so the file holds nothing of the project's content
