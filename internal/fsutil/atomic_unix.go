@@ -19,21 +19,21 @@ func writeFile(path string, data []byte, perm fs.FileMode) error {
 }
 
 // openInPlace opens path for Overwrite: a regular file with one link,
-// reached without following a symbolic link at path.
-func openInPlace(path string) (*os.File, bool) {
+// reached without following a symbolic link at path, with its stat.
+func openInPlace(path string) (*os.File, fs.FileInfo, bool) {
 	f, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NOFOLLOW, 0)
 	if err != nil {
-		return nil, false
+		return nil, nil, false
 	}
 	fi, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, false
+		return nil, nil, false
 	}
 	st, isUnix := fi.Sys().(*syscall.Stat_t)
 	if !fi.Mode().IsRegular() || !isUnix || st.Nlink != 1 {
 		f.Close()
-		return nil, false
+		return nil, nil, false
 	}
-	return f, true
+	return f, fi, true
 }

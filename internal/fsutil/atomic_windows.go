@@ -63,4 +63,4 @@ func createTemp(path string, perm fs.FileMode) (*os.File, string, error) {
 
 // openInPlace declines on Windows, where os.OpenFile cannot refuse to
 // follow a link at path: Overwrite replaces the file (WriteNoSync) there.
-func openInPlace(string) (*os.File, bool) { return nil, false }
+func openInPlace(string) (*os.File, fs.FileInfo, bool) { return nil, nil, false }

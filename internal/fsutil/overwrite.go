@@ -1,7 +1,6 @@
 package fsutil
 
 import (
-	"bufio"
 	"io"
 	"io/fs"
 	"os"
@@ -24,22 +23,17 @@ import (
 // own. perm is the mode of the file. Errors are those of the step that
 // failed; a file the write failed in the middle of is removed.
 func Overwrite(path string, perm fs.FileMode, write func(io.Writer) error) error {
-	f, ok := openInPlace(path)
+	f, old, ok := openInPlace(path)
 	if !ok {
 		return WriteNoSync(path, perm, write)
 	}
-	cw := &countingWriter{w: bufio.NewWriterSize(f, 64<<10)}
+	cw := &countingWriter{w: f} // unbuffered: callers write whole blocks
 	err := write(cw)
-	if err == nil {
-		err = cw.w.(*bufio.Writer).Flush()
+	if err == nil && cw.n < old.Size() {
+		err = f.Truncate(cw.n) // a file that grew or kept its length has no old tail
 	}
-	if err == nil {
-		err = f.Truncate(cw.n)
-	}
-	if err == nil {
-		if fi, serr := f.Stat(); serr == nil && fi.Mode().Perm() != perm.Perm() {
-			err = f.Chmod(perm)
-		}
+	if err == nil && old.Mode().Perm() != perm.Perm() {
+		err = f.Chmod(perm)
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
