@@ -427,11 +427,16 @@ func appendDiskEntry(b []byte, k cacheKey, e *cacheEntry) ([]byte, error) {
 	default:
 		b = append(b, 2)
 		if !e.hasBlob {
-			doc, err := e.doc.AppendBinary(nil)
+			// Sized for the usual document (its binary form is about
+			// 1.4 times the file), so the encoding is not copied as it
+			// grows.
+			doc, err := e.doc.AppendBinary(make([]byte, 0, e.stat.size*3/2+512))
 			if err != nil {
 				return b, err
 			}
-			e.blob, e.hasBlob = string(doc), true
+			// The second unsafe conversion of the package: doc is never
+			// written again once encoded.
+			e.blob, e.hasBlob = unsafe.String(unsafe.SliceData(doc), len(doc)), true
 		}
 	}
 	return binary.AppendUvarint(b, uint64(len(e.blob))), nil
@@ -476,7 +481,7 @@ func decodeDiskCache(data []byte) (diskFile, error) {
 	if n > maxDiskEntries {
 		return diskFile{}, fmt.Errorf("%w: %d entries", errDiskCache, n)
 	}
-	// The one unsafe conversion of the package: body is never written
+	// One of the two unsafe conversions of the package: body is never written
 	// again (see above), which is what makes a string of it sound
 	// (unsafe.String's contract).
 	r := &diskReader{b: unsafe.String(unsafe.SliceData(body[diskHeaderLen:]), len(body)-diskHeaderLen)}

@@ -148,8 +148,8 @@ func (c *Counter) loadDiskLocked() {
 // when nothing new was counted or the counter has no on-disk cache. Each
 // file is written over in place without fsync (fsutil.Overwrite): it is a
 // cache whose checksum covers every byte, so a lost or torn write costs a
-// re-count, never a wrong count. Errors are
-// those of creating the folder or writing the files.
+// re-count, never a wrong count. Errors are those of creating the folder
+// or writing the files.
 func (c *Counter) Save() error {
 	return errors.Join(c.saveCounts(), c.savePieces())
 }
@@ -165,7 +165,9 @@ func (c *Counter) saveCounts() error {
 		c.mu.Unlock()
 		return nil
 	}
-	seen := make(map[cacheKey]bool, maxDiskEntries)
+	// Sized for the counts in memory, not the bound: a warm rebuild saves
+	// a few hundred, and a map made for maxDiskEntries is 300 KB.
+	seen := make(map[cacheKey]bool, min(maxDiskEntries, len(c.cache)+len(c.prev)))
 	var entries []cacheEntry
 	add := func(k cacheKey, n int) {
 		if len(entries) < maxDiskEntries && !seen[k] {

@@ -120,7 +120,9 @@ func (r *Redactor) SaveCache() error {
 		c.mu.Unlock()
 		return nil
 	}
-	seen := make(map[cleanKey]bool, maxDiskClean)
+	// Sized for the verdicts in memory, not the bound (see budget's
+	// saveCounts).
+	seen := make(map[cleanKey]bool, min(maxDiskClean, len(c.done)+len(c.previous)))
 	var keys []cleanKey
 	add := func(k cleanKey) {
 		if len(keys) < maxDiskClean && !seen[k] {
