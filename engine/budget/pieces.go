@@ -7,6 +7,7 @@ import (
 	"hash/crc32"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -15,6 +16,7 @@ import (
 	"github.com/dlclark/regexp2/v2"
 
 	"github.com/recite-dev/recite/internal/fsutil"
+	"github.com/tiktoken-go/tokenizer"
 )
 
 // The pre-tokenizer patterns of the two encodings: BPE runs on each match
@@ -266,21 +268,63 @@ func (c *Counter) splitPieces(s string) ([]string, error) {
 }
 
 // countPieces counts s, valid UTF-8, from the piece cache when it holds
-// every piece of s, else with the codec, storing the counts of s's pieces.
-// It reports false when s must be counted by codec.Count instead (the
-// split or the codec failed).
+// every piece of s; else it encodes the pieces the cache lacks, each on
+// its own (or s whole, when they are more than a quarter of its pieces),
+// and stores their counts. It reports false when s must be
+// counted by codec.Count instead (the split or the codec failed).
+//
+// A piece's count in s is its count alone: the codec splits a text into
+// the same pieces by the same pattern and merges bytes within each piece
+// only (docs/providers.md#token-counting). The pattern looks ahead at
+// white space, so a piece cut out of s could split differently on its
+// own; a piece that does is not counted alone, and s is encoded whole
+// instead, its tokens attributed to its pieces.
 func (c *Counter) countPieces(s string) (int, bool) {
 	pieces, err := c.splitPieces(s)
 	if err != nil {
 		return 0, false
 	}
-	if n, ok := c.lookupPieces(pieces); ok {
+	n, missing := c.lookupPieces(pieces)
+	if len(missing) == 0 {
 		return n, true
 	}
 	codec, err := c.loadCodec()
 	if err != nil {
 		return 0, false
 	}
+	if len(missing)*4 > len(pieces) {
+		// Mostly new text (a cold count): one encoding of the whole
+		// costs less than one per piece.
+		return c.countWhole(codec, s, pieces)
+	}
+	alone := make([]string, 0, len(missing))
+	counts := make([]int, 0, len(missing))
+	seen := make(map[string]int, len(missing))
+	for _, i := range missing {
+		p := pieces[i]
+		if m, ok := seen[p]; ok {
+			n += m
+			continue
+		}
+		sub, err := c.splitPieces(p)
+		if err != nil || len(sub) != 1 {
+			return c.countWhole(codec, s, pieces)
+		}
+		_, tokens, err := codec.Encode(p)
+		if err != nil {
+			return c.countWhole(codec, s, pieces)
+		}
+		seen[p] = len(tokens)
+		alone, counts = append(alone, p), append(counts, len(tokens))
+		n += len(tokens)
+	}
+	c.storePieces(alone, counts)
+	return n, true
+}
+
+// countWhole encodes s, split into pieces, whole and stores the counts of
+// its pieces when the codec's tokens fall within them (attribute).
+func (c *Counter) countWhole(codec tokenizer.Codec, s string, pieces []string) (int, bool) {
 	_, tokens, err := codec.Encode(s)
 	if err != nil {
 		return 0, false
@@ -310,27 +354,27 @@ func attribute(pieces, tokens []string) ([]int, bool) {
 	return counts, t == len(tokens)
 }
 
-// lookupPieces returns the sum of the pieces' counts when the piece cache
-// holds them all.
-func (c *Counter) lookupPieces(pieces []string) (int, bool) {
+// lookupPieces returns the sum of the counts of the pieces the piece
+// cache holds and the indexes of those it lacks.
+func (c *Counter) lookupPieces(pieces []string) (n int, missing []int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.loadPiecesLocked()
 	pc := &c.pieces
-	n := 0
-	for _, p := range pieces {
+	for i, p := range pieces {
 		if m, ok := pc.added[p]; ok {
 			n += m
 			continue
 		}
-		i, ok := pc.file.find(p)
+		j, ok := pc.file.find(p)
 		if !ok {
-			return 0, false
+			missing = append(missing, i)
+			continue
 		}
-		pc.used[i/64] |= 1 << (i % 64)
-		n += pc.file.count(i)
+		pc.used[j/64] |= 1 << (j % 64)
+		n += pc.file.count(j)
 	}
-	return n, true
+	return n, missing
 }
 
 // storePieces adds the counts of the pieces the cache lacks, at most
@@ -395,7 +439,7 @@ func (c *Counter) savePieces() error {
 	}
 	pc.fresh = 0
 	c.mu.Unlock()
-	sort.Slice(added, func(i, j int) bool { return added[i].piece < added[j].piece })
+	slices.SortFunc(added, func(a, b pieceEntry) int { return strings.Compare(a.piece, b.piece) })
 	disk := readPieceFile(c.name, p)
 	entries := boundedUnion(mergeSorted(added, used), &disk)
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
