@@ -223,8 +223,12 @@ var boldFieldRe = regexp.MustCompile(`^\*\*([^*]+?):?\*\*:?\s*(.*)$`)
 // case key; the first occurrence of a key wins.
 func bodyFields(body string) map[string]string {
 	out := map[string]string{}
-	for _, line := range strings.Split(body, "\n") {
-		m := boldFieldRe.FindStringSubmatch(strings.TrimSpace(line))
+	for line := range strings.SplitSeq(body, "\n") {
+		line = strings.TrimSpace(line)
+		if !strings.HasPrefix(line, "**") {
+			continue // boldFieldRe is anchored there
+		}
+		m := boldFieldRe.FindStringSubmatch(line)
 		if m == nil {
 			continue
 		}

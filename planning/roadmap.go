@@ -178,7 +178,7 @@ func (r *roadmapReader) get(num string, line int) *roadmapPhase {
 // checklist reads the summary checklist: `- [x] **Phase 1: Name** - …`.
 func (r *roadmapReader) checklist() {
 	for _, cb := range r.doc.Checkboxes {
-		m := phaseRefRe.FindStringSubmatch(stripInline(cb.Text))
+		m := phaseRef(stripInline(cb.Text))
 		if m == nil {
 			continue
 		}
@@ -206,7 +206,7 @@ func (r *roadmapReader) headings() {
 		if s.Level < 2 || s.Level > 4 {
 			continue
 		}
-		m := phaseRefRe.FindStringSubmatch(stripInline(s.Title))
+		m := phaseRef(stripInline(s.Title))
 		if m == nil {
 			continue
 		}
@@ -280,7 +280,7 @@ func tablePhase(cells []string, phaseCol, numCol int) (num, name string) {
 	}
 	if num == "" && phaseCol < len(cells) {
 		cell := stripInline(cells[phaseCol])
-		if m := phaseRefRe.FindStringSubmatch(cell); m != nil {
+		if m := phaseRef(cell); m != nil {
 			num, name = normalizePhaseID(m[1]), m[2]
 		} else if n := NormalizePhase(cell); n != "" {
 			num = n
@@ -301,7 +301,7 @@ func directField(doc *markdown.Document, i int, key string) (markdown.Field, boo
 // "" (left to the other sources and to the disk).
 func checkboxPhaseStatus(state rune, text string) string {
 	switch {
-	case state == 'x' || state == 'X' || completedRe.MatchString(text):
+	case state == 'x' || state == 'X' || strings.Contains(text, "-") && completedRe.MatchString(text): // its date needs a '-'
 		return StatusComplete
 	case state == '~':
 		return StatusInProgress
@@ -309,6 +309,16 @@ func checkboxPhaseStatus(state rune, text string) string {
 		return StatusDeferred
 	}
 	return ""
+}
+
+// phaseRef is phaseRefRe.FindStringSubmatch(s), without running the
+// expression on the many texts that cannot match: it is anchored at
+// "phase", whose "p" folds to no other letter than "P".
+func phaseRef(s string) []string {
+	if s == "" || s[0]|0x20 != 'p' {
+		return nil
+	}
+	return phaseRefRe.FindStringSubmatch(s)
 }
 
 // textStatus maps free status text ("Complete", "`completed`", "In
@@ -383,7 +393,11 @@ func detailsRanges(doc *markdown.Document) [][2]int {
 	var out [][2]int
 	open := 0
 	for ln, l := range doc.ProseLines(1, doc.LineCount()) {
-		lt := strings.ToLower(strings.TrimSpace(l))
+		lt := strings.TrimSpace(l)
+		if !strings.HasPrefix(lt, "<") {
+			continue // most lines: spared lowering them
+		}
+		lt = strings.ToLower(lt)
 		switch {
 		case open == 0 && strings.HasPrefix(lt, "<details"):
 			open = ln
