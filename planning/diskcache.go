@@ -434,9 +434,16 @@ func appendDiskEntry(b []byte, k cacheKey, e *cacheEntry) ([]byte, error) {
 			if err != nil {
 				return b, err
 			}
-			// The second unsafe conversion of the package: doc is never
-			// written again once encoded.
-			e.blob, e.hasBlob = unsafe.String(unsafe.SliceData(doc), len(doc)), true
+			if cap(doc) > len(doc)+len(doc)/4+512 {
+				// Far smaller than the file (front matter only): copied,
+				// so the entry does not keep the buffer alive.
+				e.blob = string(doc)
+			} else {
+				// The second unsafe conversion of the package: doc is
+				// never written again once encoded.
+				e.blob = unsafe.String(unsafe.SliceData(doc), len(doc))
+			}
+			e.hasBlob = true
 		}
 	}
 	return binary.AppendUvarint(b, uint64(len(e.blob))), nil

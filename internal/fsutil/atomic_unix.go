@@ -21,7 +21,22 @@ func writeFile(path string, data []byte, perm fs.FileMode) error {
 // openInPlace opens path for Overwrite: a regular file with one link,
 // reached without following a symbolic link at path, with its stat.
 func openInPlace(path string) (*os.File, fs.FileInfo, bool) {
-	f, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NOFOLLOW, 0)
+	return openRegular(path, os.O_WRONLY, 0)
+}
+
+// openAppend opens path for AppendJSONLRing: as openInPlace, appending,
+// creating a missing file with mode perm.
+func openAppend(path string, perm fs.FileMode) (*os.File, fs.FileInfo, bool) {
+	return openRegular(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, perm)
+}
+
+// openRegular opens path with flag when it is a regular file with one
+// link: never through a symbolic link at path (O_NOFOLLOW), and without
+// blocking on a named pipe (O_NONBLOCK, which changes nothing for a
+// regular file), so neither can take a cache write out of the project or
+// hang it.
+func openRegular(path string, flag int, perm fs.FileMode) (*os.File, fs.FileInfo, bool) {
+	f, err := os.OpenFile(path, flag|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, perm)
 	if err != nil {
 		return nil, nil, false
 	}

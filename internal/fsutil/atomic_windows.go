@@ -64,3 +64,7 @@ func createTemp(path string, perm fs.FileMode) (*os.File, string, error) {
 // openInPlace declines on Windows, where os.OpenFile cannot refuse to
 // follow a link at path: Overwrite replaces the file (WriteNoSync) there.
 func openInPlace(string) (*os.File, fs.FileInfo, bool) { return nil, nil, false }
+
+// openAppend declines on Windows for the same reason: AppendJSONLRing
+// rewrites the ring (WriteFileNoSync) there.
+func openAppend(string, fs.FileMode) (*os.File, fs.FileInfo, bool) { return nil, nil, false }

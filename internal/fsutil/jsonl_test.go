@@ -3,6 +3,7 @@ package fsutil
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -57,5 +58,34 @@ func TestJSONLRing(t *testing.T) {
 	}
 	if err := AppendJSONLRing[rec](p, nil, 3); err != nil || strings.Count(lines(), "\n") != 6 {
 		t.Errorf("appending nothing: %v, file %q", err, lines())
+	}
+}
+
+// TestJSONLRingLinks: a ring that is a symbolic link is never appended
+// through (its target, which may be outside the project, keeps its bytes):
+// the link is replaced by a ring of its own.
+func TestJSONLRingLinks(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("symbolic links need privileges on Windows")
+	}
+	outside := filepath.Join(t.TempDir(), "outside")
+	if err := os.WriteFile(outside, []byte("keep me\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "renders.jsonl")
+	if err := os.Symlink(outside, p); err != nil {
+		t.Fatal(err)
+	}
+	if err := AppendJSONLRing(p, []rec{{1}}, 3); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(outside); string(got) != "keep me\n" {
+		t.Errorf("the link's target holds %q: the append went through the link", got)
+	}
+	if fi, err := os.Lstat(p); err != nil || !fi.Mode().IsRegular() {
+		t.Fatalf("%v, %v; want the link replaced by a regular file", fi.Mode(), err)
+	}
+	if got, err := ReadJSONL[rec](p, nil); err != nil || len(got) != 1 || got[0].N != 1 {
+		t.Errorf("ring holds %v, %v; want the one record", got, err)
 	}
 }
