@@ -427,16 +427,20 @@ func appendDiskEntry(b []byte, k cacheKey, e *cacheEntry) ([]byte, error) {
 	default:
 		b = append(b, 2)
 		if !e.hasBlob {
-			// Sized for the usual document (its binary form is about
-			// 1.4 times the file), so the encoding is not copied as it
-			// grows.
-			doc, err := e.doc.AppendBinary(make([]byte, 0, e.stat.size*3/2+512))
+			// Sized for the usual whole document (its binary form is
+			// about 1.4 times the file), so the encoding is not copied
+			// as it grows; front matter alone is small.
+			size := int64(512)
+			if !k.fmOnly {
+				size += e.stat.size * 3 / 2
+			}
+			doc, err := e.doc.AppendBinary(make([]byte, 0, size))
 			if err != nil {
 				return b, err
 			}
 			if cap(doc) > len(doc)+len(doc)/4+512 {
-				// Far smaller than the file (front matter only): copied,
-				// so the entry does not keep the buffer alive.
+				// Far smaller than the buffer: copied, so the entry does
+				// not keep the buffer alive.
 				e.blob = string(doc)
 			} else {
 				// The second unsafe conversion of the package: doc is
@@ -488,8 +492,8 @@ func decodeDiskCache(data []byte) (diskFile, error) {
 	if n > maxDiskEntries {
 		return diskFile{}, fmt.Errorf("%w: %d entries", errDiskCache, n)
 	}
-	// One of the two unsafe conversions of the package: body is never written
-	// again (see above), which is what makes a string of it sound
+	// One of the two unsafe conversions of the package: body is never
+	// written again (see above), which is what makes a string of it sound
 	// (unsafe.String's contract).
 	r := &diskReader{b: unsafe.String(unsafe.SliceData(body[diskHeaderLen:]), len(body)-diskHeaderLen)}
 	f.entries = make([]diskEntry, 0, min(n, len(r.b)/sha256.Size))

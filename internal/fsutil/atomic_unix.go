@@ -26,8 +26,9 @@ func openInPlace(path string) (*os.File, fs.FileInfo, bool) {
 
 // openAppend opens path for AppendJSONLRing: as openInPlace, appending,
 // creating a missing file with mode perm.
-func openAppend(path string, perm fs.FileMode) (*os.File, fs.FileInfo, bool) {
-	return openRegular(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, perm)
+func openAppend(path string, perm fs.FileMode) (*os.File, bool) {
+	f, _, ok := openRegular(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, perm)
+	return f, ok
 }
 
 // openRegular opens path with flag when it is a regular file with one

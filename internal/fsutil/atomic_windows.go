@@ -67,4 +67,4 @@ func openInPlace(string) (*os.File, fs.FileInfo, bool) { return nil, nil, false 
 
 // openAppend declines on Windows for the same reason: AppendJSONLRing
 // rewrites the ring (WriteFileNoSync) there.
-func openAppend(string, fs.FileMode) (*os.File, fs.FileInfo, bool) { return nil, nil, false }
+func openAppend(string, fs.FileMode) (*os.File, bool) { return nil, false }

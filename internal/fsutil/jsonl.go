@@ -50,12 +50,12 @@ func ParseJSONL[T any](b []byte, keep func(T) bool) []T {
 // lines, and the append that would pass that rewrites it atomically with
 // the newest max instead (WriteFileNoSync), so a rebuild appends a line
 // rather than paying the filesystem for a new file (BenchmarkOverwrite),
-// and the rewrite comes once in max appends. A symbolic link at path is
-// never written through: it is replaced, as Overwrite replaces it. Readers
-// keep the newest max
-// (Newest). A last line torn by a crash (no final newline) is ended first,
-// so it costs only itself. Errors: a record that does not encode, or the
-// folder or file that cannot be written.
+// and the rewrite comes once in max appends. A symbolic link, a named pipe
+// or a hard-linked file at path is never written through: it is replaced,
+// as Overwrite replaces it. Readers keep the newest max (Newest). A last
+// line torn by a crash (no final newline) is ended first, so it costs only
+// itself. Errors: a record that does not encode, or the folder or file
+// that cannot be written.
 func AppendJSONLRing[T any](path string, recs []T, max int) error {
 	if len(recs) == 0 {
 		return nil
@@ -74,23 +74,21 @@ func AppendJSONLRing[T any](path string, recs []T, max int) error {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	rewrite := func(all []T) error {
+	var f *os.File
+	ok := false
+	if max <= 0 || bytes.Count(old, []byte("\n"))+len(recs) <= 2*max {
+		f, ok = openAppend(path, 0o644)
+	}
+	if !ok {
+		// Full, or not a regular file of its own (a link, a pipe), or
+		// Windows: rewritten whole with the newest max.
 		buf.Reset()
-		for _, r := range Newest(all, max) {
+		for _, r := range Newest(append(ParseJSONL[T](old, nil), recs...), max) {
 			if err := enc.Encode(r); err != nil {
 				return err
 			}
 		}
 		return WriteFileNoSync(path, buf.Bytes(), 0o644)
-	}
-	if max > 0 && bytes.Count(old, []byte("\n"))+len(recs) > 2*max {
-		return rewrite(append(ParseJSONL[T](old, nil), recs...))
-	}
-	f, _, ok := openAppend(path, 0o644)
-	if !ok {
-		// A symbolic link (never written through), a named pipe, a file
-		// with another hard link, or Windows: replaced whole instead.
-		return rewrite(append(ParseJSONL[T](old, nil), recs...))
 	}
 	data := buf.Bytes()
 	if len(old) > 0 && old[len(old)-1] != '\n' {

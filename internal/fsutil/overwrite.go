@@ -18,8 +18,9 @@ import (
 // warm rebuild saves several such files.
 //
 // A path that is missing, not a regular file, a symbolic link (never
-// followed: it could point out of the project) or a file with other hard
-// links is written by WriteNoSync instead, replacing it with a file of its
+// followed: it could point out of the project), a named pipe (never
+// waited on) or a file with other hard links is written by WriteNoSync
+// instead, replacing it with a file of its
 // own. perm is the mode of the file. Errors are those of the step that
 // failed; a file the write failed in the middle of is removed.
 func Overwrite(path string, perm fs.FileMode, write func(io.Writer) error) error {
