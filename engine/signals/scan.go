@@ -100,6 +100,7 @@ func (rs *ruleSet) scanAll(stripped []string, norm *normalizer) []finding {
 		}
 		if strings.HasPrefix(l, tracebackHeader) {
 			f := pythonTraceback(stripped, i)
+			rs.causeBelowHeader(&f, stripped)
 			if keep(f) {
 				all = append(all, f)
 			}
@@ -147,6 +148,9 @@ func stripPrefix(l string) string {
 	if rest, ok := cutTaskPrefix(l); ok {
 		return rest
 	}
+	if rest, ok := cutServicePrefix(l); ok {
+		return rest
+	}
 	if rest, ok := cutTimestamp(l); ok {
 		return rest
 	}
@@ -183,6 +187,23 @@ func cutTaskPrefix(l string) (string, bool) {
 		k++
 	}
 	if k+1 >= len(l) || l[k] != ':' || l[k+1] != ' ' {
+		return "", false
+	}
+	return l[k+2:], true
+}
+
+// cutServicePrefix cuts docker compose's "service-1  | " (a name of
+// letters, digits, '.', '_', '-', then spaces, then "| ").
+func cutServicePrefix(l string) (string, bool) {
+	j := 0
+	for j < len(l) && nameChar(l[j]) {
+		j++
+	}
+	k := j
+	for k < len(l) && l[k] == ' ' {
+		k++
+	}
+	if j == 0 || k == j || k+2 > len(l) || l[k] != '|' || l[k+1] != ' ' || !letter(l[0]) {
 		return "", false
 	}
 	return l[k+2:], true
@@ -238,6 +259,7 @@ func (rs *ruleSet) setKey(f *finding, r *compiledRule, lines []string) {
 				f.key = strings.TrimSpace(m[r.keyGroup])
 			}
 		}
+		rs.causeBelowHeader(f, lines)
 	case keyNext, keyColonNext:
 		if r.key == keyColonNext && !strings.HasSuffix(f.key, ":") {
 			return
@@ -253,6 +275,21 @@ func (rs *ruleSet) setKey(f *finding, r *compiledRule, lines []string) {
 			return
 		}
 		f.key = rs.duration.ReplaceAllString(f.key, "")
+	}
+}
+
+// causeBelowHeader moves f's key to the next non-blank line when its key
+// is a generic header ("Parameter validation failed:", "error: No
+// solution found when resolving dependencies:"; genericHeader) and that
+// line is no header itself.
+func (rs *ruleSet) causeBelowHeader(f *finding, lines []string) {
+	if !strings.HasSuffix(f.key, ":") || !rs.header.MatchString(f.key) {
+		return
+	}
+	if j := nextNonBlankIndex(lines, f.at); j >= 0 {
+		if k := causeLine(lines[j]); k != "" && !rs.header.MatchString(k) {
+			f.at, f.end, f.key = j, max(f.end, j), k
+		}
 	}
 }
 
