@@ -21,6 +21,8 @@ type matchers struct {
 	words       *wordRules
 	rules       *ruleSet
 	heur        *heuristics
+	tests       *testNames
+	failWords   *regexp.Regexp
 }
 
 // newMatchers returns the matchers, compiled on the first call.
@@ -39,6 +41,8 @@ func buildMatchers() *matchers {
 		words:       newWordRules(),
 		rules:       newRuleSet(),
 		heur:        newHeuristics(),
+		tests:       newTestNames(),
+		failWords:   regexp.MustCompile(failWordsPattern),
 	}
 }
 
@@ -109,3 +113,5 @@ func (m *matchers) output() (*ruleSet, *heuristics) { return m.rules, m.heur }
 func (m *matchers) normalizer() *normalizer { return m.norm }
 
 func (m *matchers) wordRules() *wordRules { return m.words }
+
+func (m *matchers) testNames() *testNames { return m.tests }

@@ -84,18 +84,21 @@ func TestProbes(t *testing.T) {
 	}
 }
 
-// TestProbesRankBelow: a probe is not lost while a real failure is; it is
-// when it is all that was lost.
-func TestProbesRankBelow(t *testing.T) {
+// TestProbesStayOut: a harmless probe is never reported lost nor
+// re-injected, whatever else was lost.
+func TestProbesStayOut(t *testing.T) {
 	probe := Signal{Kind: KindError, Text: "Exit code 1", KeyLine: "Exit code 1", Command: "grep -q foo x", Probe: true}
 	real := Signal{Kind: KindError, Text: "Exit code 2\nsrc/a.ts(1,2): error TS2322: x", KeyLine: "src/a.ts(1,2): error TS2322: x", Command: "npx tsc"}
 	if lost := Verify("nothing", []Signal{probe, real}); len(lost) != 1 || lost[0].Probe {
 		t.Errorf("with a real failure lost: %+v", lost)
 	}
-	if lost := Verify("`src/a.ts(1,2): error TS2322: x`", []Signal{probe, real}); len(lost) != 1 || !lost[0].Probe {
+	if lost := Verify("`src/a.ts(1,2): error TS2322: x`", []Signal{probe, real}); len(lost) != 0 {
 		t.Errorf("only the probe lost: %+v", lost)
 	}
 	if got := Fit(Block{Signals: []Signal{probe, real}}, 10000); len(got.Block.Signals) != 1 || got.Block.Signals[0].Probe {
 		t.Errorf("Fit kept %+v", got.Block.Signals)
+	}
+	if got := Fit(Block{Signals: []Signal{probe}}, 10000); len(got.Block.Signals) != 0 {
+		t.Errorf("Fit kept a lone probe: %+v", got.Block.Signals)
 	}
 }
