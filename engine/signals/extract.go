@@ -152,7 +152,12 @@ func (m *matchers) killedTask(msg Message) bool {
 		return true
 	}
 	if i := strings.LastIndex(low, "exit code "); i >= 0 {
-		n, _ := strconv.Atoi(strings.TrimRight(strings.Fields(low[i+len("exit code "):] + " x")[0], ".,<"))
+		d := low[i+len("exit code "):]
+		j := 0
+		for j < len(d) && digit(d[j]) {
+			j++
+		}
+		n, _ := strconv.Atoi(d[:j])
 		return killExit(n)
 	}
 	return false
@@ -244,12 +249,16 @@ func (m *matchers) probeFailure(text string) bool {
 		return false
 	}
 	for _, loc := range m.failWords.FindAllStringIndex(text, -1) {
-		if !m.words.negated.MatchString(text[:loc[0]]) {
+		if !m.failNegated.MatchString(text[:loc[0]]) {
 			return true
 		}
 	}
 	return false
 }
+
+// failNegatedPattern matches the end of the text before a failure word
+// that negates it ("nothing failed", "is not wrong", "didn't fail").
+const failNegatedPattern = `(?i)(?:\b(?:not|no|nothing|never|none|without)|n't)\s+(?:\w+\s+)?$`
 
 // failWordsPattern is probeFailure's pattern.
 const failWordsPattern = `(?i)\b(?:fail(?:s|ed|ing|ure)|broken|wrong|mismatch(?:es|ed)?|unexpected(?:ly)?|should(?:n't| not)? (?:have|be|exist|match|contain)|still (?:missing|not there|differ(?:s|ent)?))\b`

@@ -237,3 +237,51 @@ func TestFitCommands(t *testing.T) {
 		}
 	}
 }
+
+// FuzzFit: whatever the signals and the cap, the fitted block's rendering
+// stays within the cap (an empty block aside, whose heading alone may
+// exceed a cap below it), keeps every shown error's key line, and shows
+// no command of several lines.
+func FuzzFit(f *testing.F) {
+	f.Add("Exit code 1\nError: unknown flag: --format", "lint --format json\nsecond line", "`npx tsc` passed at 10:00", "BLOCKED: keys\nmore", uint16(600), uint8(3))
+	f.Add(strings.Repeat("x😀", 3000), "cat > a.sh << 'EOF'\nbody\nEOF", "", "STOP: now", uint16(10000), uint8(12))
+	f.Add("", "", "r", "", uint16(0), uint8(0))
+	f.Fuzz(func(t *testing.T, text, cmd, resolved, other string, limit uint16, n uint8) {
+		if len(text)+len(cmd)+len(resolved)+len(other) > 1<<14 {
+			t.Skip("inputs over 16 kB only cost time")
+		}
+		t0 := time.Date(2026, 2, 7, 10, 0, 0, 0, time.UTC)
+		var sigs []Signal
+		for i := range int(n % 16) {
+			s := Signal{Kind: KindError, Text: fmt.Sprintf("%s\nline %d", text, i), KeyLine: KeyLine(text), Command: cmd, LastSeen: t0.Add(time.Duration(i) * time.Minute)}
+			switch i % 4 {
+			case 1:
+				s.ResolvedBy = resolved
+			case 2:
+				s.Kind, s.KeyLine, s.Command = KindBlocked, "", ""
+				s.Text = other
+			case 3:
+				s.Probe = true
+			}
+			sigs = append(sigs, s)
+		}
+		b := Block{Trigger: TriggerCompaction, Signals: sigs, Breaker: "stall: 0/5 | spin: 1/5 | decline: 0%", Task: other}
+		got := Fit(b, int(limit))
+		out := RenderBlock(got.Block)
+		empty := RenderBlock(Block{Trigger: TriggerCompaction})
+		if n := UTF16Len(out); n > int(limit) && (len(got.Block.Signals) > 0 || out != empty && n > UTF16Len(empty)) {
+			t.Fatalf("limit %d: rendered %d code units:\n%s", limit, n, out)
+		}
+		if strings.Contains(out, metaCommand+"\n") {
+			t.Fatalf("a command of several lines:\n%s", out)
+		}
+		for _, s := range got.Block.Signals {
+			if s.Kind == KindError && s.ResolvedBy == "" && !strings.Contains(s.Text, s.KeyLine) {
+				t.Fatalf("shown error %q lacks its key line %q", s.Text, s.KeyLine)
+			}
+			if s.Probe {
+				t.Fatal("a probe is shown")
+			}
+		}
+	})
+}

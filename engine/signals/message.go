@@ -23,6 +23,7 @@ type matchers struct {
 	heur        *heuristics
 	tests       *testNames
 	failWords   *regexp.Regexp
+	failNegated *regexp.Regexp
 }
 
 // newMatchers returns the matchers, compiled on the first call.
@@ -43,6 +44,7 @@ func buildMatchers() *matchers {
 		heur:        newHeuristics(),
 		tests:       newTestNames(),
 		failWords:   regexp.MustCompile(failWordsPattern),
+		failNegated: regexp.MustCompile(failNegatedPattern),
 	}
 }
 
@@ -64,12 +66,85 @@ func (m *matchers) fromMessage(msg Message) []Signal {
 		var out []Signal
 		if s, ok := m.fromNotification(msg, base); ok {
 			out = append(out, s)
+		} else {
+			out = append(out, m.fromPasted(msg, base)...)
 		}
 		return append(out, m.fromText(msg.Content, base, false)...)
 	case "assistant":
 		return m.fromText(msg.Content, base, true)
 	}
 	return nil
+}
+
+// fromPasted reads the errors a user pasted into a prompt (a failing
+// command's output, in a fence or not, or what Claude Code's `!` shell
+// mode recorded: <bash-stdout>, <bash-stderr>) with the failure-line
+// table, as a tool's output that did not fail as a whole: each error its
+// key line and the lines around it, its command the <bash-input> when
+// there is one. What Claude Code or a harness adds to a prompt (system
+// reminders and instructions, slash-command echoes and their output) is
+// not the user's and is left out (userText).
+func (m *matchers) fromPasted(msg Message, base Signal) []Signal {
+	text := userText(msg.Content)
+	if strings.TrimSpace(text) == "" {
+		return nil
+	}
+	rules, _ := m.output()
+	sc := rules.scan(text, m.normalizer())
+	out := make([]Signal, 0, len(sc.findings))
+	for i, f := range sc.findings {
+		lo, hi := 0, len(sc.lines)
+		if i > 0 {
+			lo = sc.findings[i-1].at + 1
+		}
+		if i+1 < len(sc.findings) {
+			hi = sc.findings[i+1].start
+		}
+		s := base
+		s.Kind, s.KeyLine, s.Text = KindError, f.key, window(sc.lines, f, lo, hi)
+		s.Command = tagValue(msg.Content, "bash-input")
+		out = append(out, s)
+	}
+	return out
+}
+
+// userText is a prompt without what Claude Code and harnesses add to it:
+// <system-reminder>, <system_instruction>, <local-command-caveat>,
+// <command-name>, <command-message>, <command-args>,
+// <local-command-stdout> and <bash-input> elements; the <bash-stdout> and
+// <bash-stderr> tags of `!` shell mode become line breaks.
+func userText(content string) string {
+	if !strings.Contains(content, "<") {
+		return content
+	}
+	for _, tag := range []string{"bash-stdout", "bash-stderr"} {
+		content = strings.ReplaceAll(strings.ReplaceAll(content, "<"+tag+">", "\n"), "</"+tag+">", "\n")
+	}
+	for _, tag := range []string{"system-reminder", "system_instruction", "local-command-caveat", "command-name", "command-message", "command-args", "local-command-stdout", "bash-input"} {
+		for {
+			i := strings.Index(content, "<"+tag+">")
+			if i < 0 {
+				break
+			}
+			j := strings.Index(content[i:], "</"+tag+">")
+			if j < 0 {
+				content = content[:i]
+				break
+			}
+			content = content[:i] + content[i+j+len(tag)+3:]
+		}
+	}
+	return content
+}
+
+// tagValue is the trimmed text of the first <tag>…</tag> of s, or "".
+func tagValue(s, tag string) string {
+	_, v, ok := strings.Cut(s, "<"+tag+">")
+	if !ok {
+		return ""
+	}
+	v, _, _ = strings.Cut(v, "</"+tag+">")
+	return strings.TrimSpace(v)
 }
 
 // fromText applies the BLOCKED/STUCK and STOP: line rules to prose, and

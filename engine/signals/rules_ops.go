@@ -36,7 +36,7 @@ func serviceRules() []rule {
 			nearMiss:   "     Active: active (running) since Mon 2026-02-02 22:40:14 UTC; 2h 3min ago"},
 		{name: "systemd-result", toolchain: "systemd", hint: ": Failed with result", pattern: `\.(?:service|socket|timer|mount|scope): Failed with result '`, summary: true,
 			example:    "Feb 02 22:40:14 web1 systemd[1]: nginx.service: Failed with result 'exit-code'.",
-			exampleKey: "Feb 02 22:40:14 web1 systemd[1]: nginx.service: Failed with result 'exit-code'.",
+			exampleKey: "nginx.service: Failed with result 'exit-code'.",
 			nearMiss:   "Feb 02 22:40:14 web1 systemd[1]: nginx.service: Deactivated successfully."},
 	}
 }

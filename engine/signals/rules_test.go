@@ -279,6 +279,12 @@ func TestStripPrefix(t *testing.T) {
 		{"parse_test.go:42: got 3", "parse_test.go:42: got 3"},
 		{"Note:see below", "Note:see below"},
 		{"a\tb\tnot a time", "a\tb\tnot a time"},
+		{"db-1   | ERROR:  relation \"t\" does not exist", "ERROR:  relation \"t\" does not exist"},
+		{"web_1  | Error: listen EADDRINUSE :::3000", "Error: listen EADDRINUSE :::3000"},
+		{" id | name", " id | name"},
+		{"Feb 03 10:00:02 web1 nginx[39295]: nginx: [emerg] \"listen\" directive is not allowed here", "nginx: [emerg] \"listen\" directive is not allowed here"},
+		{"Feb  3 10:00:02 web1 systemd[1]: app.service: Failed with result 'exit-code'.", "app.service: Failed with result 'exit-code'."},
+		{"Feb 03 10:00:02 is the date of the release", "Feb 03 10:00:02 is the date of the release"},
 		{"", ""},
 	}
 	for _, tt := range tests {

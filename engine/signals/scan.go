@@ -149,6 +149,9 @@ func stripPrefix(l string) string {
 		return rest
 	}
 	if rest, ok := cutServicePrefix(l); ok {
+		l = rest
+	}
+	if rest, ok := cutJournalPrefix(l); ok {
 		return rest
 	}
 	if rest, ok := cutTimestamp(l); ok {
@@ -207,6 +210,33 @@ func cutServicePrefix(l string) (string, bool) {
 		return "", false
 	}
 	return l[k+2:], true
+}
+
+// cutJournalPrefix cuts a journal or syslog line's "Feb 03 10:00:02
+// host unit[pid]: " (journalctl, `systemctl status`, /var/log/syslog).
+func cutJournalPrefix(l string) (string, bool) {
+	const stamp = "Aaa dd dd:dd:dd "
+	if len(l) < len(stamp)+4 {
+		return "", false
+	}
+	for i := 0; i < len(stamp); i++ {
+		c, want := l[i], stamp[i]
+		switch {
+		case want == 'A' && !(c >= 'A' && c <= 'Z'), want == 'a' && !(c >= 'a' && c <= 'z'),
+			want == 'd' && !digit(c) && !(i == 4 && c == ' '), want != 'A' && want != 'a' && want != 'd' && c != want:
+			return "", false
+		}
+	}
+	rest := l[len(stamp):]
+	host, rest, ok := strings.Cut(rest, " ")
+	if !ok || host == "" {
+		return "", false
+	}
+	unit, rest, ok := strings.Cut(rest, ": ")
+	if !ok || unit == "" || strings.ContainsAny(unit, " \t") {
+		return "", false
+	}
+	return rest, true
 }
 
 // cutTimestamp cuts "(BOM)?YYYY-MM-DDTHH:MM:SS(.fraction)?Z ".
@@ -483,18 +513,26 @@ func newHeuristics() *heuristics {
 	}
 }
 
+// maxHeuristicLine is how much of a line heuristicKey reads, in bytes.
+const maxHeuristicLine = 1024
+
 // heuristicKey picks the key line of a failed tool's output that no rule
 // matched: the first line naming an error (error, failed, fatal,
 // exception, denied, cannot, not found, invalid, no such …) that is not a
 // passing test, a warning, a usage banner or a zero count; else, when the
 // output carries `Exit code N`, that line (the bare exit code, checked
 // with its command); else the first other line. Tags `<tool_use_error>`
-// are dropped.
+// are dropped; a line is read up to maxHeuristicLine bytes.
 func (h *heuristics) heuristicKey(lines []string) string {
 	var cand []string
 	exit := ""
 	inUsage := false
 	for _, l := range lines {
+		if len(l) > maxHeuristicLine {
+			// A minified bundle or a JSON blob on one line: its start says
+			// what it is, and the patterns need not read all of it.
+			l = l[:maxHeuristicLine]
+		}
 		t := strings.TrimSpace(h.toolTag.ReplaceAllString(l, ""))
 		switch {
 		case t == "":
