@@ -59,6 +59,7 @@ func OpenSignals(ctx context.Context, dir string, src OpenSources) ([]signals.Si
 	var msgs []signals.Message
 	var iters []conversation.Record
 	var diags []markdown.Diagnostic
+	var read []string // the conversations read
 	if convDir := filepath.Join(dir, filepath.FromSlash(layout.ConversationsDir)); dirExists(convDir) {
 		store, err := conversation.Open(convDir)
 		if err != nil {
@@ -70,6 +71,7 @@ func OpenSignals(ctx context.Context, dir string, src OpenSources) ([]signals.Si
 				if ctx.Err() != nil {
 					break
 				}
+				read = append(read, id)
 				w, wdiags, err := store.Window(ctx, id, conversation.WindowOptions{Messages: RecentMessages, MaxBytes: RecentMaxBytes})
 				diags = append(diags, wdiags...)
 				if err != nil {
@@ -90,7 +92,7 @@ func OpenSignals(ctx context.Context, dir string, src OpenSources) ([]signals.Si
 	// error of another.
 	slices.SortStableFunc(msgs, func(a, b signals.Message) int { return a.Timestamp.Compare(b.Timestamp) })
 	slices.SortStableFunc(iters, func(a, b conversation.Record) int { return a.Time.Compare(b.Time) })
-	found := planningSources(src.Project, signals.Extract(src.Project, msgs, IterationRecords(iters)))
+	found := planningSources(src.Project, extractCached(dir, read, src.Project, msgs, IterationRecords(iters)))
 	known := signals.MarkResolved(src.Known, signals.Resolve(msgs, src.Known))
 	out := slices.DeleteFunc(mergeKnown(known, found), func(s signals.Signal) bool { return s.ResolvedBy != "" })
 	// Newest first (an undated signal last), as Fit gives room.

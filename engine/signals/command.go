@@ -214,33 +214,6 @@ func commandIdentity(cmd string) string {
 	return strings.Join(strings.Fields(sb.String()), " ")
 }
 
-// programs returns the programs a command line runs, one per simple
-// command: the verb with its subcommand ("go test", "git rebase", "npx
-// tsc", "npm run build", "python -m pytest"); `cd` and output filters are
-// left out.
-func programs(cmd string) []string {
-	var out []string
-	segs := shellSegments(cmd)
-	for i, s := range segs {
-		w := s.words
-		for len(w) > 0 && (strings.Contains(w[0], "=") && !strings.HasPrefix(w[0], "-") || w[0] == "sudo" || w[0] == "time" || w[0] == "env") {
-			w = w[1:]
-		}
-		if len(w) == 0 || w[0] == "cd" || i > 0 && segs[i-1].op == "|" && isOutputFilter(w[0]) {
-			continue
-		}
-		p := w[0]
-		if len(w) > 1 && !strings.HasPrefix(w[1], "-") && !strings.ContainsAny(w[1], "/.=") || len(w) > 2 && w[1] == "-m" {
-			p += " " + w[1]
-			if len(w) > 2 && (w[1] == "run" || w[1] == "exec" || w[1] == "x" || w[1] == "-m") {
-				p += " " + w[2]
-			}
-		}
-		out = append(out, p)
-	}
-	return out
-}
-
 // exitCodeOf reads Claude Code's "Exit code N" first line of a failed
 // command's output; -1 when there is none.
 func exitCodeOf(content string) int {

@@ -1,6 +1,7 @@
 package signals
 
 import (
+	"hash/crc32"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,10 +18,11 @@ import (
 // the scan cache's (docs/signals.md#incremental-extraction).
 type Scanned struct {
 	// Key identifies the message: its Source, else its ID. Len is the
-	// length of its content in bytes; a cached entry whose Len differs
-	// is scanned again.
+	// length of its content in bytes and Sum its CRC-32 (IEEE); a cached
+	// entry whose Len or Sum differs is scanned again.
 	Key string `json:"key"`
 	Len int    `json:"len"`
+	Sum uint32 `json:"sum"`
 	// Signals are the message's stop signals, each with its Hash.
 	Signals []ScannedSignal `json:"signals,omitempty"`
 	// Run says what the message ran when it is a tool result; nil
@@ -78,7 +80,7 @@ func ScanMessage(msg Message) Scanned { return newMatchers().scanMessage(msg) }
 
 // scanMessage is ScanMessage.
 func (m *matchers) scanMessage(msg Message) Scanned {
-	sc := Scanned{Key: msg.Source, Len: len(msg.Content)}
+	sc := Scanned{Key: msg.Source, Len: len(msg.Content), Sum: crc32.ChecksumIEEE([]byte(msg.Content))}
 	if sc.Key == "" {
 		sc.Key = msg.ID
 	}

@@ -151,10 +151,18 @@ func tagValue(s, tag string) string {
 // in the agent's own text (agent) its lower-case words for a block or a
 // failed approach (wordRules), skipping fenced code.
 func (m *matchers) fromText(text string, base Signal, agent bool) []Signal {
+	if !MayHoldStop(text, agent) {
+		// The literal prefilter: no word any rule starts from.
+		return nil
+	}
 	var out []Signal
 	var fence string
 	for _, line := range strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n") {
-		if f := m.fence.FindStringSubmatch(line); f != nil {
+		if !strings.Contains(line, "```") && !strings.Contains(line, "~~~") {
+			if fence != "" || !MayHoldStop(line, agent) {
+				continue
+			}
+		} else if f := m.fence.FindStringSubmatch(line); f != nil {
 			switch {
 			case fence == "":
 				fence = f[1]

@@ -37,6 +37,8 @@ type finding struct {
 // scanned is a tool output split into lines (colours removed) with the
 // errors found in it.
 type scanned struct {
+	// norms holds the dedup normalisation of each key seen.
+	norms map[string]string
 	// lines are the output's lines; stripped the same without their CI
 	// log prefixes.
 	lines, stripped []string
@@ -54,8 +56,9 @@ func (rs *ruleSet) scan(text string, norm *normalizer) scanned {
 	for i, l := range lines {
 		stripped[i] = stripPrefix(l)
 	}
-	all := rs.scanAll(stripped, norm)
-	return scanned{lines: lines, stripped: stripped, findings: selectFindings(all, norm)}
+	memo := map[string]string{}
+	all := rs.scanAllMemo(stripped, norm, memo)
+	return scanned{lines: lines, stripped: stripped, findings: selectFindings(all, norm, memo), norms: memo}
 }
 
 // scanAll returns the findings of the lines (CI prefixes removed), in
@@ -64,13 +67,18 @@ func (rs *ruleSet) scan(text string, norm *normalizer) scanned {
 // which is all selectFindings can keep, so an output of thousands of
 // failure lines costs no more than their patterns.
 func (rs *ruleSet) scanAll(stripped []string, norm *normalizer) []finding {
+	return rs.scanAllMemo(stripped, norm, map[string]string{})
+}
+
+// scanAllMemo is scanAll with the normalisations of keys kept in memo.
+func (rs *ruleSet) scanAllMemo(stripped []string, norm *normalizer, memo map[string]string) []finding {
 	var all []finding
 	type group struct {
 		family string
 		rank   int
 	}
 	seen := map[group]map[string]bool{}
-	normal := map[string]string{}
+	normal := memo
 	// last is the latest finding, for groups of lines.
 	var last struct {
 		name string
@@ -326,7 +334,7 @@ func (rs *ruleSet) causeBelowHeader(f *finding, lines []string) {
 // selectFindings keeps, in output order, the findings of the lowest rank
 // of each family, drops summaries when a cause stands, and keeps the
 // first of each normalised key, at most maxFindings.
-func selectFindings(all []finding, norm *normalizer) []finding {
+func selectFindings(all []finding, norm *normalizer, memo map[string]string) []finding {
 	best := map[string]int{}
 	cause := false
 	for _, f := range all {
@@ -336,7 +344,7 @@ func selectFindings(all []finding, norm *normalizer) []finding {
 		cause = cause || !f.summary
 	}
 	seen := map[string]bool{}
-	keys := map[string]string{} // key → its normalisation
+	keys := memo // key → its normalisation
 	var out []finding
 	for _, f := range all {
 		if f.rank != best[f.family] || (cause && f.summary) || f.key == "" {
