@@ -78,14 +78,14 @@ type Signal struct {
 	// /app/.golangci.yml"), as Message.Command gave it; "" when unknown.
 	Command string `json:"command,omitempty"`
 	// Probe marks an error that is a harmless probe (a glob or grep with
-	// no match, ls or test on a missing path, gh pr checks while checks
-	// are pending, which not finding a program): kept, ranked below real
-	// failures, and left out of what a summary lost unless nothing else
-	// was (Verify, Fit).
+	// no match, ls or test on a missing path, diff or cmp finding a
+	// difference, gh pr checks while checks are pending, which not
+	// finding a program): kept in preservation blocks, never reported
+	// lost (Verify) nor re-injected (Fit).
 	Probe bool `json:"probe,omitempty"`
 	// ResolvedBy says what resolved an error ("`npx tsc` passed at
-	// c.jsonl#41"; see Resolve), "" while it is open. A resolved signal
-	// stays in preservation blocks, marked, and is never re-injected.
+	// 14:02"; see Resolve), "" while it is open. A resolved signal stays in
+	// preservation blocks, marked, and is re-injected as one line (Fit).
 	ResolvedBy string `json:"resolved_by,omitempty"`
 }
 
