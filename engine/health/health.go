@@ -187,7 +187,7 @@ func Collect(ctx context.Context, dir string, cfg *config.Config, proj *planning
 			extractRecs[i].ErrorHash, extractRecs[i].ErrorText = "", ""
 		}
 	}
-	rep.Signals = planningSources(proj, signals.Extract(proj, msgs, extractRecs))
+	rep.Signals = planningSources(proj, extractCached(dir, rep.Conversations, proj, msgs, extractRecs))
 	if rep.Signals == nil {
 		rep.Signals = []signals.Signal{}
 	}

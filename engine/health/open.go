@@ -50,14 +50,16 @@ type OpenSources struct {
 // resolved later in any of them — a later successful run of the same
 // command or test — carries ResolvedBy, and one seen in two sessions
 // counts once. The result is ordered newest first (LastSeen; undated
-// signals last, known ones before new ones); a known signal the
-// conversations resolve is marked resolved.
-// Resolved signals are kept (the caller's signals.Fit leaves them out). A
-// conversation that cannot be read is a diagnostic.
+// signals last, known ones before new ones). Resolved signals are left
+// out, a known signal the conversations resolve too: a new session needs
+// what is still open (the re-injection after a compaction keeps resolved
+// errors as lines, from the block itself). A conversation that cannot be
+// read is a diagnostic.
 func OpenSignals(ctx context.Context, dir string, src OpenSources) ([]signals.Signal, []markdown.Diagnostic) {
 	var msgs []signals.Message
 	var iters []conversation.Record
 	var diags []markdown.Diagnostic
+	var read []string // the conversations read
 	if convDir := filepath.Join(dir, filepath.FromSlash(layout.ConversationsDir)); dirExists(convDir) {
 		store, err := conversation.Open(convDir)
 		if err != nil {
@@ -69,6 +71,7 @@ func OpenSignals(ctx context.Context, dir string, src OpenSources) ([]signals.Si
 				if ctx.Err() != nil {
 					break
 				}
+				read = append(read, id)
 				w, wdiags, err := store.Window(ctx, id, conversation.WindowOptions{Messages: RecentMessages, MaxBytes: RecentMaxBytes})
 				diags = append(diags, wdiags...)
 				if err != nil {
@@ -89,9 +92,9 @@ func OpenSignals(ctx context.Context, dir string, src OpenSources) ([]signals.Si
 	// error of another.
 	slices.SortStableFunc(msgs, func(a, b signals.Message) int { return a.Timestamp.Compare(b.Timestamp) })
 	slices.SortStableFunc(iters, func(a, b conversation.Record) int { return a.Time.Compare(b.Time) })
-	found := planningSources(src.Project, signals.Extract(src.Project, msgs, IterationRecords(iters)))
+	found := planningSources(src.Project, extractCached(dir, read, src.Project, msgs, IterationRecords(iters)))
 	known := signals.MarkResolved(src.Known, signals.Resolve(msgs, src.Known))
-	out := mergeKnown(known, found)
+	out := slices.DeleteFunc(mergeKnown(known, found), func(s signals.Signal) bool { return s.ResolvedBy != "" })
 	// Newest first (an undated signal last), as Fit gives room.
 	slices.SortStableFunc(out, func(a, b signals.Signal) int { return b.LastSeen.Compare(a.LastSeen) })
 	return out, relDiags(dir, diags)

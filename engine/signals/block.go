@@ -41,6 +41,8 @@ const (
 const (
 	headBlock   = "## Context Preservation Block (auto-generated)"
 	headErrors  = "### Errors (verbatim, do NOT paraphrase)"
+	headFixed   = "### Resolved (fixed later; what failed stays failed)"
+	fixedSep    = " → fixed: "
 	headBlocked = "### Blocked"
 	headFailed  = "### Failed Approaches (DO NOT RETRY without new information)"
 	headStop    = "### Stop Requests"
@@ -129,7 +131,14 @@ type Diagnostic = planning.Diagnostic
 // fence: the command that produced it (one of several lines follows
 // "command:" in a fence of its own), its key line unless the text is that
 // line, and what resolved it; a harmless probe says so in its header
-// ("Error 2 (harmless probe; hash: …)"). Signal texts
+// ("Error 2 (harmless probe; hash: …)"). A resolved error without text
+// (the form Fit gives it) is one line of its own section instead:
+//
+//	### Resolved (fixed later; what failed stays failed)
+//
+//	- `go test ./api`: api_test.go:12: got 404, want 200 → fixed: `go test ./api` passed at 14:02
+//
+// Signal texts
 // are cleaned as Extract cleans them (LF endings, outer blank lines
 // dropped); further lines of a multi-line bullet are indented by two
 // spaces (three for numbered items), empty lines stay empty. Sections
@@ -152,12 +161,26 @@ func RenderBlock(b Block) string {
 		s.Text = cleanText(s.Text)
 		byKind[s.Kind] = append(byKind[s.Kind], s)
 	}
-	if errs := byKind[KindError]; len(errs) > 0 {
+	var errs, fixed []Signal
+	for _, s := range byKind[KindError] {
+		if s.ResolvedBy != "" && strings.TrimSpace(s.Text) == "" {
+			fixed = append(fixed, s)
+		} else {
+			errs = append(errs, s)
+		}
+	}
+	if len(errs) > 0 {
 		sb.WriteString("\n" + headErrors + "\n")
 		for i, s := range errs {
 			sb.WriteString("\n" + errorHeader(i+1, s) + "\n")
 			writeErrorMeta(&sb, s)
 			sb.WriteString(fenced(s.Text))
+		}
+	}
+	if len(fixed) > 0 {
+		sb.WriteString("\n" + headFixed + "\n\n")
+		for _, s := range fixed {
+			sb.WriteString("- " + fixedLine(s) + "\n")
 		}
 	}
 	if bl := byKind[KindBlocked]; len(bl) > 0 {
@@ -217,6 +240,28 @@ func RenderBlock(b Block) string {
 		}
 	}
 	return sb.String()
+}
+
+// fixedLine is a resolved error on one line: its command as code, its
+// key line, and what resolved it ("`npx tsc`: src/a.ts(3,7): error
+// TS2322: … → fixed: `npx tsc` passed at 14:02").
+func fixedLine(s Signal) string {
+	line := singleLine(s.KeyLine)
+	if c := singleLine(s.Command); c != "" {
+		line = codeSpan(c) + ": " + line
+	}
+	return line + fixedSep + singleLine(s.ResolvedBy)
+}
+
+// codeSpan puts s in a Markdown code span whose backtick run is one
+// longer than the longest in s, padded with spaces when s starts or ends
+// with a backtick.
+func codeSpan(s string) string {
+	fence := strings.Repeat("`", longestRun(s, '`')+1)
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		s = " " + s + " "
+	}
+	return fence + s + fence
 }
 
 // fenced puts text in a backtick fence one longer than the longest

@@ -15,13 +15,16 @@ type segment struct {
 
 // shellSegments splits a shell command line into simple commands at
 // `&&`, `||`, `;`, `|`, `&` and newlines outside quotes. It is not a
-// shell: here-documents, subshells and substitutions stay words, which is
-// enough to name what ran (a command's verb, its filters).
+// shell: subshells and substitutions stay words, which is enough to name
+// what ran (a command's verb, its filters). A here-document's body (the
+// lines after `<<EOF` up to the line `EOF`) is no command: it is skipped,
+// and its `<<EOF` word stays.
 func shellSegments(cmd string) []segment {
 	var out []segment
 	var words []string
 	var cur strings.Builder
 	inWord := false
+	var heredocs []string // delimiters whose bodies start at the next newline
 	flushWord := func() {
 		if inWord {
 			words = append(words, cur.String())
@@ -55,6 +58,18 @@ func shellSegments(cmd string) []segment {
 			i += j + 1
 		case c == ' ' || c == '\t':
 			flushWord()
+		case c == '<' && i+1 < len(cmd) && cmd[i+1] == '<' && (i+2 >= len(cmd) || cmd[i+2] != '<'):
+			d, n := heredocDelimiter(cmd[i+2:])
+			if d != "" {
+				heredocs = append(heredocs, d)
+			}
+			cur.WriteString(cmd[i : i+2+n])
+			inWord = true
+			i += 1 + n
+		case c == '\n' && len(heredocs) > 0:
+			flushSeg(";")
+			i = skipHeredocs(cmd, i+1, heredocs) - 1
+			heredocs = nil
 		case c == '\n' || c == ';':
 			flushSeg(";")
 		case c == '&' || c == '|':
@@ -77,6 +92,55 @@ func shellSegments(cmd string) []segment {
 	}
 	flushSeg("")
 	return out
+}
+
+// heredocDelimiter reads the delimiter after `<<` in s (`-`, spaces and
+// quotes aside: `<<'EOF'`, `<< "SCRIPT"`, `<<-END`) and how many bytes of
+// s it took; "" when s holds none.
+func heredocDelimiter(s string) (string, int) {
+	i := 0
+	if i < len(s) && s[i] == '-' {
+		i++
+	}
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+		i++
+	}
+	if i < len(s) && (s[i] == '\'' || s[i] == '"') {
+		q := s[i]
+		j := strings.IndexByte(s[i+1:], q)
+		if j <= 0 {
+			return "", i
+		}
+		return s[i+1 : i+1+j], i + 2 + j
+	}
+	j := i
+	for j < len(s) && (nameChar(s[j]) || s[j] == '\\') {
+		j++
+	}
+	return strings.ReplaceAll(s[i:j], "\\", ""), j
+}
+
+// skipHeredocs returns the index in cmd after the bodies of the
+// here-documents delim that start at from: each body ends with a line
+// that is its delimiter (tabs and spaces around it aside); an unterminated
+// body runs to the end.
+func skipHeredocs(cmd string, from int, delim []string) int {
+	i := from
+	for _, d := range delim {
+		for i < len(cmd) {
+			end := strings.IndexByte(cmd[i:], '\n')
+			line := cmd[i:]
+			next := len(cmd)
+			if end >= 0 {
+				line, next = cmd[i:i+end], i+end+1
+			}
+			i = next
+			if strings.TrimSpace(line) == d {
+				break
+			}
+		}
+	}
+	return i
 }
 
 // isOutputFilter reports a program that only reshapes what a command
@@ -150,33 +214,6 @@ func commandIdentity(cmd string) string {
 	return strings.Join(strings.Fields(sb.String()), " ")
 }
 
-// programs returns the programs a command line runs, one per simple
-// command: the verb with its subcommand ("go test", "git rebase", "npx
-// tsc", "npm run build", "python -m pytest"); `cd` and output filters are
-// left out.
-func programs(cmd string) []string {
-	var out []string
-	segs := shellSegments(cmd)
-	for i, s := range segs {
-		w := s.words
-		for len(w) > 0 && (strings.Contains(w[0], "=") && !strings.HasPrefix(w[0], "-") || w[0] == "sudo" || w[0] == "time" || w[0] == "env") {
-			w = w[1:]
-		}
-		if len(w) == 0 || w[0] == "cd" || i > 0 && segs[i-1].op == "|" && isOutputFilter(w[0]) {
-			continue
-		}
-		p := w[0]
-		if len(w) > 1 && !strings.HasPrefix(w[1], "-") && !strings.ContainsAny(w[1], "/.=") || len(w) > 2 && w[1] == "-m" {
-			p += " " + w[1]
-			if len(w) > 2 && (w[1] == "run" || w[1] == "exec" || w[1] == "x" || w[1] == "-m") {
-				p += " " + w[2]
-			}
-		}
-		out = append(out, p)
-	}
-	return out
-}
-
 // exitCodeOf reads Claude Code's "Exit code N" first line of a failed
 // command's output; -1 when there is none.
 func exitCodeOf(content string) int {
@@ -198,4 +235,29 @@ func isBareExit(key string) bool {
 	}
 	_, err := strconv.Atoi(n)
 	return err == nil
+}
+
+// maxCommandLine is the longest first line of a command the re-injection
+// shows, in UTF-16 code units (shortCommand).
+const maxCommandLine = 200
+
+// shortCommand is a command as a one-line mention shows it: its first
+// line, cut at maxCommandLine with "…", and " …" when lines follow (a
+// here-document's body is never shown).
+func shortCommand(cmd string) string {
+	cmd = strings.TrimSpace(cleanText(cmd))
+	first, rest, more := strings.Cut(cmd, "\n")
+	first = strings.TrimSpace(first)
+	if UTF16Len(first) > maxCommandLine {
+		first, more = CutUTF16(first, maxCommandLine-1)+"…", false
+	}
+	if more && strings.TrimSpace(rest) != "" {
+		first += " …"
+	}
+	return first
+}
+
+// commandLines counts the lines of a command after its first.
+func commandLines(cmd string) int {
+	return strings.Count(strings.TrimSpace(cleanText(cmd)), "\n")
 }

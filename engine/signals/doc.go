@@ -23,35 +23,47 @@
 //     run failed (`FAIL\tpkg`, `npm ERR! code ELIFECYCLE`, `** BUILD
 //     FAILED **`) counts only when no cause line stands. A failed call
 //     (IsError) whose output matches no row is one error all the same.
-//     This finds errors in output that exited 0 (`cmd 2>&1 | tail`). The
-//     successful output of tools that do not run commands (Read, Grep,
-//     Glob, WebFetch, Task, MCP tools…) is not scanned.
+//     This finds errors in output that exited 0 (`cmd 2>&1 | tail`),
+//     nginx's, systemd's, docker's, kubectl's, terraform's, the package
+//     managers' and the databases' among them; output that exited 0 with
+//     no failure line is no error (docs/signals.md#errors-that-exit-0).
+//     The successful output of tools that do not run commands (Read, Grep,
+//     Glob, WebFetch, Task, MCP tools…) is not scanned. A process the agent
+//     stopped itself (a follow command ended by a signal, pkill ending its
+//     own shell, a task killed after a KillShell) is no error
+//     (docs/signals.md#noise-left-out).
 //   - every error has a key line (Signal.KeyLine, see KeyLine): the line
 //     a person would quote — the exception line that ends a Python
 //     traceback, the first error line of tsc, cargo or go, a failing
 //     test's assertion (`expect(received).toBe(expected)`, pytest's
 //     `FAILED tests/x.py::test_y - …`, the message under go's `--- FAIL`)
 //     — never the traceback header, a warning, a passing test or a usage
-//     banner; "Exit code N" when the command printed nothing else. Its
+//     banner; the line after a generic header ("Parameter validation
+//     failed:"); "Exit code N" when the command printed nothing else. Its
 //     text is the whole output of a failed call with one error, else the
 //     lines around its key line; it carries the call's command
 //     (Message.Command).
 //   - harmless probes (a glob or grep finding nothing, ls or test on a
-//     missing path, gh pr checks while checks are pending, which not
-//     finding a program, Read of a missing file) are errors marked Probe
-//     (isProbe); resolved errors carry ResolvedBy (Resolve).
+//     missing path, diff or cmp finding a difference, gh pr checks while
+//     checks are pending, which not finding a program, Read of a missing
+//     file) are errors marked Probe (isProbe) until the agent's next words
+//     call them a failure; resolved errors carry ResolvedBy (Resolve).
 //   - a user message holding a failed background task's
-//     <task-notification> is an error keyed by its summary.
+//     <task-notification> is an error keyed by its summary; any other
+//     prompt is read against the failure-line table for errors the user
+//     pasted (what a harness adds to a prompt aside).
 //   - user and assistant text: a line containing the word BLOCKED or STUCK
 //     written in capitals as a whole word is a blocked signal; a line that
 //     starts (after optional list markers, `>` quotes and bold markers) with
 //     `STOP:` or `STOP —` is a stop signal. In the agent's own text
 //     (assistant messages), its lower-case words are signals too: "I'm
 //     blocked", "this is blocked on …", "I'm stuck" (blocked); "this
-//     doesn't work", "giving up on this approach" (failed_approach) — not
-//     when negated ("not blocked"), conditional ("if this doesn't work"),
-//     asked, or about a thing ("the request is blocked by CORS"), and not
-//     inside inline code. Text inside fenced code is ignored. MayHoldStop
+//     doesn't work", "giving up on this approach", "which is why it's
+//     still failing" (failed_approach), work blocked by other work ("my
+//     UI tasks are all blocked by #7") — not when negated ("not
+//     blocked"), conditional ("if this doesn't work"), asked, or about a
+//     thing ("the request is blocked by CORS"), and not inside inline
+//     code. Text inside fenced code is ignored. MayHoldStop
 //     is a cheap gate for callers scanning many long messages.
 //   - loop files (docs/formats.md#loop-files): the errors the file quotes verbatim in
 //     fenced blocks (`### Last Error (verbatim)`; the last one counted once
@@ -85,13 +97,23 @@
 //
 // # Resolution, verification and re-injection
 //
-// Resolve marks an error resolved when a later run of the same command
-// (output filters aside) or of the same test succeeds, or when the agent
-// says it is fixed and the next run of that program passes. Verify
-// checks a summary for each signal's key line (whitespace folded); it
-// never reports a resolved signal lost, nor a probe unless only probes
-// were lost. Fit fits lost signals into a character limit: every key
-// line first, newest first, then context, then head and tail.
+// Resolve marks an error resolved when a later run of the same steps
+// succeeds (filters and wrappers such as timeout, sudo, ssh HOST and bash
+// -c aside, the same targets) or its tests pass by name; what the agent
+// says resolves nothing (docs/signals.md#resolution). Verify checks a
+// summary for each signal's key line (whitespace folded), or what names
+// it (its failing test, error code, file and line); a resolved signal is
+// checked like any other, a probe never reported lost
+// (docs/signals.md#verification). Fit fits lost signals into a character
+// limit: every key line first, newest first, resolved errors as one line
+// each, then context, then head and tail (docs/signals.md#re-injection).
+//
+// # Incremental extraction
+//
+// ScanMessage scans one message (Scanned), ExtractScanned puts scans
+// together as Extract does, and ScanCache keeps a conversation's scans on
+// disk so each prompt scans only the messages added since the last one
+// (docs/signals.md#incremental-extraction).
 //
 // # Health and circuit breaker
 //
@@ -110,7 +132,8 @@
 //
 // # Dependencies
 //
-// The package imports planning (the parsed planning tree) and
-// planning/conversation (Claude Code's task notifications), and nothing of
-// the engine.
+// The package imports planning (the parsed planning tree),
+// planning/conversation (Claude Code's task notifications), markdown and
+// internal/fsutil (the block's and the scan cache's writes), and nothing
+// of the engine.
 package signals

@@ -28,38 +28,42 @@ type Fitted struct {
 	Block Block
 	// Shortened counts the signals shown shorter than they are: an error
 	// as its key line, or as its key line with the lines around it, or
-	// with the head and tail of its output; another signal as its first
-	// line.
+	// with the head and tail of its output; a resolved error as its line;
+	// another signal as its first line.
 	Shortened int
 	// Omitted counts the signals left out because not even their key
 	// lines fit (only under a limit too small for every key line).
 	Omitted int
 }
 
-// Fit fits a block of lost signals into limit UTF-16 code units of its
+// Fit fits a block of stop signals into limit UTF-16 code units of its
 // rendering (RenderBlock; UTF16Len counts as Claude Code counts its
-// 10,000-character hook output), so that every lost signal is shown, at
-// least as its key line:
+// 10,000-character hook output), so that every signal is shown, at least
+// as its key line (docs/signals.md#re-injection):
 //
-//  1. Resolved signals are left out, and harmless probes unless every
-//     error is one (as Verify does).
-//  2. Every signal gets its minimal form, errors newest first (LastSeen,
-//     then the later in the block): an error's command and key line (a
-//     key line longer than 400 code units cut at its end with "…"),
-//     another signal's first line. If even that is over the limit, the
-//     oldest signals are left out (Omitted).
-//  3. What is left is spent in rounds, each round over every error newest
-//     first, each signal grown only while the block fits: the breaker
-//     line and the current task; the other signals' whole texts; 2, 6,
-//     then 15 lines of context around each error's key line; then the
-//     head and tail of long outputs (5, then 20 lines each); then the
+//  1. Harmless probes are left out.
+//  2. Every signal gets its minimal form: an open error its command (its
+//     first line, a marker for the lines after it: a here-document's body
+//     is never shown) and its key line (a key line longer than 400 code
+//     units cut at its end with "…"); a resolved error one line (its
+//     command, its key line and what resolved it: RenderBlock's Resolved
+//     section); another signal its first line. If even that is over the
+//     limit, signals are left out (Omitted): the resolved errors first,
+//     the oldest of them first, then the oldest of the least important
+//     kind.
+//  3. What is left is spent in rounds, each round over every open error
+//     newest first, each signal grown only while the block fits: the
+//     breaker line and the current task; the other signals' whole texts;
+//     2, 6, then 15 lines of context around each error's key line; then
+//     the head and tail of long outputs (5, then 20 lines each); then the
 //     whole text. Lines left out are marked "⟨N lines omitted⟩".
 //  4. Failed approaches' details, then the working state (files, last
 //     change, hypothesis, confidence), when they fit.
 //
-// Signals keep their order in the block; their texts are never reworded,
-// only cut at line boundaries (or at the end of a long key line). The
-// block's Format, Path and Line are cleared.
+// Signals are shown newest first within their kind (LastSeen, then the
+// later in the block): how often an error repeated does not rank it. Their
+// texts are never reworded, only cut at line boundaries (or at the end of
+// a long key line). The block's Format, Path and Line are cleared.
 func Fit(b Block, limit int) Fitted {
 	b.Format, b.Path, b.Line = "", "", 0
 	full := reinjectable(b.Signals)
@@ -120,38 +124,34 @@ func Fit(b Block, limit int) Fitted {
 	return out
 }
 
-// reinjectable is sigs without resolved signals and, unless every error
-// is one, without probes (a copy).
+// reinjectable is sigs without harmless probes (a copy).
 func reinjectable(sigs []Signal) []Signal {
-	real := false
-	for _, s := range sigs {
-		if s.ResolvedBy == "" && !s.Probe {
-			real = true
-		}
-	}
 	var out []Signal
 	for _, s := range sigs {
-		if s.ResolvedBy != "" || s.Probe && real {
-			continue
+		if !s.Probe {
+			out = append(out, s)
 		}
-		out = append(out, s)
 	}
 	return out
 }
 
-// newestFirst orders signal indexes errors first, newest first (LastSeen,
-// then the later in sigs), then the other kinds in importance order
-// (blocked, stop, circuit breaker, failed approach), newest first.
+// newestFirst orders signal indexes: open errors, newest first (LastSeen,
+// then the later in sigs); then the other kinds in importance order
+// (blocked, stop, circuit breaker, failed approach), newest first; then
+// resolved errors, newest first. The last of the order is the first left
+// out when even the minimal forms do not fit.
 func newestFirst(sigs []Signal) []int {
-	rank := func(k Kind) int {
-		switch k {
-		case KindError:
+	rank := func(s Signal) int {
+		switch {
+		case s.Kind == KindError && s.ResolvedBy != "":
+			return 5
+		case s.Kind == KindError:
 			return 0
-		case KindBlocked:
+		case s.Kind == KindBlocked:
 			return 1
-		case KindStop:
+		case s.Kind == KindStop:
 			return 2
-		case KindCircuitBreaker:
+		case s.Kind == KindCircuitBreaker:
 			return 3
 		}
 		return 4
@@ -161,7 +161,7 @@ func newestFirst(sigs []Signal) []int {
 		idx[i] = i
 	}
 	slices.SortStableFunc(idx, func(a, b int) int {
-		if c := cmp.Compare(rank(sigs[a].Kind), rank(sigs[b].Kind)); c != 0 {
+		if c := cmp.Compare(rank(sigs[a]), rank(sigs[b])); c != 0 {
 			return c
 		}
 		if c := sigs[b].LastSeen.Compare(sigs[a].LastSeen); c != 0 {
@@ -172,8 +172,10 @@ func newestFirst(sigs []Signal) []int {
 	return idx
 }
 
-// minimal is a signal's smallest form: an error's key line (cut to
-// maxKeyLine), another signal's first line without its detail.
+// minimal is a signal's smallest form: an open error's command mention
+// (commandMention) and key line (cut to maxKeyLine); a resolved error its
+// line (no text: RenderBlock's Resolved section); another signal's first
+// line without its detail.
 func minimal(s Signal) Signal {
 	if s.Kind == KindError {
 		k := s.KeyLine
@@ -185,12 +187,30 @@ func minimal(s Signal) Signal {
 			k = CutUTF16(k, maxKeyLine-1) + "…"
 		}
 		s.KeyLine = k
+		s.Command = commandMention(s.Command)
 		s.Text = k
+		if s.ResolvedBy != "" {
+			s.Text = ""
+		}
 		return s
 	}
 	s.Text, _, _ = strings.Cut(s.Text, "\n")
 	s.Detail = ""
 	return s
+}
+
+// commandMention is a command as the re-injection shows it: its first
+// line (shortCommand), with "⟨+N lines⟩" when lines follow.
+func commandMention(cmd string) string {
+	first, _, _ := strings.Cut(strings.TrimSpace(cleanText(cmd)), "\n")
+	first = strings.TrimSpace(first)
+	if UTF16Len(first) > maxCommandLine {
+		first = CutUTF16(first, maxCommandLine-1) + "…"
+	}
+	if n := commandLines(cmd); n > 0 {
+		first += fmt.Sprintf(" ⟨+%d lines⟩", n)
+	}
+	return first
 }
 
 // fitter is the state of one Fit.
@@ -205,9 +225,9 @@ type fitter struct {
 func (f *fitter) block() Block {
 	b := f.cur
 	b.Signals = nil
-	for i, s := range f.shown {
+	for _, i := range f.order {
 		if f.keep[i] {
-			b.Signals = append(b.Signals, s)
+			b.Signals = append(b.Signals, f.shown[i])
 		}
 	}
 	return b
@@ -240,7 +260,7 @@ func (f *fitter) set(i int, s Signal) bool {
 // when it is longer than what is shown and the block still fits.
 func (f *fitter) grow(form func(Signal) string) {
 	for _, i := range f.order {
-		if !f.keep[i] || f.full[i].Kind != KindError {
+		if !f.keep[i] || f.full[i].Kind != KindError || f.full[i].ResolvedBy != "" {
 			continue
 		}
 		// Each form keeps every line the one before kept.

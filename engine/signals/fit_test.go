@@ -152,17 +152,136 @@ func TestFitTight(t *testing.T) {
 	}
 }
 
-// TestFitLeavesOutResolved: resolved signals are never re-injected.
-func TestFitLeavesOutResolved(t *testing.T) {
+// TestFitResolvedOneLine: a resolved error comes back as one line (its
+// command, key line and what resolved it) after the open ones; under a
+// tight cap the resolved lines go first, the oldest of them first.
+func TestFitResolvedOneLine(t *testing.T) {
+	t0 := time.Date(2026, 2, 7, 10, 0, 0, 0, time.UTC)
 	sigs := []Signal{
-		{Kind: KindError, Text: "boom", KeyLine: "boom", ResolvedBy: "`make` passed (m3)"},
-		{Kind: KindBlocked, Text: "BLOCKED: waiting for the key\nsecond line", Detail: ""},
+		{Kind: KindError, Text: "Exit code 1\n--- FAIL: TestA (0.00s)\n    a_test.go:3: boom", KeyLine: "a_test.go:3: boom", Command: "go test ./a", ResolvedBy: "`go test ./a` passed at 10:09", LastSeen: t0},
+		{Kind: KindError, Text: "Exit code 2\nsrc/b.ts(1,2): error TS2322: x", KeyLine: "src/b.ts(1,2): error TS2322: x", Command: "npx tsc", ResolvedBy: "`npx tsc` passed at 10:08", LastSeen: t0.Add(time.Minute)},
+		{Kind: KindBlocked, Text: "BLOCKED: waiting for the key\nsecond line", LastSeen: t0.Add(2 * time.Minute)},
+		{Kind: KindError, Text: "Exit code 1\nError: unknown flag: --format", KeyLine: "Error: unknown flag: --format", Command: "lint --format json", LastSeen: t0.Add(3 * time.Minute)},
 	}
 	got := Fit(Block{Signals: sigs}, 10000)
-	if len(got.Block.Signals) != 1 || got.Block.Signals[0].Kind != KindBlocked || got.Block.Signals[0].Text != sigs[1].Text || got.Shortened != 0 {
-		t.Errorf("Fit = %+v", got)
+	out := RenderBlock(got.Block)
+	for _, want := range []string{
+		"- `go test ./a`: a_test.go:3: boom → fixed: `go test ./a` passed at 10:09\n",
+		"- `npx tsc`: src/b.ts(1,2): error TS2322: x → fixed: `npx tsc` passed at 10:08\n",
+		"Error: unknown flag: --format", "BLOCKED: waiting for the key\n  second line",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("block lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "--- FAIL: TestA") {
+		t.Errorf("a resolved error shown with its text:\n%s", out)
+	}
+	if i, j := strings.Index(out, "npx tsc"), strings.Index(out, "go test ./a"); i > j {
+		t.Errorf("resolved lines not newest first:\n%s", out)
+	}
+	// The resolved lines round-trip.
+	blocks, diags := ParseBlocks("r.md", []byte(out))
+	if len(diags) != 0 || len(blocks) != 1 {
+		t.Fatalf("parsed %+v %v", blocks, diags)
+	}
+	var fixed []Signal
+	for _, s := range blocks[0].Signals {
+		if s.ResolvedBy != "" {
+			fixed = append(fixed, s)
+		}
+	}
+	if len(fixed) != 2 || fixed[0].Command != "npx tsc" || fixed[0].KeyLine != "src/b.ts(1,2): error TS2322: x" || fixed[0].ResolvedBy != "`npx tsc` passed at 10:08" {
+		t.Errorf("resolved lines parsed as %+v", fixed)
+	}
+	// A cap one short of every minimal form: the oldest resolved line goes
+	// first, then the next.
+	least := 0
+	for least < 10000 && Fit(Block{Signals: sigs}, least).Omitted > 0 {
+		least++
+	}
+	for k, gone := range []string{"go test ./a", "npx tsc"} {
+		cut := Fit(Block{Signals: sigs}, least-1-k*75)
+		out = RenderBlock(cut.Block)
+		if cut.Omitted != k+1 || strings.Contains(out, gone) || !strings.Contains(out, "Error: unknown flag: --format") || !strings.Contains(out, "BLOCKED") {
+			t.Errorf("cap %d: omitted %d\n%s", least-1-k*75, cut.Omitted, out)
+		}
 	}
 	if UTF16Len("a😀é") != 4 {
 		t.Errorf("UTF16Len = %d", UTF16Len("a😀é"))
 	}
+}
+
+// TestFitCommands: a command of several lines is shown as its first line
+// and a marker, a here-document's body never; a long line is cut.
+func TestFitCommands(t *testing.T) {
+	commit := "git commit -m \"$(cat <<'EOF'\nfix: the redirect\n\nCo-Authored-By: Claude <noreply@anthropic.com>\nEOF\n)\""
+	script := "cat > /tmp/deploy.sh << 'SCRIPT'\n" + strings.Repeat("aws s3 cp dist s3://bucket --recursive\n", 80) + "SCRIPT\nbash /tmp/deploy.sh"
+	sigs := []Signal{
+		{Kind: KindError, Text: "Exit code 1\nerror: gpg failed to sign the data", KeyLine: "error: gpg failed to sign the data", Command: commit},
+		{Kind: KindError, Text: "Exit code 255\nParameter validation failed:\nInvalid bucket name \"my bucket\"", KeyLine: "Invalid bucket name \"my bucket\"", Command: script},
+		{Kind: KindError, Text: "Exit code 1", KeyLine: "Exit code 1", Command: "echo " + strings.Repeat("x", 400)},
+	}
+	out := RenderBlock(Fit(Block{Signals: sigs}, 10000).Block)
+	for _, want := range []string{"command: git commit -m \"$(cat <<'EOF' ⟨+5 lines⟩\n", "command: cat > /tmp/deploy.sh << 'SCRIPT' ⟨+82 lines⟩\n", "Invalid bucket name"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("block lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "aws s3 cp") || strings.Contains(out, "Co-Authored-By") {
+		t.Errorf("a here-document's body is shown:\n%s", out)
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "command:") && UTF16Len(l) > maxCommandLine+len("command: ")+20 {
+			t.Errorf("command line of %d characters", UTF16Len(l))
+		}
+	}
+}
+
+// FuzzFit: whatever the signals and the cap, the fitted block's rendering
+// stays within the cap (an empty block aside, whose heading alone may
+// exceed a cap below it), keeps every shown error's key line, and shows
+// no command of several lines.
+func FuzzFit(f *testing.F) {
+	f.Add("Exit code 1\nError: unknown flag: --format", "lint --format json\nsecond line", "`npx tsc` passed at 10:00", "BLOCKED: keys\nmore", uint16(600), uint8(3))
+	f.Add(strings.Repeat("x😀", 3000), "cat > a.sh << 'EOF'\nbody\nEOF", "", "STOP: now", uint16(10000), uint8(12))
+	f.Add("", "", "r", "", uint16(0), uint8(0))
+	f.Fuzz(func(t *testing.T, text, cmd, resolved, other string, limit uint16, n uint8) {
+		if len(text)+len(cmd)+len(resolved)+len(other) > 1<<14 {
+			t.Skip("inputs over 16 kB only cost time")
+		}
+		t0 := time.Date(2026, 2, 7, 10, 0, 0, 0, time.UTC)
+		var sigs []Signal
+		for i := range int(n % 16) {
+			s := Signal{Kind: KindError, Text: fmt.Sprintf("%s\nline %d", text, i), KeyLine: KeyLine(text), Command: cmd, LastSeen: t0.Add(time.Duration(i) * time.Minute)}
+			switch i % 4 {
+			case 1:
+				s.ResolvedBy = resolved
+			case 2:
+				s.Kind, s.KeyLine, s.Command = KindBlocked, "", ""
+				s.Text = other
+			case 3:
+				s.Probe = true
+			}
+			sigs = append(sigs, s)
+		}
+		b := Block{Trigger: TriggerCompaction, Signals: sigs, Breaker: "stall: 0/5 | spin: 1/5 | decline: 0%", Task: other}
+		got := Fit(b, int(limit))
+		out := RenderBlock(got.Block)
+		empty := RenderBlock(Block{Trigger: TriggerCompaction})
+		if n := UTF16Len(out); n > int(limit) && (len(got.Block.Signals) > 0 || out != empty && n > UTF16Len(empty)) {
+			t.Fatalf("limit %d: rendered %d code units:\n%s", limit, n, out)
+		}
+		if strings.Contains(out, metaCommand+"\n") {
+			t.Fatalf("a command of several lines:\n%s", out)
+		}
+		for _, s := range got.Block.Signals {
+			if s.Kind == KindError && s.ResolvedBy == "" && !strings.Contains(s.Text, s.KeyLine) {
+				t.Fatalf("shown error %q lacks its key line %q", s.Text, s.KeyLine)
+			}
+			if s.Probe {
+				t.Fatal("a probe is shown")
+			}
+		}
+	})
 }

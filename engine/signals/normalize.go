@@ -18,11 +18,31 @@ type normalizer struct {
 }
 
 // rewrite replaces every match of re with repl, or with fn(match) when fn
-// is set.
+// is set. need, when set, is a literal test every string the pattern can
+// match passes (it holds a digit, a quote, "/tmp"…): a string that fails
+// it skips the pattern, which is where most of the time went
+// (BenchmarkExtract).
 type rewrite struct {
 	re   *regexp.Regexp
 	repl string
 	fn   func(string) string
+	need func(string) bool
+}
+
+// Literal prefilters of the rewrites (rewrite.need).
+func hasDigit(s string) bool { return strings.ContainsAny(s, "0123456789") }
+func hasQuote(s string) bool { return strings.ContainsAny(s, "'\"`") }
+func hasSpaceRun(s string) bool {
+	return strings.ContainsAny(s, "\t\n\r\v\f") || strings.Contains(s, "  ") || strings.HasPrefix(s, " ") || strings.HasSuffix(s, " ")
+}
+func hasFold(s string, words ...string) bool {
+	low := strings.ToLower(s)
+	for _, w := range words {
+		if strings.Contains(low, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // newNormalizer returns the normalizer, compiled on the first call.
@@ -31,21 +51,26 @@ func newNormalizer() *normalizer { return sharedNormalizer() }
 var sharedNormalizer = sync.OnceValue(buildNormalizer)
 
 func buildNormalizer() *normalizer {
-	r := func(expr, repl string) rewrite { return rewrite{re: regexp.MustCompile(expr), repl: repl} }
+	r := func(expr, repl string, need func(string) bool) rewrite {
+		return rewrite{re: regexp.MustCompile(expr), repl: repl, need: need}
+	}
+	digitAnd := func(lits string) func(string) bool {
+		return func(s string) bool { return hasDigit(s) && strings.ContainsAny(s, lits) }
+	}
 	stamps := []rewrite{
 		// ISO / RFC 3339 timestamps, then bare dates and clock times.
-		r(`\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?`, "*"),
-		r(`\b\d{4}-\d{2}-\d{2}\b`, "*"),
-		r(`\b\d{1,2}:\d{2}:\d{2}(\.\d+)?\b`, "*"),
+		r(`\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?`, "*", digitAnd("-")),
+		r(`\b\d{4}-\d{2}-\d{2}\b`, "*", digitAnd("-")),
+		r(`\b\d{1,2}:\d{2}:\d{2}(\.\d+)?\b`, "*", digitAnd(":")),
 	}
 	ids := []rewrite{
 		// UUIDs, hex addresses, ULIDs.
-		r(`\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b`, "*"),
-		r(`\b0x[0-9a-fA-F]+\b`, "*"),
-		r(`\b[0-9A-HJKMNP-TV-Z]{26}\b`, "*"),
+		r(`\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b`, "*", digitAnd("-")),
+		r(`\b0x[0-9a-fA-F]+\b`, "*", func(s string) bool { return strings.Contains(s, "0x") }),
+		r(`\b[0-9A-HJKMNP-TV-Z]{26}\b`, "*", func(s string) bool { return len(s) >= 26 && hasDigit(s) }),
 		// Hex ids of 7+ characters with at least one digit (git shas,
 		// digests, cache keys); plain words and plain numbers stay.
-		{re: regexp.MustCompile(`\b[0-9a-fA-F]{7,}\b`), fn: func(m string) string {
+		{re: regexp.MustCompile(`\b[0-9a-fA-F]{7,}\b`), need: hasDigit, fn: func(m string) string {
 			if strings.ContainsAny(m, "0123456789") && strings.ContainsAny(m, "abcdefABCDEF") {
 				return "*"
 			}
@@ -53,38 +78,42 @@ func buildNormalizer() *normalizer {
 		}},
 		// IPv4 addresses keep their port: "ECONNREFUSED 127.0.0.1:5432" →
 		// "ECONNREFUSED *:5432" (docs/formats.md#error-normalisation).
-		r(`\b\d{1,3}(\.\d{1,3}){3}\b`, "*"),
+		r(`\b\d{1,3}(\.\d{1,3}){3}\b`, "*", digitAnd(".")),
 		// JS stack locations: " at …" to the end of the line when it names a
 		// file:line location.
-		r(`(?m)\bat [^\n]*?:\d+[^\n]*$`, "at *"),
+		r(`(?m)\bat [^\n]*?:\d+[^\n]*$`, "at *", func(s string) bool { return hasDigit(s) && strings.Contains(s, "at ") }),
 		// file:line[:col], file(line,col), "line N".
-		r(`([\w./@-]+\.[A-Za-z]\w*):\d+(:\d+)?`, "$1:*"),
-		r(`([\w./@-]+\.[A-Za-z]\w*)\(\d+(,\d+)?\)`, "$1(*)"),
-		r(`(?i)\bline \d+`, "line *"),
+		r(`([\w./@-]+\.[A-Za-z]\w*):\d+(:\d+)?`, "$1:*", digitAnd(":")),
+		r(`([\w./@-]+\.[A-Za-z]\w*)\(\d+(,\d+)?\)`, "$1(*)", digitAnd("(")),
+		r(`(?i)\bline \d+`, "line *", func(s string) bool { return hasDigit(s) && hasFold(s, "line ") }),
 	}
 	tail := []rewrite{
 		// Whitespace runs, then runs of wildcards.
-		r(`\s+`, " "),
-		r(`\*( ?\*)+`, "*"),
+		r(`\s+`, " ", hasSpaceRun),
+		r(`\*( ?\*)+`, "*", func(s string) bool { return strings.Contains(s, "*") }),
 	}
 	n := &normalizer{}
 	n.rules = append(append(append(n.rules, stamps...), ids...),
 		// Quoted dynamic values: 'x', "x", `x`.
-		r(`'[^'\n]*'|"[^"\n]*"|`+"`[^`\\n]*`", "*"))
+		r(`'[^'\n]*'|"[^"\n]*"|`+"`[^`\\n]*`", "*", hasQuote))
 	n.rules = append(n.rules, tail...)
 	n.dedupRules = append(n.dedupRules, stamps...)
 	n.dedupRules = append(n.dedupRules,
 		// Temporary paths (/tmp/tmp-2101-KUbIvUViN7hm/pull.patch, macOS
 		// /var/folders/…/T/…, Windows …\AppData\Local\Temp\…) up to the
 		// next space or quote.
-		r(`(?:/private)?/(?:tmp|var/folders)/[^\s'"`+"`"+`)]*`, "/tmp/*"),
-		r(`(?i)[a-z]:\\[^\s'"]*\\Temp\\[^\s'"]*`, "/tmp/*"),
+		r(`(?:/private)?/(?:tmp|var/folders)/[^\s'"`+"`"+`)]*`, "/tmp/*", func(s string) bool {
+			return strings.Contains(s, "/tmp/") || strings.Contains(s, "/var/folders/")
+		}),
+		r(`(?i)[a-z]:\\[^\s'"]*\\Temp\\[^\s'"]*`, "/tmp/*", func(s string) bool { return hasFold(s, "\\temp\\") }),
 		// Durations: 12ms, 0.53s, 1m27s, (89.75s), 3 seconds.
-		r(`\b(?:\d+h)?(?:\d+m)?\d+(?:\.\d+)?(?:ns|µs|us|ms|s)\b`, "*"),
-		r(`\b\d+(?:\.\d+)? ?(?:seconds?|secs?|minutes?|mins?)\b`, "*"),
+		r(`\b(?:\d+h)?(?:\d+m)?\d+(?:\.\d+)?(?:ns|µs|us|ms|s)\b`, "*", hasDigit),
+		r(`\b\d+(?:\.\d+)? ?(?:seconds?|secs?|minutes?|mins?)\b`, "*", func(s string) bool { return hasDigit(s) && hasFold(s, "sec", "min") }),
 		// Process ids: "pid 4242", "(node:2101)", "process 4242".
-		r(`(?i)\b(pid|process)[ :=#]?\d+\b`, "$1 *"),
-		r(`\((node|bun|deno):\d+\)`, "($1:*)"),
+		r(`(?i)\b(pid|process)[ :=#]?\d+\b`, "$1 *", func(s string) bool { return hasDigit(s) && hasFold(s, "pid", "process") }),
+		r(`\((node|bun|deno):\d+\)`, "($1:*)", func(s string) bool {
+			return strings.Contains(s, "(node:") || strings.Contains(s, "(bun:") || strings.Contains(s, "(deno:")
+		}),
 	)
 	n.dedupRules = append(append(n.dedupRules, ids...), tail...)
 	return n
@@ -105,6 +134,9 @@ func (n *normalizer) dedup(s string) string { return applyRewrites(n.dedupRules,
 
 func applyRewrites(rules []rewrite, s string) string {
 	for _, rl := range rules {
+		if rl.need != nil && !rl.need(s) {
+			continue
+		}
 		if rl.fn != nil {
 			s = rl.re.ReplaceAllStringFunc(s, rl.fn)
 			continue

@@ -62,6 +62,19 @@ func FuzzNormalize(f *testing.F) {
 		if Hash(s) != hashNormalized(n) {
 			t.Errorf("Hash disagrees with Normalize")
 		}
+		// The literal prefilters never change a result: the rewrites
+		// applied without them give the same strings.
+		nm := newNormalizer()
+		for _, rules := range [][]rewrite{nm.rules, nm.dedupRules} {
+			all := make([]rewrite, len(rules))
+			for i, r := range rules {
+				r.need = nil
+				all[i] = r
+			}
+			if got, want := applyRewrites(rules, s), applyRewrites(all, s); got != want {
+				t.Errorf("prefiltered %q, unfiltered %q (input %q)", got, want, s)
+			}
+		}
 	})
 }
 

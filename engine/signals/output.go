@@ -78,6 +78,9 @@ func (m *matchers) fromTool(msg Message, base Signal) []Signal {
 			s.Text = window(sc.lines, f, lo, hi)
 		}
 		s.Probe = isProbe(msg.ToolName, msg.Command, exit, s.KeyLine, content)
+		if k, ok := sc.norms[s.KeyLine]; ok && !isBareExit(s.KeyLine) {
+			s.Hash = hashNormalized(k) // signalHash, its normalisation known
+		}
 		out = append(out, s)
 	}
 	return out

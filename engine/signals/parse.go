@@ -213,6 +213,10 @@ func (p *blockParser) canonical(b *Block, body []line, heads []heading, hi, end 
 		switch {
 		case strings.HasPrefix(low, "errors"):
 			p.errors(b, s.lines)
+		case strings.HasPrefix(low, "resolved"):
+			for _, it := range p.items(s.lines) {
+				b.Signals = append(b.Signals, parseFixedLine(it.text, p.at(it.n)))
+			}
 		case strings.HasPrefix(low, "blocked"):
 			for _, it := range p.items(s.lines) {
 				sig := Signal{Kind: KindBlocked, Text: it.text, Source: p.at(it.n)}
@@ -526,4 +530,28 @@ func (p *blockParser) eliminated(b *Block, lines []line) {
 			}
 		}
 	}
+}
+
+// parseFixedLine reads a line of the Resolved section (fixedLine): an
+// error with its command, key line and resolution; its text is its key
+// line.
+func parseFixedLine(t, src string) Signal {
+	s := Signal{Kind: KindError, Source: src, Count: 1}
+	if i := strings.LastIndex(t, fixedSep); i >= 0 {
+		t, s.ResolvedBy = t[:i], strings.TrimSpace(t[i+len(fixedSep):])
+	}
+	if n := len(t) - len(strings.TrimLeft(t, "`")); n > 0 {
+		fence := t[:n]
+		rest := t[n:]
+		if j := strings.Index(rest, fence+": "); j >= 0 {
+			c := rest[:j]
+			if strings.HasPrefix(c, " ") && strings.HasSuffix(c, " ") && strings.TrimSpace(c) != "" {
+				c = c[1 : len(c)-1]
+			}
+			s.Command, t = c, rest[j+len(fence)+2:]
+		}
+	}
+	s.KeyLine = strings.TrimSpace(t)
+	s.Text = s.KeyLine
+	return s
 }

@@ -75,24 +75,32 @@ func splitAtCompaction(t *testing.T, path string) compaction {
 //     staticcheck"; "permission denied" (exit 126); `gh pr diff` given 2
 //     args; `gh pr checks` exit 8 with a check pending; `git show` of a
 //     path absent from a commit. Three are probes (the Read, gh pr
-//     checks, git show). None was re-run successfully before the
-//     boundary. The summary quotes all five user answers given by
-//     rejecting a tool call (All user messages) and no error line word
-//     for word: it says "staticcheck SA5011 - "possible nil pointer
-//     dereference"", not the lint line. So 8 lost, 5 kept.
+//     checks, git show). One was resolved before the boundary: after
+//     `golangci-lint run … --disable-all ./cmd/entire/cli/checkpoint/...`
+//     failed, `git diff main > /tmp/pr.patch && golangci-lint run
+//     --new-from-patch=/tmp/pr.patch --new=false
+//     ./cmd/entire/cli/checkpoint/...` ran the same program on the same
+//     package and printed "0 issues.". The SA5011 in the CI log is not
+//     resolved by the later views of that log. The summary quotes all five
+//     user answers given by rejecting a tool call (All user messages) and
+//     no error line word for word; it names the lint error by its code
+//     ("staticcheck SA5011 - "possible nil pointer dereference""), which
+//     keeps it. So 7 lost (the resolved flag error among them), 6 kept.
 //   - obsessiondb/chkit: 9 errors, no stop: "File has not been read yet"
-//     (5 Edit/Write calls), turbo not found by Volta (bun run typecheck;
-//     passed after bun install: resolved), bun's
-//     expect(received).toBe(expected) (three test runs), Cannot find
-//     module '@chkit/core' from config.ts and from schema-loader.ts, git
-//     rebase refused with unstaged changes (rebased after a stash, which
-//     the agent then said succeeded: resolved), `bun run verify` exit 1
-//     (its output truncated by Claude Code), "SyntaxError: JSON Parse
-//     error: Unexpected EOF" and "Missing CLICKHOUSE_URL or
-//     CLICKHOUSE_HOST". The summary keeps "File has not been read yet"
-//     word for word; it names `Cannot find module '@chkit/core'` without
-//     its " from …" and "missing CLICKHOUSE_URL" in other words, and says
-//     verify "Failed" with no exit code. So 6 lost, 1 kept.
+//     (5 Edit/Write calls), turbo not found by Volta (`bun run typecheck
+//     | head -100`; `bun run typecheck | tail -60` passed after bun
+//     install: resolved), bun's expect(received).toBe(expected) (three
+//     test runs), Cannot find module '@chkit/core' from config.ts and
+//     from schema-loader.ts, git rebase refused with unstaged changes
+//     (`git stash && git rebase origin/main && git stash pop` then
+//     succeeded: the step the error names ran again and passed:
+//     resolved), `bun run verify` exit 1 (its output truncated by Claude
+//     Code), "SyntaxError: JSON Parse error: Unexpected EOF" and "Missing
+//     CLICKHOUSE_URL or CLICKHOUSE_HOST". The summary keeps "File has not
+//     been read yet" word for word and `Cannot find module '@chkit/core'`
+//     without the " from …" location (which keeps both); it says
+//     "missing CLICKHOUSE_URL" in other words and verify "Failed" with no
+//     exit code, and drops both resolved errors. So 6 lost, 3 kept.
 //   - theogbrand/napoli-matcha: one TS2322 error from `npx tsc`, fixed
 //     and `npx tsc` passing next (resolved); the summary quotes it in
 //     backticks without its final period: kept, not lost.
@@ -103,9 +111,8 @@ func TestPrecisionRealCompactions(t *testing.T) {
 		before, probes, resolved, lost, kept, falseAlarms int
 		lostKeys, resolvedKeys, probeKeys                 []string
 	}{
-		{"entireio__cli__cc_90f6622c5b_1_full.jsonl", 16, 3, 0, 8, 5, 0,
+		{"entireio__cli__cc_90f6622c5b_1_full.jsonl", 16, 3, 1, 7, 6, 0,
 			[]string{
-				"cmd/entire/cli/checkpoint/checkpoint_test.go:901:17: SA5011: possible nil pointer dereference (staticcheck)",
 				"Error: unknown flag: --disable-all",
 				"(eval):1: command not found: staticcheck",
 				"(eval):1: permission denied:",
@@ -113,13 +120,14 @@ func TestPrecisionRealCompactions(t *testing.T) {
 				"accepts at most 1 arg(s), received 2",
 				"Error: Invalid usage: unknown flag: --verbose",
 				"unknown shorthand flag: 'v' in -v",
-			}, nil,
+			},
+			[]string{"Error: unknown flag: --disable-all"},
 			[]string{"File does not exist. Did you mean .golangci.yaml?", "Exit code 8", "fatal: path '76/74489fb0a9/metadata.json' does not exist in '8034f24'"}},
-		{"obsessiondb__chkit__fa_02322a2710_0_full.jsonl", 9, 0, 2, 6, 1, 0,
+		{"obsessiondb__chkit__fa_02322a2710_0_full.jsonl", 9, 0, 2, 6, 3, 0,
 			[]string{
+				"Volta error: Could not locate executable `turbo` in your project.",
 				"error: expect(received).toBe(expected)",
-				"error: Cannot find module '@chkit/core' from '/Users/dev/conductor/workspaces/chkit/amman/packages/cli/src/bin/config.ts'",
-				"error: Cannot find module '@chkit/core' from '/Users/dev/conductor/workspaces/chkit/amman/packages/cli/src/bin/schema-loader.ts'",
+				"error: cannot rebase: You have unstaged changes.",
 				"Exit code 1",
 				"SyntaxError: JSON Parse error: Unexpected EOF",
 				"error: Missing CLICKHOUSE_URL or CLICKHOUSE_HOST",

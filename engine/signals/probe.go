@@ -1,6 +1,7 @@
 package signals
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -18,8 +19,10 @@ import (
 //     `readlink`, `realpath`, `du`, `find` on a missing path ("No such
 //     file or directory", "cannot access", "does not exist"), and `test`
 //     / `[` failing with no output;
-//   - `grep`, `rg`, `ag`, `ack`, `git grep` exiting 1 with no output (no
-//     match);
+//   - `grep`, `rg`, `ag`, `ack`, `git grep` exiting 1 with no output or
+//     only a count (no match; `grep -c` prints 0);
+//   - `diff`, `cmp`, `git diff --exit-code` / `--quiet` exiting 1 (the
+//     inputs differ: what the agent looked for);
 //   - `which`, `command -v`, `type`, `hash` not finding a program;
 //   - `gh pr checks` exiting 8 (checks still pending, gh's documented
 //     exit code);
@@ -38,12 +41,21 @@ func isProbe(tool, cmd string, exit int, key, output string) bool {
 	if cmd == "" || tool != "" && tool != "Bash" && tool != "tool" {
 		return false
 	}
-	quiet := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(output), "Exit code "+strconv.Itoa(exit))) == ""
+	rest := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(output), "Exit code "+strconv.Itoa(exit)))
+	quiet := rest == ""
+	count := strings.Trim(rest, "0123456789:\n\t ") == "" // grep -c: "0", "a.go:0"
 	missing := strings.Contains(key, "No such file or directory") || strings.Contains(key, "cannot access") ||
 		strings.Contains(key, "does not exist") || strings.HasSuffix(key, "not found")
 	for _, s := range shellSegments(cmd) {
-		w := s.words
-		if w[0] == "cd" || strings.Contains(w[0], "=") {
+		_, w, inner := unwrapStep(dropRedirections(s.words))
+		if inner != "" {
+			// Through ssh, sudo, bash -c: the probe inside.
+			if isProbe(tool, inner, exit, key, output) {
+				return true
+			}
+			continue
+		}
+		if len(w) == 0 || w[0] == "cd" {
 			continue
 		}
 		verb := w[0]
@@ -57,7 +69,11 @@ func isProbe(tool, cmd string, exit int, key, output string) bool {
 				return true
 			}
 		case verb == "grep" || verb == "egrep" || verb == "fgrep" || verb == "rg" || verb == "ag" || verb == "ack" || verb == "git" && sub == "grep":
-			if exit == 1 && quiet {
+			if exit == 1 && (quiet || count) {
+				return true
+			}
+		case verb == "diff" || verb == "cmp" || verb == "git" && sub == "diff" && (slices.Contains(w, "--exit-code") || slices.Contains(w, "--quiet")):
+			if exit == 1 {
 				return true
 			}
 		case verb == "which" || verb == "type" || verb == "hash" || verb == "command" && sub == "-v":

@@ -10,45 +10,82 @@ import (
 type Resolution struct {
 	// Hash is the resolved signal's Hash.
 	Hash string
-	// By names what resolved it and where: "`npx tsc` passed
-	// (conv.jsonl#41)", "TestParse passed (…)", "the agent said it is
-	// fixed and `go test ./...` passed (…)".
+	// By names what resolved it: "`npx tsc` passed at 14:02", "TestParse
+	// passed at 14:05", or with the run's source when it has no time
+	// ("`npx tsc` passed (conv.jsonl#41)").
 	By string
 }
 
 // Resolve returns which error signals of sigs the conversation msgs
-// resolves, in the order of sigs (a pure function of its arguments). An
-// error, wherever it occurred in msgs (each tool result that yields a
-// signal with its Hash), is resolved when every occurrence is followed by
-// one of:
+// resolves, in the order of sigs (a pure function of its arguments), by
+// the rules of docs/signals.md#resolution. An error, wherever it occurred
+// in msgs (each tool result that yields a signal with its Hash), is
+// resolved when every occurrence is followed by one of:
 //
-//   - a later run of the same command that succeeded: a tool result not
-//     flagged as an error whose output holds no error (probes aside),
-//     with the same command once leading `cd DIR`, output redirections and
-//     pipes into output filters (head, tail, grep …) are set aside, so
-//     `bun run typecheck 2>&1 | head -100` is resolved by `bun run
-//     typecheck 2>&1 | tail -60`; a Write of the file a Write failed on
-//     counts the same way;
-//   - a later run that shows every test failing in the occurrence as
-//     passing (`--- PASS: TestX`, `tests/x.py::t PASSED`, `✓ name`,
-//     `(pass) name`, `test m::t ... ok`);
-//   - the agent's own later text saying it is fixed ("fixed", "resolved",
-//     "now passes", "works now", "succeeded" …, not negated), and the next
-//     run of one of the same programs ("go test", "git rebase", "npx tsc")
-//     succeeding, before or right after that text.
+//   - a later successful run of the same steps: a tool result not flagged
+//     as an error whose output holds no error (probes aside) that ran
+//     every step of the failed run that the error names (runSteps: the
+//     same program and subcommand once `cd`, redirections, output filters
+//     and wrappers such as timeout, sudo, ssh HOST, bash -c and
+//     environment assignments are taken off, with the same target
+//     arguments; namedSteps: the steps the key line names, else all of
+//     them); a Write of the file a Write failed on counts the same way;
+//   - later runs that show every test failing in the occurrence passing
+//     (`--- PASS: TestX`, `tests/x.py::t PASSED`, `✓ name`, `(pass)
+//     name`, `test m::t ... ok`).
 //
-// An error with no occurrence in msgs (one read from a preservation
-// block, whose run lies before the messages at hand) is resolved by a
-// later successful run of its Command: a tool result after its LastSeen
-// with the same command, as above. Errors without either (planning files,
+// What the agent says ("fixed", "that did it") resolves nothing: only a
+// run does. An error with no occurrence in msgs (one read from a
+// preservation block, whose run lies before the messages at hand) is
+// resolved by a later successful run of its steps: a tool result after
+// its LastSeen, as above. Errors without either (planning files,
 // iterations) and signals of other kinds are never resolved here.
 func Resolve(msgs []Message, sigs []Signal) []Resolution {
 	m := newMatchers()
 	rv := newResolver()
-	for i, msg := range msgs {
-		rv.add(i, msg, m.fromMessageHashed(msg))
+	var runs []Run
+	for _, msg := range msgs {
+		sc := m.scanMessage(msg)
+		if sc.Run != nil {
+			rv.run(*sc.Run)
+			runs = append(runs, *sc.Run)
+		}
+		for _, s := range sc.Signals {
+			if s.Kind == KindError {
+				rv.occur(s)
+			}
+		}
 	}
-	return rv.resolve(sigs)
+	out := rv.resolve(sigs)
+	done := map[string]bool{}
+	for _, r := range out {
+		done[r.Hash] = true
+	}
+	for _, s := range sigs {
+		if s.Kind != KindError || done[s.Hash] || rv.byHash[s.Hash] != nil {
+			continue
+		}
+		if by := laterRun(s, runs); by != "" {
+			out = append(out, Resolution{Hash: s.Hash, By: by})
+			done[s.Hash] = true
+		}
+	}
+	return out
+}
+
+// laterRun resolves an error with no occurrence among the runs by a
+// successful run of its steps after it was last seen, or "".
+func laterRun(s Signal, runs []Run) string {
+	want := namedSteps(runSteps(s.Command), s.KeyLine)
+	if len(want) == 0 || s.LastSeen.IsZero() {
+		return ""
+	}
+	for _, r := range runs {
+		if r.OK && r.At.After(s.LastSeen) && coversSteps(r.Steps, want) {
+			return passedBy(r)
+		}
+	}
+	return ""
 }
 
 // MarkResolved returns a copy of sigs with ResolvedBy set from res.
@@ -67,251 +104,126 @@ func MarkResolved(sigs []Signal, res []Resolution) []Signal {
 	return out
 }
 
-// fromMessageHashed is fromMessage with each signal's Hash set as the
-// collector sets it.
-func (m *matchers) fromMessageHashed(msg Message) []Signal {
-	ss := m.fromMessage(msg)
-	for i := range ss {
-		ss[i].Text = cleanText(ss[i].Text)
-		ss[i].Hash = m.normalizer().signalHash(ss[i])
-	}
-	return ss
-}
-
-// run is what the resolver knows of one message.
-type run struct {
-	src       string
-	at        time.Time
-	command   string // display form
-	identity  string
-	programs  []string
-	isRun     bool // a tool result
-	shell     bool // of a shell command (Bash)
-	ok        bool // a tool result without error
-	passed    []string
-	failed    []string
-	claimsFix bool
-}
-
-// resolver collects the runs of a conversation and the occurrences of
-// each error hash.
+// resolver follows the occurrences of each error hash through the runs
+// after them, in one pass: run and occur are called in message order.
 type resolver struct {
-	runs  []run
-	occur map[string][]occurrence
-	tests *testNames
-	claim *regexp.Regexp
-	neg   *regexp.Regexp
+	byHash map[string]*occurrences
+	// open are the hashes with an occurrence not resolved yet, in first
+	// order, so a run only visits those.
+	open []string
 }
 
-// occurrence is one appearance of an error: the message, its key line
-// and the tests failing in its text.
+// occurrences are the appearances of one error, in order.
+type occurrences struct {
+	occ  []occurrence
+	open int // how many are not resolved
+}
+
+// occurrence is one appearance of an error: the steps its run must
+// repeat successfully, the tests still to pass, and once resolved by
+// what.
 type occurrence struct {
-	at    int
-	key   string
+	steps []string
 	tests []string
+	// passed are the failing tests seen passing so far, last where.
+	passed map[string]bool
+	lastAt Run
+	by     string
 }
 
-func newResolver() *resolver {
-	return &resolver{
-		occur: map[string][]occurrence{},
-		tests: newTestNames(),
-		claim: regexp.MustCompile(`(?i)\b(?:fixed|resolved|now pass(?:es)?|pass(?:es)? now|works now|now works|is gone|succeeded|that did it|all (?:tests )?pass(?:ing)?)\b`),
-		neg:   regexp.MustCompile(`(?i)\b(?:not|n't|never|no longer|still not)\s+(?:\w+\s+)?$`),
+func newResolver() *resolver { return &resolver{byHash: map[string]*occurrences{}} }
+
+// occur records an error's appearance.
+func (rv *resolver) occur(s ScannedSignal) {
+	o := rv.byHash[s.Hash]
+	if o == nil {
+		o = &occurrences{}
+		rv.byHash[s.Hash] = o
 	}
+	if o.open == 0 {
+		rv.open = append(rv.open, s.Hash)
+	}
+	o.occ = append(o.occ, occurrence{steps: s.Steps, tests: s.Tests})
+	o.open++
 }
 
-// add records message i, the next in order, with the signals extracted
-// from it.
-func (rv *resolver) add(i int, msg Message, sigs []Signal) {
-	src := msg.Source
-	if src == "" {
-		src = msg.ID
-	}
-	r := run{src: src, at: msg.Timestamp, command: msg.Command}
-	if msg.Role == "tool" || msg.ToolName != "" {
-		r.isRun = true
-		r.identity = commandIdentity(msg.Command)
-		r.shell = msg.Command != "" && (msg.ToolName == "Bash" || msg.ToolName == "" || msg.ToolName == "tool")
-		if r.shell {
-			r.programs = programs(msg.Command)
-		}
-		r.ok = !msg.IsError
-		for _, s := range sigs {
-			if s.Kind == KindError && !s.Probe {
-				r.ok = false
+// run offers a tool result to every open occurrence before it.
+func (rv *resolver) run(r Run) {
+	kept := rv.open[:0]
+	for _, h := range rv.open {
+		o := rv.byHash[h]
+		for i := range o.occ {
+			oc := &o.occ[i]
+			if oc.by != "" {
+				continue
+			}
+			if r.OK && coversSteps(r.Steps, oc.steps) {
+				oc.by = passedBy(r)
+			} else if len(oc.tests) > 0 && len(r.Passed) > 0 {
+				oc.by = oc.testsPassed(r)
+			}
+			if oc.by != "" {
+				o.open--
 			}
 		}
-		r.passed, r.failed = rv.tests.find(msg.Content)
-	} else if msg.Role == "assistant" {
-		r.claimsFix = rv.claimsFix(msg.Content)
-	}
-	for _, s := range sigs {
-		if s.Kind != KindError {
-			continue
-		}
-		_, failing := rv.tests.find(s.Text)
-		rv.occur[s.Hash] = append(rv.occur[s.Hash], occurrence{at: i, key: s.KeyLine, tests: failing})
-	}
-	rv.runs = append(rv.runs, r)
-}
-
-// claimsFix reports text where the agent says something is fixed.
-func (rv *resolver) claimsFix(text string) bool {
-	for _, loc := range rv.claim.FindAllStringIndex(text, -1) {
-		if !rv.neg.MatchString(text[:loc[0]]) {
-			return true
+		if o.open > 0 {
+			kept = append(kept, h)
 		}
 	}
-	return false
+	rv.open = kept
 }
 
+// testsPassed notes the tests r shows passing, and says what resolved the
+// occurrence once all its failing tests passed; "" before.
+func (oc *occurrence) testsPassed(r Run) string {
+	for _, t := range oc.tests {
+		for _, p := range r.Passed {
+			if p == t {
+				if oc.passed == nil {
+					oc.passed = map[string]bool{}
+				}
+				oc.passed[t] = true
+				oc.lastAt = r
+			}
+		}
+	}
+	if len(oc.passed) < len(oc.tests) {
+		return ""
+	}
+	return strings.Join(oc.tests, ", ") + " passed" + when(oc.lastAt)
+}
+
+// resolve says which of sigs are resolved: every occurrence resolved, by
+// what resolved the last.
 func (rv *resolver) resolve(sigs []Signal) []Resolution {
 	var out []Resolution
 	for _, s := range sigs {
 		if s.Kind != KindError {
 			continue
 		}
-		occ := rv.occur[s.Hash]
-		if len(occ) == 0 {
-			if by := rv.laterRun(s); by != "" {
-				out = append(out, Resolution{Hash: s.Hash, By: by})
-			}
+		o := rv.byHash[s.Hash]
+		if o == nil || o.open > 0 || len(o.occ) == 0 {
 			continue
 		}
-		by := ""
-		for _, o := range occ {
-			if by = rv.resolvedBy(o); by == "" {
-				break
-			}
-		}
-		if by != "" {
-			out = append(out, Resolution{Hash: s.Hash, By: by})
-		}
+		out = append(out, Resolution{Hash: s.Hash, By: o.occ[len(o.occ)-1].by})
 	}
 	return out
 }
 
-// laterRun resolves an error with no occurrence among the runs by a
-// successful run of its command after it was last seen, or "".
-func (rv *resolver) laterRun(s Signal) string {
-	id := commandIdentity(s.Command)
-	if id == "" || s.LastSeen.IsZero() {
-		return ""
+// passedBy says that run r passed: "`cmd` passed at 14:02".
+func passedBy(r Run) string {
+	return "`" + shortCommand(r.Command) + "` passed" + when(r)
+}
+
+// when is " at 15:04" (UTC) for a run with a time, else " (source)".
+func when(r Run) string {
+	if !r.At.IsZero() {
+		return " at " + r.At.UTC().Format(time.TimeOnly[:5])
 	}
-	for _, r := range rv.runs {
-		if r.isRun && r.ok && r.identity == id && r.at.After(s.LastSeen) {
-			return "`" + oneLine(r.command) + "` passed (" + r.src + ")"
-		}
+	if r.Source != "" {
+		return " (" + r.Source + ")"
 	}
 	return ""
-}
-
-// resolvedBy says what resolved one occurrence, or "".
-func (rv *resolver) resolvedBy(o occurrence) string {
-	failed := rv.runs[o.at]
-	if failed.identity != "" {
-		for _, r := range rv.runs[o.at+1:] {
-			if r.isRun && r.ok && r.identity == failed.identity {
-				return "`" + oneLine(r.command) + "` passed (" + r.src + ")"
-			}
-		}
-	}
-	if by := rv.testsPassed(o); by != "" {
-		return by
-	}
-	return rv.claimedFix(o.at, failedPrograms(failed.programs, o.key))
-}
-
-// failedPrograms are the programs of a failed command line that the
-// error names (its key line holds the program's verb or subcommand:
-// "command not found: staticcheck", "cannot rebase: …" of `git rebase`),
-// else its last program (where a `&&` chain stopped).
-func failedPrograms(progs []string, key string) []string {
-	var out []string
-	low := strings.ToLower(key)
-	for _, p := range progs {
-		for _, w := range strings.Fields(p) {
-			if len(w) > 2 && containsWord(low, strings.ToLower(w)) {
-				out = append(out, p)
-				break
-			}
-		}
-	}
-	if len(out) == 0 && len(progs) > 0 {
-		out = progs[len(progs)-1:]
-	}
-	return out
-}
-
-// testsPassed resolves an occurrence whose failing tests all pass later.
-func (rv *resolver) testsPassed(o occurrence) string {
-	if len(o.tests) == 0 {
-		return ""
-	}
-	last := ""
-	for _, t := range o.tests {
-		found := false
-		for _, r := range rv.runs[o.at+1:] {
-			if r.isRun && contains(r.passed, t) {
-				found, last = true, r.src
-				break
-			}
-		}
-		if !found {
-			return ""
-		}
-	}
-	return strings.Join(o.tests, ", ") + " passed (" + last + ")"
-}
-
-// claimedFix resolves an occurrence when the agent says it is fixed and
-// the next run of one of the failed programs succeeds (before or right
-// after the claim).
-func (rv *resolver) claimedFix(at int, progs []string) string {
-	if len(progs) == 0 {
-		return ""
-	}
-	for k := at + 1; k < len(rv.runs); k++ {
-		if !rv.runs[k].claimsFix {
-			continue
-		}
-		// The run just before the claim, then the next one after it.
-		for j := k - 1; j > at; j-- {
-			if rv.runs[j].isRun {
-				if r := rv.runs[j]; overlaps(r.programs, progs) && r.ok {
-					return "the agent said it is fixed and `" + oneLine(r.command) + "` passed (" + r.src + ")"
-				}
-				break
-			}
-		}
-		for _, r := range rv.runs[k+1:] {
-			if r.isRun && overlaps(r.programs, progs) {
-				if r.ok {
-					return "the agent said it is fixed and `" + oneLine(r.command) + "` passed (" + r.src + ")"
-				}
-				break
-			}
-		}
-	}
-	return ""
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-func overlaps(a, b []string) bool {
-	for _, x := range a {
-		if contains(b, x) {
-			return true
-		}
-	}
-	return false
 }
 
 // testNames finds the tests a run reports passing and failing.

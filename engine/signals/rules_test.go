@@ -19,8 +19,8 @@ func TestRuleTable(t *testing.T) {
 				t.Fatalf("duplicate rule name %s", r.name)
 			}
 			names[r.name] = true
-			if r.example == "" || r.toolchain == "" || r.hint == "" {
-				t.Fatalf("row %s lacks an example, toolchain or hint", r.name)
+			if r.example == "" || r.toolchain == "" || r.hint == "" || r.nearMiss == "" {
+				t.Fatalf("row %s lacks an example, a near miss, a toolchain or a hint", r.name)
 			}
 			want := r.exampleKey
 			if want == "" {
@@ -38,6 +38,12 @@ func TestRuleTable(t *testing.T) {
 			}
 			if len(got) == 0 || got[0] != want {
 				t.Errorf("row %s on its example: keys %q, want %q first", r.name, got, want)
+			}
+			// The near miss: the same shape, no failure of this row.
+			for _, f := range rs.scanAll(rs.scan(r.nearMiss, norm).stripped, norm) {
+				if f.name == r.name {
+					t.Errorf("row %s matches its near miss %q (key %q)", r.name, r.nearMiss, f.key)
+				}
 			}
 			for _, h := range strings.Split(r.hint, "|") {
 				if _, err := regexp.Compile(regexp.QuoteMeta(h)); err != nil || h == "" {
@@ -126,6 +132,16 @@ var realOutputs = []struct {
 	{"usage banner", "Error: unknown flag: --format\nUsage:\n  golangci-lint version [flags]\n\nFlags:\n      --debug   Add build information\n      --json    Display as JSON\n\nThe command is terminated due to an error: unknown flag: --format",
 		[]string{"Error: unknown flag: --format"}},
 	{"diff", "diff --git a/x.go b/x.go\n@@ -1,4 +1,4 @@\n-\treturn fmt.Errorf(\"open: %w\", err)\n+\tpanic(\"unreachable\")\n \tError: keep this context line\n", nil},
+	{"systemctl status, healthy", "● nginx.service - A high performance web server and a reverse proxy server\n     Loaded: loaded (/lib/systemd/system/nginx.service; enabled; preset: enabled)\n     Active: active (running) since Mon 2026-02-02 22:40:14 UTC; 2h 3min ago\n       Docs: man:nginx(8)\n   Main PID: 2416 (nginx)\n      Tasks: 3 (limit: 4557)\n     Memory: 4.1M\n        CPU: 41ms\n     CGroup: /system.slice/nginx.service\n             ├─2416 \"nginx: master process /usr/sbin/nginx -g daemon on; master_process on;\"\n             └─2417 \"nginx: worker process\"", nil},
+	{"systemctl restart, nginx config broken", "Job for nginx.service failed because the control process exited with error code.\nSee \"systemctl status nginx.service\" and \"journalctl -xeu nginx.service\" for details.\n× nginx.service - A high performance web server and a reverse proxy server\n     Active: failed (Result: exit-code) since Mon 2026-02-02 22:40:14 UTC; 33s ago\nFeb 02 22:40:14 web1 nginx[39295]: nginx: [emerg] \"listen\" directive is not allowed here in /etc/nginx/sites-enabled/app:1\nFeb 02 22:40:14 web1 nginx[39295]: nginx: configuration file /etc/nginx/nginx.conf test failed\nFeb 02 22:40:14 web1 systemd[1]: nginx.service: Failed with result 'exit-code'.",
+		[]string{`nginx: [emerg] "listen" directive is not allowed here in /etc/nginx/sites-enabled/app:1`}},
+	{"boto3 parameter validation", "Traceback (most recent call last):\n  File \"/app/upload.py\", line 9, in <module>\n    s3.put_object(Bucket=bucket, Key=key, Body=123)\nbotocore.exceptions.ParamValidationError: Parameter validation failed:\nInvalid type for parameter Body, value: 123, type: <class 'int'>, valid types: <class 'bytes'>, <class 'bytearray'>, file-like object",
+		[]string{"Invalid type for parameter Body, value: 123, type: <class 'int'>, valid types: <class 'bytes'>, <class 'bytearray'>, file-like object"}},
+	{"uv cannot resolve", "  × No solution found when resolving dependencies:\n  ╰─▶ Because there is no version of numpy==9.9 and you require numpy==9.9, we can conclude that your requirements are unsatisfiable.\nerror: No solution found when resolving dependencies:\n  ╰─▶ Because there is no version of numpy==9.9 and you require numpy==9.9, we can conclude that your requirements are unsatisfiable.",
+		[]string{"Because there is no version of numpy==9.9 and you require numpy==9.9, we can conclude that your requirements are unsatisfiable."}},
+	{"postgres in docker compose logs", "db-1   | 2026-02-03 10:15:40.001 UTC [1] LOG:  database system is ready to accept connections\ndb-1   | 2026-02-03 10:15:42.123 UTC [68] ERROR:  relation \"measurements\" does not exist at character 22\ndb-1   | 2026-02-03 10:15:42.123 UTC [68] STATEMENT:  SELECT count(*) FROM measurements;",
+		[]string{`ERROR:  relation "measurements" does not exist at character 22`}},
+	{"kubectl get pods, healthy", "NAME                   READY   STATUS    RESTARTS   AGE\nweb-5c8d7f9b4-lm3np    1/1     Running   0          4m12s", nil},
 	{"deprecation", "(node:2101) [DEP0040] DeprecationWarning: The `punycode` module is deprecated. Please use a userland alternative instead.\n(Use `node --trace-deprecation ...` to show where the warning was created)", nil},
 }
 
@@ -263,6 +279,12 @@ func TestStripPrefix(t *testing.T) {
 		{"parse_test.go:42: got 3", "parse_test.go:42: got 3"},
 		{"Note:see below", "Note:see below"},
 		{"a\tb\tnot a time", "a\tb\tnot a time"},
+		{"db-1   | ERROR:  relation \"t\" does not exist", "ERROR:  relation \"t\" does not exist"},
+		{"web_1  | Error: listen EADDRINUSE :::3000", "Error: listen EADDRINUSE :::3000"},
+		{" id | name", " id | name"},
+		{"Feb 03 10:00:02 web1 nginx[39295]: nginx: [emerg] \"listen\" directive is not allowed here", "nginx: [emerg] \"listen\" directive is not allowed here"},
+		{"Feb  3 10:00:02 web1 systemd[1]: app.service: Failed with result 'exit-code'.", "app.service: Failed with result 'exit-code'."},
+		{"Feb 03 10:00:02 is the date of the release", "Feb 03 10:00:02 is the date of the release"},
 		{"", ""},
 	}
 	for _, tt := range tests {

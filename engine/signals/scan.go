@@ -37,6 +37,8 @@ type finding struct {
 // scanned is a tool output split into lines (colours removed) with the
 // errors found in it.
 type scanned struct {
+	// norms holds the dedup normalisation of each key seen.
+	norms map[string]string
 	// lines are the output's lines; stripped the same without their CI
 	// log prefixes.
 	lines, stripped []string
@@ -54,8 +56,9 @@ func (rs *ruleSet) scan(text string, norm *normalizer) scanned {
 	for i, l := range lines {
 		stripped[i] = stripPrefix(l)
 	}
-	all := rs.scanAll(stripped, norm)
-	return scanned{lines: lines, stripped: stripped, findings: selectFindings(all, norm)}
+	memo := map[string]string{}
+	all := rs.scanAllMemo(stripped, norm, memo)
+	return scanned{lines: lines, stripped: stripped, findings: selectFindings(all, norm, memo), norms: memo}
 }
 
 // scanAll returns the findings of the lines (CI prefixes removed), in
@@ -64,13 +67,18 @@ func (rs *ruleSet) scan(text string, norm *normalizer) scanned {
 // which is all selectFindings can keep, so an output of thousands of
 // failure lines costs no more than their patterns.
 func (rs *ruleSet) scanAll(stripped []string, norm *normalizer) []finding {
+	return rs.scanAllMemo(stripped, norm, map[string]string{})
+}
+
+// scanAllMemo is scanAll with the normalisations of keys kept in memo.
+func (rs *ruleSet) scanAllMemo(stripped []string, norm *normalizer, memo map[string]string) []finding {
 	var all []finding
 	type group struct {
 		family string
 		rank   int
 	}
 	seen := map[group]map[string]bool{}
-	normal := map[string]string{}
+	normal := memo
 	// last is the latest finding, for groups of lines.
 	var last struct {
 		name string
@@ -100,6 +108,7 @@ func (rs *ruleSet) scanAll(stripped []string, norm *normalizer) []finding {
 		}
 		if strings.HasPrefix(l, tracebackHeader) {
 			f := pythonTraceback(stripped, i)
+			rs.causeBelowHeader(&f, stripped)
 			if keep(f) {
 				all = append(all, f)
 			}
@@ -147,6 +156,12 @@ func stripPrefix(l string) string {
 	if rest, ok := cutTaskPrefix(l); ok {
 		return rest
 	}
+	if rest, ok := cutServicePrefix(l); ok {
+		l = rest
+	}
+	if rest, ok := cutJournalPrefix(l); ok {
+		return rest
+	}
 	if rest, ok := cutTimestamp(l); ok {
 		return rest
 	}
@@ -186,6 +201,50 @@ func cutTaskPrefix(l string) (string, bool) {
 		return "", false
 	}
 	return l[k+2:], true
+}
+
+// cutServicePrefix cuts docker compose's "service-1  | " (a name of
+// letters, digits, '.', '_', '-', then spaces, then "| ").
+func cutServicePrefix(l string) (string, bool) {
+	j := 0
+	for j < len(l) && nameChar(l[j]) {
+		j++
+	}
+	k := j
+	for k < len(l) && l[k] == ' ' {
+		k++
+	}
+	if j == 0 || k == j || k+2 > len(l) || l[k] != '|' || l[k+1] != ' ' || !letter(l[0]) {
+		return "", false
+	}
+	return l[k+2:], true
+}
+
+// cutJournalPrefix cuts a journal or syslog line's "Feb 03 10:00:02
+// host unit[pid]: " (journalctl, `systemctl status`, /var/log/syslog).
+func cutJournalPrefix(l string) (string, bool) {
+	const stamp = "Aaa dd dd:dd:dd "
+	if len(l) < len(stamp)+4 {
+		return "", false
+	}
+	for i := 0; i < len(stamp); i++ {
+		c, want := l[i], stamp[i]
+		switch {
+		case want == 'A' && !(c >= 'A' && c <= 'Z'), want == 'a' && !(c >= 'a' && c <= 'z'),
+			want == 'd' && !digit(c) && !(i == 4 && c == ' '), want != 'A' && want != 'a' && want != 'd' && c != want:
+			return "", false
+		}
+	}
+	rest := l[len(stamp):]
+	host, rest, ok := strings.Cut(rest, " ")
+	if !ok || host == "" {
+		return "", false
+	}
+	unit, rest, ok := strings.Cut(rest, ": ")
+	if !ok || unit == "" || strings.ContainsAny(unit, " \t") {
+		return "", false
+	}
+	return rest, true
 }
 
 // cutTimestamp cuts "(BOM)?YYYY-MM-DDTHH:MM:SS(.fraction)?Z ".
@@ -238,6 +297,7 @@ func (rs *ruleSet) setKey(f *finding, r *compiledRule, lines []string) {
 				f.key = strings.TrimSpace(m[r.keyGroup])
 			}
 		}
+		rs.causeBelowHeader(f, lines)
 	case keyNext, keyColonNext:
 		if r.key == keyColonNext && !strings.HasSuffix(f.key, ":") {
 			return
@@ -256,10 +316,25 @@ func (rs *ruleSet) setKey(f *finding, r *compiledRule, lines []string) {
 	}
 }
 
+// causeBelowHeader moves f's key to the next non-blank line when its key
+// is a generic header ("Parameter validation failed:", "error: No
+// solution found when resolving dependencies:"; genericHeader) and that
+// line is no header itself.
+func (rs *ruleSet) causeBelowHeader(f *finding, lines []string) {
+	if !strings.HasSuffix(f.key, ":") || !rs.header.MatchString(f.key) {
+		return
+	}
+	if j := nextNonBlankIndex(lines, f.at); j >= 0 {
+		if k := causeLine(lines[j]); k != "" && !rs.header.MatchString(k) {
+			f.at, f.end, f.key = j, max(f.end, j), k
+		}
+	}
+}
+
 // selectFindings keeps, in output order, the findings of the lowest rank
 // of each family, drops summaries when a cause stands, and keeps the
 // first of each normalised key, at most maxFindings.
-func selectFindings(all []finding, norm *normalizer) []finding {
+func selectFindings(all []finding, norm *normalizer, memo map[string]string) []finding {
 	best := map[string]int{}
 	cause := false
 	for _, f := range all {
@@ -269,7 +344,7 @@ func selectFindings(all []finding, norm *normalizer) []finding {
 		cause = cause || !f.summary
 	}
 	seen := map[string]bool{}
-	keys := map[string]string{} // key → its normalisation
+	keys := memo // key → its normalisation
 	var out []finding
 	for _, f := range all {
 		if f.rank != best[f.family] || (cause && f.summary) || f.key == "" {
@@ -446,18 +521,26 @@ func newHeuristics() *heuristics {
 	}
 }
 
+// maxHeuristicLine is how much of a line heuristicKey reads, in bytes.
+const maxHeuristicLine = 1024
+
 // heuristicKey picks the key line of a failed tool's output that no rule
 // matched: the first line naming an error (error, failed, fatal,
 // exception, denied, cannot, not found, invalid, no such …) that is not a
 // passing test, a warning, a usage banner or a zero count; else, when the
 // output carries `Exit code N`, that line (the bare exit code, checked
 // with its command); else the first other line. Tags `<tool_use_error>`
-// are dropped.
+// are dropped; a line is read up to maxHeuristicLine bytes.
 func (h *heuristics) heuristicKey(lines []string) string {
 	var cand []string
 	exit := ""
 	inUsage := false
 	for _, l := range lines {
+		if len(l) > maxHeuristicLine {
+			// A minified bundle or a JSON blob on one line: its start says
+			// what it is, and the patterns need not read all of it.
+			l = l[:maxHeuristicLine]
+		}
 		t := strings.TrimSpace(h.toolTag.ReplaceAllString(l, ""))
 		switch {
 		case t == "":

@@ -5,8 +5,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/recite-dev/recite/planning"
 )
 
 // Kind is the kind of a stop signal (docs/architecture.md#words).
@@ -80,14 +78,14 @@ type Signal struct {
 	// /app/.golangci.yml"), as Message.Command gave it; "" when unknown.
 	Command string `json:"command,omitempty"`
 	// Probe marks an error that is a harmless probe (a glob or grep with
-	// no match, ls or test on a missing path, gh pr checks while checks
-	// are pending, which not finding a program): kept, ranked below real
-	// failures, and left out of what a summary lost unless nothing else
-	// was (Verify, Fit).
+	// no match, ls or test on a missing path, diff or cmp finding a
+	// difference, gh pr checks while checks are pending, which not
+	// finding a program): kept in preservation blocks, never reported
+	// lost (Verify) nor re-injected (Fit).
 	Probe bool `json:"probe,omitempty"`
 	// ResolvedBy says what resolved an error ("`npx tsc` passed at
-	// c.jsonl#41"; see Resolve), "" while it is open. A resolved signal
-	// stays in preservation blocks, marked, and is never re-injected.
+	// 14:02"; see Resolve), "" while it is open. A resolved signal stays in
+	// preservation blocks, marked, and is re-injected as one line (Fit).
 	ResolvedBy string `json:"resolved_by,omitempty"`
 }
 
@@ -162,11 +160,12 @@ func newCollector(n *normalizer) *collector {
 	return &collector{norm: n, index: map[string]int{}}
 }
 
-// add records one occurrence.
-func (c *collector) add(s Signal) {
+// add records one occurrence and returns the index of its signal in
+// c.out; -1 when it has no text.
+func (c *collector) add(s Signal) int {
 	s.Text = cleanText(s.Text)
 	if strings.TrimSpace(s.Text) == "" {
-		return
+		return -1
 	}
 	if s.Hash == "" {
 		s.Hash = c.norm.signalHash(s)
@@ -182,7 +181,7 @@ func (c *collector) add(s Signal) {
 	if !ok {
 		c.index[key] = len(c.out)
 		c.out = append(c.out, s)
-		return
+		return len(c.out) - 1
 	}
 	m := &c.out[i]
 	m.Count += s.Count
@@ -199,6 +198,7 @@ func (c *collector) add(s Signal) {
 		m.ID = s.ID
 	}
 	m.Probe = m.Probe && s.Probe
+	return i
 }
 
 // result returns the signals ordered by kind, then first appearance.
@@ -251,41 +251,4 @@ func cleanText(s string) string {
 		s = s[i+1:]
 	}
 	return s
-}
-
-// Extract gathers every stop signal of a project, its conversation messages
-// and its iteration records, deduplicated by (Kind, Hash) and ordered by
-// kind then first appearance (see the package documentation for the rules
-// of each source). Errors the conversation resolved later (Resolve) carry
-// ResolvedBy. p, msgs and iters may each be nil.
-func Extract(p *planning.Project, msgs []Message, iters []IterationRecord) []Signal {
-	c := newCollector(nil)
-	m := newMatchers()
-	rv := newResolver()
-	for i, msg := range msgs {
-		ss := m.fromMessageHashed(msg)
-		rv.add(i, msg, ss)
-		for _, s := range ss {
-			c.add(s)
-		}
-	}
-	for _, s := range FromIterations(iters) {
-		c.add(s)
-	}
-	for _, s := range FromProject(p) {
-		c.add(s)
-	}
-	out := c.result()
-	return MarkResolved(out, rv.resolve(out))
-}
-
-// FromMessages extracts the stop signals of conversation messages (not
-// deduplicated), following the rules in the package documentation.
-func FromMessages(msgs []Message) []Signal {
-	m := newMatchers()
-	var out []Signal
-	for _, msg := range msgs {
-		out = append(out, m.fromMessage(msg)...)
-	}
-	return out
 }

@@ -18,6 +18,7 @@ type verifier struct {
 	toolTag  *regexp.Regexp
 	exitNum  *regexp.Regexp
 	m        *matchers
+	names    *names
 }
 
 func newVerifier() *verifier {
@@ -28,6 +29,7 @@ func newVerifier() *verifier {
 		toolTag:  regexp.MustCompile(`</?tool_use_error>`),
 		exitNum:  regexp.MustCompile(`(?i)\bexit(?:ed)?(?: with)?(?: code| status)?:?\s*(-?\d+)\b`),
 		m:        newMatchers(),
+		names:    newNames(),
 	}
 }
 
@@ -61,9 +63,14 @@ func newVerifier() *verifier {
 //   - stop: the text (for a Claude Code tool rejection, what the user said
 //     after "the user said:"), trailing punctuation and symbols dropped.
 //
-// A signal whose key is empty after this is never reported lost. Resolved
-// signals (ResolvedBy) are never reported lost, and harmless probes
-// (Probe) only when nothing else was lost.
+// An error is also kept when the summary names it by what identifies it
+// (keptByName: its failing test, its error code, its file and line, or its
+// message without the location after it), for a summary that writes "the
+// TestParse failure" has not lost `--- FAIL: TestParse`. A signal whose
+// key is empty after this is never reported lost, nor is a harmless probe
+// (Probe). A resolved signal (ResolvedBy) is checked as any other: a
+// summary that drops an approach that failed before it was fixed has lost
+// it (docs/signals.md#verification).
 func Verify(summary string, sigs []Signal) (lost []Signal) {
 	for _, i := range LostIndexes(summary, sigs) {
 		lost = append(lost, sigs[i])
@@ -77,8 +84,8 @@ func Verify(summary string, sigs []Signal) (lost []Signal) {
 // (a summary written from redacted context holds the placeholder, one
 // written from the raw conversation the secret). It returns, in order, the
 // indexes i for which the summary keeps no form of signal i, leaving out
-// resolved signals and, unless only probes were lost, probes (as Verify).
-// Forms of differing lengths are checked up to the shortest.
+// harmless probes (as Verify). Forms of differing lengths are checked up
+// to the shortest.
 func LostIndexes(summary string, forms ...[]Signal) []int {
 	if len(forms) == 0 {
 		return nil
@@ -91,30 +98,22 @@ func LostIndexes(summary string, forms ...[]Signal) []int {
 	sum := fold(summary)
 	lower := strings.ToLower(sum)
 	var lost []int
-	real := false
 	for i := range n {
+		if forms[0][i].Probe {
+			continue
+		}
 		kept := false
 		for _, f := range forms {
-			if f[i].ResolvedBy != "" || v.kept(f[i], sum, lower) {
+			if v.kept(f[i], sum, lower) {
 				kept = true
 				break
 			}
 		}
 		if !kept {
 			lost = append(lost, i)
-			real = real || !forms[0][i].Probe
 		}
 	}
-	if !real {
-		return lost
-	}
-	out := lost[:0]
-	for _, i := range lost {
-		if !forms[0][i].Probe {
-			out = append(out, i)
-		}
-	}
-	return out
+	return lost
 }
 
 // fold collapses whitespace runs and folds typographic quotes.
@@ -233,7 +232,7 @@ func (v *verifier) keptExit(cmd, code, sum string) bool {
 
 func (v *verifier) kept(s Signal, sum, lower string) bool {
 	if cmd, code, ok := v.bareExit(s); ok {
-		return v.keptExit(cmd, code, sum)
+		return v.keptExit(cmd, code, sum) || v.names.keptByName(v, s, "", sum)
 	}
 	key := v.key(s)
 	switch s.Kind {
@@ -249,7 +248,10 @@ func (v *verifier) kept(s Signal, sum, lower string) bool {
 		}
 		return key == "" || strings.Contains(lower, strings.ToLower(key))
 	}
-	return key == "" || strings.Contains(sum, key)
+	if key == "" || strings.Contains(sum, key) {
+		return true
+	}
+	return s.Kind == KindError && v.names.keptByName(v, s, key, sum)
 }
 
 // containsWord reports whether w occurs in s not adjacent to a letter,

@@ -54,7 +54,8 @@ func TestVerifyRules(t *testing.T) {
 		{"error key line kept in backticks", Signal{Kind: KindError, Text: "Exit code 2\nsrc/a.ts(1,2): error TS2322: Type 'x' is wrong."}, "fixed `src/a.ts(1,2): error TS2322: Type 'x' is wrong`", false},
 		{"error paraphrased", Signal{Kind: KindError, Text: "Exit code 2\nsrc/a.ts(1,2): error TS2322: Type 'x' is wrong."}, "a type error in a.ts", true},
 		{"error prefix stripped", Signal{Kind: KindError, Text: "Error: unknown flag: --disable-all"}, "the unknown flag: --disable-all failed", false},
-		{"error path dropped is lost", Signal{Kind: KindError, Text: "error: Cannot find module '@x/core' from '/a/b.ts'"}, "`Cannot find module '@x/core'`", true},
+		{"error location dropped is kept", Signal{Kind: KindError, Text: "error: Cannot find module '@x/core' from '/a/b.ts'"}, "`Cannot find module '@x/core'`", false},
+		{"error message cut short is lost", Signal{Kind: KindError, Text: "error: Cannot find module '@x/core' from '/a/b.ts'"}, "`Cannot find module`", true},
 		{"tool_use_error tags", Signal{Kind: KindError, Text: "<tool_use_error>File does not exist.</tool_use_error>"}, "File does not exist", false},
 		{"blocked by id", Signal{Kind: KindBlocked, Text: "Stripe fails", ID: "BLOCKER-005"}, "still blocked by BLOCKER-005.", false},
 		{"blocked id not a prefix", Signal{Kind: KindBlocked, Text: "Stripe fails", ID: "BLOCKER-005"}, "BLOCKER-0051", true},
@@ -70,6 +71,45 @@ func TestVerifyRules(t *testing.T) {
 			lost := Verify(tt.summary, []Signal{tt.sig})
 			if (len(lost) == 1) != tt.lost {
 				t.Errorf("Verify lost=%v, want %v (key %q)", len(lost) == 1, tt.lost, Key(tt.sig))
+			}
+		})
+	}
+}
+
+// TestVerifyNames: a summary that names the failing test, the error code
+// or the file and line keeps the error (the shapes of the false alarms
+// read on real compactions: `--- FAIL: TestX` named only as the test,
+// staticcheck's SA5011 named by its code); a name the error does not
+// carry, or a bare file name, keeps nothing.
+func TestVerifyNames(t *testing.T) {
+	goFail := Signal{Kind: KindError, Text: "--- FAIL: TestRedirect (0.00s)\n    handler_test.go:29: got 404, want 302\nFAIL\nFAIL\tgithub.com/acme/links\t0.004s", KeyLine: "handler_test.go:29: got 404, want 302"}
+	sub := Signal{Kind: KindError, Text: "--- FAIL: TestParse (0.00s)\n    --- FAIL: TestParse/empty (0.00s)\n        parse_test.go:18: got [EOF EOF]", KeyLine: "parse_test.go:18: got [EOF EOF]"}
+	lint := Signal{Kind: KindError, Text: "cmd/x/checkpoint_test.go:901:17: SA5011: possible nil pointer dereference (staticcheck)", KeyLine: "cmd/x/checkpoint_test.go:901:17: SA5011: possible nil pointer dereference (staticcheck)"}
+	tsc := Signal{Kind: KindError, Text: "src/a.ts(3,7): error TS2322: Type 'string' is not assignable to type 'number'.", KeyLine: "src/a.ts(3,7): error TS2322: Type 'string' is not assignable to type 'number'."}
+	pytest := Signal{Kind: KindError, Text: "FAILED tests/test_calc.py::test_add - assert 3 == 4", KeyLine: "FAILED tests/test_calc.py::test_add - assert 3 == 4"}
+	econn := Signal{Kind: KindError, Text: "Error: connect ECONNREFUSED 127.0.0.1:5432", KeyLine: "Error: connect ECONNREFUSED 127.0.0.1:5432"}
+	tests := []struct {
+		name    string
+		sig     Signal
+		summary string
+		lost    bool
+	}{
+		{"go test named by the test", goFail, "TestRedirect still fails: the handler answers 404.", false},
+		{"go test named by another test", goFail, "TestRedirects was renamed.", true},
+		{"go subtest named by its parent", sub, "TestParse fails on empty input", false},
+		{"lint named by its code", lint, `staticcheck SA5011 - "possible nil pointer dereference" in the test`, false},
+		{"code as part of a word", lint, "see SA50110 and SA501", true},
+		{"tsc named by its code", tsc, "fixed the TS2322 in a.ts", false},
+		{"tsc named by file and line", tsc, "a.ts(3 had the wrong type", false},
+		{"a file name alone keeps nothing", tsc, "edited src/a.ts", true},
+		{"pytest named by its function", pytest, "test_add fails with 3 == 4", false},
+		{"errno named", econn, "postgres was down (ECONNREFUSED)", false},
+		{"paraphrase", econn, "the database refused connections", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if lost := Verify(tt.summary, []Signal{tt.sig}); (len(lost) == 1) != tt.lost {
+				t.Errorf("Verify lost=%v, want %v", len(lost) == 1, tt.lost)
 			}
 		})
 	}
@@ -154,7 +194,9 @@ func TestVerifyKeyLine(t *testing.T) {
 		{"bare exit, another code", bare, "`bun run verify` failed with exit code 2.", true},
 		{"bare exit without the command", bare, "something failed with exit code 1", true},
 		{"bare exit without a command is never lost", Signal{Kind: KindError, Text: "Exit code 1"}, "nothing", false},
-		{"resolved is never lost", Signal{Kind: KindError, Text: "boom", KeyLine: "boom", ResolvedBy: "`make` passed (m2)"}, "nothing", false},
+		{"resolved is lost when the summary drops it", Signal{Kind: KindError, Text: "boom", KeyLine: "boom", ResolvedBy: "`make` passed (m2)"}, "nothing", true},
+		{"resolved and kept", Signal{Kind: KindError, Text: "boom", KeyLine: "boom", ResolvedBy: "`make` passed (m2)"}, "make said boom, then passed", false},
+		{"a probe is never lost", Signal{Kind: KindError, Text: "Exit code 1", KeyLine: "Exit code 1", Command: "grep -q foo x", Probe: true}, "nothing", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
