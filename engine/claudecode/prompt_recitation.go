@@ -30,9 +30,23 @@ type recitationState struct {
 	Since int    `json:"since"`
 }
 
-// recitationHash identifies a recitation block.
+// recitationHash identifies what a recitation block says, for the rhythm
+// of promptRecitation: its text with the circuit breaker's counters left
+// out ("- Circuit breaker: HEALTHY (stall: 1/5 | …)" counts as
+// "- Circuit breaker: HEALTHY"). The counters move at every turn of the
+// loop; a block that differs only in them waits for hooks.recite_every,
+// while a new task, plan, decision, blocker, health state or breaker
+// state re-injects it at once (docs/architecture.md#one-rhythm).
 func recitationHash(rec string) string {
-	sum := sha256.Sum256([]byte(rec))
+	lines := strings.Split(rec, "\n")
+	for i, l := range lines {
+		if rest, ok := strings.CutPrefix(l, "- Circuit breaker: "); ok {
+			if j := strings.Index(rest, " ("); j >= 0 {
+				lines[i] = "- Circuit breaker: " + rest[:j]
+			}
+		}
+	}
+	sum := sha256.Sum256([]byte(strings.Join(lines, "\n")))
 	return hex.EncodeToString(sum[:8])
 }
 

@@ -84,9 +84,10 @@ type Sources struct {
 }
 
 // DefaultConversations are the conversations a status or a manual preserve
-// reads: those the targets carry, plus the most recently active
-// conversation of the store (the session an agent hook records), once
-// each, sorted.
+// reads: those the targets carry, the most recently active conversation of
+// the store (the session an agent hook records) and the most recently
+// active one holding iteration records (the session that last worked, when
+// a new one has only started), once each, sorted.
 func DefaultConversations(cfg *config.Config, store *conversation.Store) []string {
 	seen := map[string]bool{}
 	var ids []string
@@ -99,11 +100,17 @@ func DefaultConversations(cfg *config.Config, store *conversation.Store) []strin
 	for _, t := range cfg.Targets {
 		add(t.Conversation)
 	}
-	if list, err := store.List(); err == nil && len(list) > 0 {
-		latest := slices.MaxFunc(list, func(a, b conversation.Summary) int {
+	newest := func(infos []conversation.Info) conversation.Info {
+		return slices.MaxFunc(infos, func(a, b conversation.Info) int {
 			return cmp.Or(a.LastActivity.Compare(b.LastActivity), cmp.Compare(a.ID, b.ID))
 		})
-		add(latest.ID)
+	}
+	if infos, _, err := store.Infos(context.Background()); err == nil && len(infos) > 0 {
+		add(newest(infos).ID)
+		worked := slices.DeleteFunc(infos, func(in conversation.Info) bool { return in.Iterations == 0 })
+		if len(worked) > 0 {
+			add(newest(worked).ID)
+		}
 	}
 	slices.Sort(ids)
 	return ids

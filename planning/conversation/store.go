@@ -472,23 +472,41 @@ func (s *Store) List() ([]Summary, error) {
 // (see Info), so listing costs what the indexes do, not what the logs
 // hold. The error is for a Dir that cannot be listed.
 func (s *Store) ListDiagnosed() ([]Summary, []markdown.Diagnostic, error) {
+	infos, diags, err := s.Infos(context.Background())
+	if err != nil {
+		return nil, nil, err
+	}
+	var out []Summary
+	for _, info := range infos {
+		out = append(out, info.Summary)
+	}
+	return out, diags, nil
+}
+
+// Infos describes every conversation in Dir (not the archive), sorted by
+// id, as ListDiagnosed lists them, with what the index knows of each
+// (Info: its iteration records, records and size), so a caller that
+// needs only some conversations' records can pick them first. The error
+// is for a Dir that cannot be listed; a conversation that cannot be read
+// is a diagnostic and left out.
+func (s *Store) Infos(ctx context.Context) ([]Info, []markdown.Diagnostic, error) {
 	ents, err := os.ReadDir(s.Dir)
 	if err != nil {
 		return nil, nil, fmt.Errorf("list conversations: %w", err)
 	}
-	var out []Summary
+	var out []Info
 	var diags []markdown.Diagnostic
 	for _, e := range ents {
 		id, ok := strings.CutSuffix(e.Name(), ".jsonl")
 		if !ok || e.IsDir() || ValidateID(id) != nil {
 			continue
 		}
-		info, _, err := s.Info(context.Background(), id)
+		info, _, err := s.Info(ctx, id)
 		if err != nil {
 			diags = append(diags, markdown.Diagnostic{Path: filepath.Join(s.Dir, e.Name()), Message: fmt.Sprintf("conversation %q left out: %v", id, err)})
 			continue
 		}
-		out = append(out, info.Summary)
+		out = append(out, info)
 	}
 	return out, diags, nil
 }
