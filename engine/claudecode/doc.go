@@ -74,6 +74,11 @@ type Engine interface {
 	// stays, and a diagnostic starting "deadline reached" says so
 	// (docs/architecture.md#hook-deadline).
 	PreserveCompaction(ctx context.Context, convs []string, now func() time.Time, tail int) ([]markdown.Diagnostic, error)
+	// PreserveCompactionIfChanged is PreserveCompaction that writes no
+	// block when it would say what the latest block says (its time
+	// aside); written reports that a block was appended. Gemini CLI fires
+	// PreCompress before every model call, not only before a compression.
+	PreserveCompactionIfChanged(ctx context.Context, convs []string, now func() time.Time, tail int) (written bool, diags []markdown.Diagnostic, err error)
 	// ReadPreserved parses the preservation blocks of the project's
 	// preservation file; a missing file yields none.
 	ReadPreserved() ([]signals.Block, error)

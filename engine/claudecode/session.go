@@ -127,7 +127,7 @@ func (h *claudeHook) lostInCompaction(ctx context.Context, latest signals.Block)
 			return h.e.RedactSignals(st.Lost), "checked by recite at PostCompact"
 		}
 	}
-	if summary, ok := transcriptCompactSummary(ctx, h.ev.TranscriptPath); ok {
+	if summary, ok := h.transcriptSummary(ctx); ok {
 		return h.e.LostSignals(summary, latest.Signals), "checked by recite against the transcript's summary"
 	}
 	return h.e.RedactSignals(latest.Signals), "the summary could not be read, so every preserved signal is repeated"

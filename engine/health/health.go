@@ -75,10 +75,10 @@ type Sources struct {
 	// conversation and the iteration records among them
 	// (ConversationWindow); 0 reads the horizon a build reads.
 	Tail int
-	// HookAgent names the agent whose iteration records carry the hash of
+	// HookAgents name the agents whose iteration records carry the hash of
 	// an error its session's tool messages already hold verbatim (the
 	// Claude Code hook's turn records): that hash is not a second signal.
-	HookAgent string
+	HookAgents []string
 	// Active is the active loop (nil: none).
 	Active *planning.Loop
 }
@@ -190,7 +190,7 @@ func Collect(ctx context.Context, dir string, cfg *config.Config, proj *planning
 	// session's tool messages already hold verbatim: not a second signal.
 	extractRecs := slices.Clone(convRecs)
 	for i, r := range convIters {
-		if src.HookAgent != "" && r.Agent == src.HookAgent {
+		if slices.Contains(src.HookAgents, r.Agent) {
 			extractRecs[i].ErrorHash, extractRecs[i].ErrorText = "", ""
 		}
 	}
