@@ -63,10 +63,15 @@ type PreserveResult struct {
 	Unchanged bool `json:"unchanged,omitempty"`
 }
 
-// sameBlock reports two blocks that render alike once given the same
-// time (a block read back and one about to be written).
+// sameBlock reports a block about to be written that says what the
+// latest (a) says: the same once their time, breaker counters and
+// modified files are left aside (those move at every turn; the signals,
+// the task, the last change and the hypothesis are what a compaction must
+// keep).
 func sameBlock(a, b signals.Block) bool {
-	a.Timestamp, b.Timestamp = time.Time{}, time.Time{}
+	for _, x := range []*signals.Block{&a, &b} {
+		x.Timestamp, x.Breaker, x.FilesModified, x.Line = time.Time{}, "", nil, 0
+	}
 	return signals.RenderBlock(a) == signals.RenderBlock(b)
 }
 
