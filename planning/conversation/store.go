@@ -447,6 +447,49 @@ func logIDs(f *os.File) (map[string]bool, error) {
 	return ids, err
 }
 
+// RecordKeys returns, for each valid record of conversation id's own log,
+// its identity in a source (PlaceKey): what an importer compares when a
+// record's id is already taken, so a record of another file that happens
+// to get the same id is told apart from the same record imported again.
+// It reads the whole log, holding only the keys. Errors: an invalid id, a
+// missing log (ErrNotFound), an unreadable file.
+func (s *Store) RecordKeys(ctx context.Context, id string) (map[string]string, error) {
+	p, err := s.existingPath(id)
+	if err != nil {
+		return nil, err
+	}
+	keys := map[string]string{}
+	err = s.withLock(ctx, id, func() error {
+		f, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		defer func() { _ = f.Close() }()
+		st, err := f.Stat()
+		if err != nil {
+			return err
+		}
+		_, err = scanLog(f, 0, st.Size(), 1, func(_, _ int64, _ int, r *Record, bad string) error {
+			if bad == "" {
+				keys[r.ID] = PlaceKey(*r)
+			}
+			return nil
+		})
+		return err
+	})
+	return keys, err
+}
+
+// PlaceKey is a record's identity in its source, left unchanged by the
+// store's redaction: its kind, role, event, tool call id and time.
+func PlaceKey(r Record) string {
+	kind := r.Kind
+	if kind == "" {
+		kind = KindMessage // as the store writes it
+	}
+	return fmt.Sprintf("%s|%s|%s|%s|%d", kind, r.Role, r.Event, r.ToolCallID, r.Time.UnixNano())
+}
+
 // Summary describes one conversation for listing.
 type Summary struct {
 	ID           string    `json:"id"`
