@@ -63,35 +63,55 @@ var codexExitLine = regexp.MustCompile(`(?m)^(?:Process exited with code|Exit co
 // as Claude Code's failed Bash results do, so a command that printed
 // nothing still has a key line.
 func (h *claudeHook) codexToolOutput(ctx context.Context, text string, failed bool) (string, bool) {
+	call := codexCallOf(ctx, h.ev.TranscriptPath, h.ev.ToolUseID)
+	if call.name != "" {
+		// Record the call as the rollout has it (exec_command and its
+		// cmd, the MCP namespace joined to the tool), so the log matches
+		// `recite import codex` of the same session.
+		h.callName, h.callArgs = call.name, call.args
+	}
 	if failed {
 		return text, true
 	}
 	if m := codexExitLine.FindStringSubmatch(text); m != nil {
 		return text, m[1] != "0"
 	}
-	code, ok := codexExitCode(ctx, h.ev.TranscriptPath, h.ev.ToolUseID)
-	if !ok || code == 0 {
+	if !call.exited || call.code == 0 {
 		return text, false
 	}
-	return strings.TrimRight(fmt.Sprintf("Exit code %d\n%s", code, text), "\n"), true
+	return strings.TrimRight(fmt.Sprintf("Exit code %d\n%s", call.code, text), "\n"), true
 }
 
-// codexExitCode finds the exit code of call id in the last codexTail bytes
-// of the rollout at path: an item_completed event of the call (0.169:
-// {"item": {"id": ID, "exit_code": N}}) or an exec_command_end event
-// ({"call_id": ID, "exit_code": N}), the last one that says.
-func codexExitCode(ctx context.Context, path, id string) (int, bool) {
+// codexCall is what a rollout says of one call: its name (namespace
+// joined) and arguments as the model sent them, and its exit code.
+type codexCall struct {
+	name, args string
+	code       int
+	exited     bool
+}
+
+// codexCallOf finds call id in the last codexTail bytes of the rollout at
+// path: its function_call item (name, namespace, arguments) and its exit
+// code, from an item_completed event (0.169: {"item": {"id": ID,
+// "exit_code": N}}) or an exec_command_end event ({"call_id": ID,
+// "exit_code": N}), the last one that says. The rollout holds both when
+// PostToolUse runs.
+func codexCallOf(ctx context.Context, path, id string) codexCall {
+	var c codexCall
 	if path == "" || id == "" {
-		return 0, false
+		return c
 	}
-	code, found := 0, false
 	scanRolloutTail(ctx, path, []byte(strconv.Quote(id)), func(line []byte) {
 		var l struct {
+			Type    string `json:"type"`
 			Payload struct {
-				Type     string `json:"type"`
-				CallID   string `json:"call_id"`
-				ExitCode *int   `json:"exit_code"`
-				Item     struct {
+				Type      string          `json:"type"`
+				CallID    string          `json:"call_id"`
+				Name      string          `json:"name"`
+				Namespace string          `json:"namespace"`
+				Arguments json.RawMessage `json:"arguments"`
+				ExitCode  *int            `json:"exit_code"`
+				Item      struct {
 					ID       string `json:"id"`
 					ExitCode *int   `json:"exit_code"`
 				} `json:"item"`
@@ -102,13 +122,18 @@ func codexExitCode(ctx context.Context, path, id string) (int, bool) {
 		}
 		p := l.Payload
 		switch {
+		case l.Type == "response_item" && p.Type == "function_call" && p.CallID == id && p.Name != "":
+			c.name, c.args = p.Name, strings.TrimSpace(rawText(p.Arguments))
+			if p.Namespace != "" && !strings.HasPrefix(p.Name, p.Namespace+"__") {
+				c.name = p.Namespace + "__" + p.Name
+			}
 		case p.Type == "item_completed" && p.Item.ID == id && p.Item.ExitCode != nil:
-			code, found = *p.Item.ExitCode, true
+			c.code, c.exited = *p.Item.ExitCode, true
 		case p.Type == "exec_command_end" && p.CallID == id && p.ExitCode != nil:
-			code, found = *p.ExitCode, true
+			c.code, c.exited = *p.ExitCode, true
 		}
 	})
-	return code, found
+	return c
 }
 
 // codexCompactSummary is the summary of the last compaction in the rollout

@@ -109,12 +109,15 @@ func (h *claudeHook) stop(ctx context.Context) error {
 // toolCall is the assistant message carrying the call the event reports,
 // so every recorded tool result answers a call (docs/architecture.md#tool-calls-keep-their-results).
 func (h *claudeHook) toolCall() conversation.Record {
-	args := strings.TrimSpace(string(h.ev.ToolInput))
+	name, args := h.ev.ToolName, strings.TrimSpace(string(h.ev.ToolInput))
+	if h.callName != "" {
+		name, args = h.callName, h.callArgs
+	}
 	if args == "" {
 		args = "{}"
 	}
 	return conversation.Record{Kind: conversation.KindMessage, Role: conversation.RoleAssistant, Provider: h.d.provider,
-		ToolCalls: []conversation.ToolCall{{ID: h.ev.ToolUseID, Name: h.ev.ToolName, Arguments: args}}}
+		ToolCalls: []conversation.ToolCall{{ID: h.ev.ToolUseID, Name: name, Arguments: args}}}
 }
 
 func (h *claudeHook) postToolUseFailure(ctx context.Context) error {
@@ -208,9 +211,9 @@ func (h *claudeHook) postToolUse(ctx context.Context, res *result) error {
 // flagged is_error), the files it changed and its error as the turn's
 // last (postToolUse).
 func (h *claudeHook) recordTool(ctx context.Context, res *result, text string, failed bool) error {
-	result := conversation.Record{Kind: conversation.KindMessage, Role: conversation.RoleTool, ToolCallID: h.ev.ToolUseID, ToolName: h.ev.ToolName, Content: capContent(text), IsError: failed}
-	h.redactRecord(&result)
 	call := h.toolCall()
+	result := conversation.Record{Kind: conversation.KindMessage, Role: conversation.RoleTool, ToolCallID: h.ev.ToolUseID, ToolName: call.ToolCalls[0].Name, Content: capContent(text), IsError: failed}
+	h.redactRecord(&result)
 	lastError := h.turnError(call, result)
 	return h.locked(ctx, func() error {
 		files, err := h.changedFiles(ctx)

@@ -373,6 +373,10 @@ type claudeHook struct {
 	// recited is the recitation block the event rendered ("" when none),
 	// for the session's recitation state (sessionRecited).
 	recited string
+	// callName and callArgs, when set, are the tool call as the agent's
+	// transcript names it (Codex's rollout), recorded in place of the
+	// event's tool_name and tool_input.
+	callName, callArgs string
 }
 
 // ensureDirs creates the cache folder with its .gitignore (Engine's
