@@ -120,3 +120,71 @@ func toolView(r conversation.Record) []string {
 	}
 	return out
 }
+
+// TestCodexCompaction: Codex's PostCompact has no compact_summary; the
+// hook checks the preservation block against the summary of the rollout's
+// "compacted" item (from a compaction codex-cli 0.169 made), and the
+// SessionStart after it re-injects what that summary lost, nothing when
+// the summary kept it.
+func TestCodexCompaction(t *testing.T) {
+	const key = "Error: connect ECONNREFUSED 127.0.0.1:5432"
+	b, err := os.ReadFile(filepath.Join("testdata", "agents", "codex", "rollout-compacted.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name     string
+		rollout  string
+		reinject bool
+	}{
+		{"a summary that lost the error", string(b), true},
+		{"a summary that kept it", strings.Replace(string(b), `summary to assist with your own analysis:\nok"`, `summary to assist with your own analysis:\n`+key+` (test/sync.test.ts:7:14) ; BLOCKER-001 BLOCKER-002 docker.sock DATABASE_URL backoff pg.Pool"`, 1), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := enginetest.HookProject(t)
+			tr := filepath.Join(t.TempDir(), "rollout.jsonl")
+			if err := os.WriteFile(tr, []byte(tc.rollout), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			const sid = "01a23bf4-b238-7043-8123-e4f0af8f4caa"
+			e := func(name string, fields map[string]any) string {
+				m := map[string]any{"session_id": sid, "transcript_path": tr, "cwd": dir, "hook_event_name": name, "model": "gpt-5.5", "turn_id": "t1"}
+				for k, v := range fields {
+					m[k] = v
+				}
+				out, err := json.Marshal(m)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return string(out)
+			}
+			runAgent(t, claudecode.AgentCodex, e("SessionStart", map[string]any{"source": "startup", "permission_mode": "bypassPermissions"}))
+			runAgent(t, claudecode.AgentCodex, e("PreCompact", map[string]any{"trigger": "auto"}))
+			runAgent(t, claudecode.AgentCodex, e("PostCompact", map[string]any{"trigger": "auto"}))
+			out, errOut := runAgent(t, claudecode.AgentCodex, e("SessionStart", map[string]any{"source": "compact", "permission_mode": "bypassPermissions"}))
+			if got := strings.Contains(out, key); got != tc.reinject {
+				t.Errorf("key line re-injected %v, want %v:\n%s\nstderr %s", got, tc.reinject, out, errOut)
+			}
+			if tc.reinject && !strings.Contains(out, "checked by recite at PostCompact") {
+				t.Errorf("not checked against the rollout's summary:\n%s", out)
+			}
+			s, err := engine.New(dir).OpenConversations()
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, _, err := s.Read(claudecode.SessionConversationOf(claudecode.AgentCodex, sid))
+			if err != nil {
+				t.Fatal(err)
+			}
+			summaries := 0
+			for _, m := range c.Messages {
+				if m.CompactSummary {
+					summaries++
+				}
+			}
+			if summaries != 1 {
+				t.Errorf("%d compact summaries recorded, want the rollout's", summaries)
+			}
+		})
+	}
+}
