@@ -1,11 +1,15 @@
 package claudecode_test
 
 import (
+	"bytes"
+	"context"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/recite-dev/recite/engine"
 	"github.com/recite-dev/recite/engine/claudecode"
 	"github.com/recite-dev/recite/engine/internal/enginetest"
 	"github.com/recite-dev/recite/engine/internal/gitstore/gittest"
@@ -115,5 +119,32 @@ func TestResumeRepeatsOnlyWhatWasLost(t *testing.T) {
 	}
 	if out, _ := hook(t, dir, "", resume, claudecode.Options{}); strings.Contains(out, key) {
 		t.Errorf("resume after the compaction repeats the re-injected signal:\n%s", out)
+	}
+}
+
+// BenchmarkPromptManySessions times UserPromptSubmit and SessionStart in a
+// project (examples/gsd: no loop file, so health comes from the
+// conversations) whose store holds 15 earlier hook sessions of 10 turns
+// each, as a project used for weeks leaves it: the health reads the
+// project's loop history, not one log.
+func BenchmarkPromptManySessions(b *testing.B) {
+	dir := enginetest.CopyTree(b, filepath.Join(sharedtest.ModuleRoot(), "examples", "gsd"))
+	gittest.CommitAll(b, dir)
+	for s := range 15 {
+		id := fmt.Sprintf("earlier-%02d", s)
+		for range 10 {
+			hook(b, dir, "", as(evPrompt, id), claudecode.Options{})
+			hook(b, dir, "", as(evFailure, id), claudecode.Options{})
+			hook(b, dir, "", as(evStop, id), claudecode.Options{})
+		}
+	}
+	for _, bc := range []struct{ name, event string }{{"UserPromptSubmit", evPrompt}, {"SessionStart", evStartup}} {
+		b.Run(bc.name, func(b *testing.B) {
+			ev := strings.NewReplacer("{{DIR}}", dir, "{{T}}", "").Replace(bc.event)
+			for b.Loop() {
+				var out, errOut bytes.Buffer
+				engine.RunClaudeHook(context.Background(), claudecode.Options{Deadline: noDeadline}, strings.NewReader(ev), &out, &errOut)
+			}
+		})
 	}
 }

@@ -50,7 +50,7 @@ func Iterations(ctx context.Context, store *conversation.Store, cfg *config.Conf
 	var recs []conversation.Record
 	ids, diags := HistoryConversations(ctx, cfg, store)
 	for _, id := range ids {
-		w, wdiags, err := store.Window(ctx, id, conversation.WindowOptions{Iterations: HealthIterations, MaxBytes: TailMaxBytes})
+		w, wdiags, err := store.Window(ctx, id, conversation.WindowOptions{Iterations: HealthIterations, MaxBytes: TailMaxBytes, OnlyIterations: true})
 		diags = append(diags, wdiags...)
 		if err != nil {
 			diags = append(diags, markdown.Diagnostic{Path: layout.ConversationLog(id), Message: fmt.Sprintf("health: %v", err)})
