@@ -109,12 +109,9 @@ func addCodexMCP(path, program string) (what string, created bool, err error) {
 	case err != nil:
 		return "", false, &SettingsError{fmt.Errorf("read %s: %w", CodexConfigFile, err)}
 	}
-	var cfg struct {
-		MCPServers map[string]struct {
-			Command string   `toml:"command"`
-			Args    []string `toml:"args"`
-		} `toml:"mcp_servers"`
-	}
+	// A map, not a struct: go-toml matches struct fields without regard
+	// to case, and Codex reads keys exactly.
+	var cfg map[string]any
 	if err := toml.Unmarshal(src, &cfg); err != nil {
 		var de *toml.DecodeError
 		if errors.As(err, &de) {
@@ -125,7 +122,7 @@ func addCodexMCP(path, program string) (what string, created bool, err error) {
 	}
 	table := fmt.Sprintf("[mcp_servers.recite]\ncommand = %s\nargs = [\"mcp\"]\n", tomlQuote(program))
 	var out []byte
-	cur, ok := cfg.MCPServers["recite"]
+	cur, ok := codexServer(cfg)
 	switch {
 	case !ok:
 		out = append([]byte(nil), src...)
@@ -208,4 +205,29 @@ func tomlQuote(s string) string {
 		return `""`
 	}
 	return string(b)
+}
+
+// codexMCPEntry is the part of an [mcp_servers.recite] table recite reads.
+type codexMCPEntry struct {
+	Command string
+	Args    []string
+}
+
+// codexServer is the recite entry of a parsed Codex configuration; ok is
+// false when it has none.
+func codexServer(cfg map[string]any) (codexMCPEntry, bool) {
+	servers, _ := cfg["mcp_servers"].(map[string]any)
+	raw, ok := servers["recite"]
+	if !ok {
+		return codexMCPEntry{}, false
+	}
+	var e codexMCPEntry
+	t, _ := raw.(map[string]any)
+	e.Command, _ = t["command"].(string)
+	args, _ := t["args"].([]any)
+	for _, a := range args {
+		s, _ := a.(string)
+		e.Args = append(e.Args, s)
+	}
+	return e, true
 }

@@ -219,3 +219,29 @@ func TestGeminiOutputIsJSON(t *testing.T) {
 		}
 	}
 }
+
+// FuzzGeminiHook: whatever Gemini CLI sends, `recite hook gemini` prints
+// exactly one JSON object.
+func FuzzGeminiHook(f *testing.F) {
+	for _, name := range []string{"SessionStart-startup", "BeforeAgent", "AfterTool-run_shell_command", "AfterTool-read_file-error", "AfterAgent", "PreCompress"} {
+		b, err := os.ReadFile(filepath.Join("testdata", "agents", "gemini", name+".json"))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(string(b))
+	}
+	f.Add(`{"hook_event_name":"AfterTool","tool_response":{"llmContent":[{"text":1}],"error":"x"}}`)
+	f.Fuzz(func(t *testing.T, in string) {
+		dir := t.TempDir()
+		if err := os.MkdirAll(filepath.Join(dir, ".planning"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		ev := strings.NewReplacer("{{DIR}}", dir, "{{T}}", filepath.Join(dir, "none.jsonl")).Replace(in)
+		out, _ := runAgent(t, claudecode.AgentGemini, ev)
+		dec := json.NewDecoder(strings.NewReader(out))
+		var v map[string]any
+		if err := dec.Decode(&v); err != nil || dec.More() {
+			t.Fatalf("stdout %q is not one JSON object (%v)", out, err)
+		}
+	})
+}
