@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/recite-dev/recite/engine"
+	"github.com/recite-dev/recite/internal/sharedtest"
 )
 
 // ccTranscript is a small Claude Code transcript: a progress entry (skipped),
@@ -129,5 +130,61 @@ func TestImportID(t *testing.T) {
 		if got := engine.ImportID(tt.path, tt.format); got != tt.want {
 			t.Errorf("ImportID(%q, %q) = %q, want %q", tt.path, tt.format, got, tt.want)
 		}
+	}
+}
+
+// TestImportSecondCodexFile: a second Codex rollout of the same session
+// (its records get the same ids: session and line number) imported into
+// the same conversation loses nothing: the records whose ids are taken
+// are placed under new ids and counted, and importing either file again
+// adds nothing.
+func TestImportSecondCodexFile(t *testing.T) {
+	ctx := context.Background()
+	dir := newProject(t, nil)
+	src := filepath.Join(sharedtest.ModuleRoot(), "planning", "conversation", "testdata", "codex", "0.169", "rollout-2026-12-03T12-57-25-01a23bfb-270e-79a1-b54d-37dc341fd616.jsonl")
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := writeFile(t, filepath.Join(t.TempDir(), "a.jsonl"), string(b))
+	// The same session a day later: same session id, other times and text.
+	later := strings.ReplaceAll(strings.ReplaceAll(string(b), "2026-12-03T", "2026-12-04T"), "KEYLINE widget exploded", "KEYLINE gadget melted")
+	second := writeFile(t, filepath.Join(t.TempDir(), "b.jsonl"), later)
+	e := engine.New(dir)
+	opts := func(p string) engine.ImportOptions {
+		return engine.ImportOptions{Format: engine.ImportCodex, Path: p, ID: "codex-session"}
+	}
+	r1, err := e.Import(ctx, opts(first))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2, err := e.Import(ctx, opts(second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r2.Appended != r2.Report.Records || r2.Renamed == 0 || r2.Renamed != r2.Report.Records {
+		t.Errorf("second file: %d of %d records appended, %d renamed; want all appended under new ids", r2.Appended, r2.Report.Records, r2.Renamed)
+	}
+	for _, p := range []string{first, second} {
+		again, err := e.Import(ctx, opts(p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if again.Appended != 0 {
+			t.Errorf("re-importing %s appended %d", filepath.Base(p), again.Appended)
+		}
+	}
+	c, _, err := openConversations(t, dir).Read("codex-session")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var both int
+	for _, m := range c.Messages {
+		if strings.Contains(m.Content, "KEYLINE") && m.IsError {
+			both++
+		}
+	}
+	if both != 2 || r1.Appended != r1.Report.Records {
+		t.Errorf("%d failed commands in the log, want both files'; first file %d of %d appended", both, r1.Appended, r1.Report.Records)
 	}
 }

@@ -41,7 +41,7 @@ func IterationRecords(recs []conversation.Record) []signals.IterationRecord {
 // and the Claude Code hook's agent filled in.
 func (e *Engine) collectSignals(ctx context.Context, cfg *config.Config, proj *planning.Project, src health.Sources) (*health.Collected, []Diagnostic) {
 	src.Active = scope.ActiveLoop(proj)
-	src.HookAgent = claudecode.Agent
+	src.HookAgents = claudecode.HookAgents
 	return health.Collect(ctx, e.dir, cfg, proj, src)
 }
 

@@ -96,6 +96,59 @@ func InitClaude(dir string, opts ClaudeOptions) (*ClaudeResult, error) {
 	return res, err
 }
 
+// CodexResult is what InitCodex did (claudecode.CodexResult).
+type CodexResult = claudecode.CodexResult
+
+// CodexOptions configures InitCodex (claudecode.CodexOptions).
+type CodexOptions = claudecode.CodexOptions
+
+// GeminiResult is what InitGemini did (claudecode.GeminiResult).
+type GeminiResult = claudecode.GeminiResult
+
+// GeminiOptions configures InitGemini (claudecode.GeminiOptions).
+type GeminiOptions = claudecode.GeminiOptions
+
+// Files `init --codex` and `init --gemini` write, project-relative, and
+// what the agents need before they use them (docs/agents.md).
+const (
+	CodexHooksFile     = claudecode.CodexHooksFile
+	CodexConfigFile    = claudecode.CodexConfigFile
+	GeminiSettingsFile = claudecode.GeminiSettingsFile
+	CodexTrust         = claudecode.CodexTrust
+	GeminiTrust        = claudecode.GeminiTrust
+)
+
+// Agents whose hook `recite hook` handles (HookOptions.Agent).
+const (
+	AgentClaudeCode = claudecode.Agent
+	AgentCodex      = claudecode.AgentCodex
+	AgentGemini     = claudecode.AgentGemini
+)
+
+// InitCodex merges recite's hooks into the project's .codex/hooks.json
+// and adds its MCP server to .codex/config.toml
+// (claudecode.InstallCodex). A file recite cannot merge into is an
+// *InputError naming the file, and the file is left untouched.
+func InitCodex(dir string, opts CodexOptions) (*CodexResult, error) {
+	res, err := claudecode.InstallCodex(dir, opts)
+	if se := (*claudecode.SettingsError)(nil); errors.As(err, &se) {
+		return nil, &InputError{Err: se.Err}
+	}
+	return res, err
+}
+
+// InitGemini merges recite's hooks and MCP server into the project's
+// .gemini/settings.json (claudecode.InstallGemini). A file recite cannot
+// merge into is an *InputError naming the file, and the file is left
+// untouched.
+func InitGemini(dir string, opts GeminiOptions) (*GeminiResult, error) {
+	res, err := claudecode.InstallGemini(dir, opts)
+	if se := (*claudecode.SettingsError)(nil); errors.As(err, &se) {
+		return nil, &InputError{Err: se.Err}
+	}
+	return res, err
+}
+
 // hookEngine is the Engine the Claude Code hook talks to
 // (claudecode.Engine): the engine's own methods under the names the hook
 // asks for, so the Engine type's exported API stays the CLI's.
@@ -132,6 +185,15 @@ func (h hookEngine) PreserveCompaction(ctx context.Context, convs []string, now 
 	return pr.Diagnostics, err
 }
 
+func (h hookEngine) PreserveCompactionIfChanged(ctx context.Context, convs []string, now func() time.Time, tail int) (bool, []markdown.Diagnostic, error) {
+	defer h.e.saveCaches()
+	pr, err := h.e.Preserve(ctx, PreserveOptions{Trigger: signals.TriggerCompaction, Conversations: convs, Now: now, tail: tail, lenient: true, ifChanged: true})
+	if pr == nil {
+		return false, nil, err
+	}
+	return !pr.Unchanged && pr.Summary != "no block written (deadline reached)", pr.Diagnostics, err
+}
+
 func (h hookEngine) ReadPreserved() ([]signals.Block, error) {
 	blocks, _, err := h.e.readPreserved()
 	return blocks, err
@@ -147,7 +209,7 @@ func (h hookEngine) OpenSignals(ctx context.Context, known []signals.Signal) ([]
 	if err != nil {
 		return nil, nil, err
 	}
-	sigs, diags := health.OpenSignals(ctx, h.e.dir, health.OpenSources{Project: proj, Known: known, HookAgent: claudecode.Agent})
+	sigs, diags := health.OpenSignals(ctx, h.e.dir, health.OpenSources{Project: proj, Known: known, HookAgents: claudecode.HookAgents})
 	return h.e.redactSignals(sigs), diags, nil
 }
 

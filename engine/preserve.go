@@ -38,6 +38,10 @@ type PreserveOptions struct {
 	// ends before the block is complete, no block is written and that is
 	// a diagnostic, not an error.
 	lenient bool
+	// ifChanged writes no block when it would say what the latest block
+	// says, its time aside (Gemini CLI's PreCompress fires before every
+	// model call, not only before a compression).
+	ifChanged bool
 }
 
 // PreserveResult is what Preserve wrote.
@@ -54,6 +58,21 @@ type PreserveResult struct {
 	// Diagnostics are problems met on the way (no git repository, an
 	// unreadable conversation, a malformed planning file).
 	Diagnostics []Diagnostic `json:"diagnostics"`
+	// Unchanged reports that no block was written because the latest one
+	// says the same (the hook's PreserveCompactionIfChanged).
+	Unchanged bool `json:"unchanged,omitempty"`
+}
+
+// sameBlock reports a block about to be written that says what the
+// latest (a) says: the same once their time, breaker counters and
+// modified files are left aside (those move at every turn; the signals,
+// the task, the last change and the hypothesis are what a compaction must
+// keep).
+func sameBlock(a, b signals.Block) bool {
+	for _, x := range []*signals.Block{&a, &b} {
+		x.Timestamp, x.Breaker, x.FilesModified, x.Line = time.Time{}, "", nil, 0
+	}
+	return signals.RenderBlock(a) == signals.RenderBlock(b)
 }
 
 // validTrigger reports a known preservation trigger.
@@ -126,6 +145,16 @@ func (e *Engine) Preserve(ctx context.Context, opts PreserveOptions) (*PreserveR
 		res.Diagnostics = append(res.Diagnostics, Diagnostic{Path: PreservedFile, Message: "deadline reached before the block was complete: no block written, the previous one stays: " + err.Error()})
 		res.Summary = "no block written (deadline reached)"
 		return res, nil
+	}
+	if opts.ifChanged {
+		if blocks, _, err := e.readPreserved(); err == nil {
+			if latest, ok := signals.Latest(blocks); ok && sameBlock(latest, b) {
+				res.Block, res.Health = latest, col.Report.Health
+				res.Summary = "no block written (the latest says the same)"
+				res.Unchanged = true
+				return res, nil
+			}
+		}
 	}
 	if err := signals.AppendBlock(ctx, filepath.Join(e.dir, filepath.FromSlash(PreservedFile)), b); err != nil {
 		return nil, err

@@ -57,7 +57,52 @@ the latest block alone. Install it with ` + "`recite init --claude`" + `.`,
 			return runWith(cmd.Context(), opts, runF, hookRun)
 		},
 	})
+	cmd.AddCommand(newAgentHookCmd(g, streams, runF, engine.AgentCodex, "",
+		"Read one Codex CLI hook event (JSON) on stdin and act on it",
+		`Read one Codex CLI hook event as JSON on stdin and act on it, as
+`+"`recite hook claude-code`"+` does for Claude Code: Codex runs the same events
+(no PostToolUseFailure: a failed command's exit code is read from the rollout
+transcript) and takes the same output. The session's conversation is
+codex-SESSION_ID. Its time budget is the event's timeout in .codex/hooks.json
+less 1.5 s. Install it with `+"`recite init --codex`"+`; Codex runs it only in a
+trusted project once the hook itself is trusted (docs/agents.md).`))
+	cmd.AddCommand(newAgentHookCmd(g, streams, runF, engine.AgentGemini, "GEMINI_PROJECT_DIR",
+		"Read one Gemini CLI hook event (JSON) on stdin and act on it",
+		`Read one Gemini CLI hook event as JSON on stdin and print one JSON object:
+SessionStart and BeforeAgent return the recitation and the open stop signals as
+hookSpecificOutput.additionalContext (BeforeAgent as UserPromptSubmit does in
+Claude Code, and after a compression what its state snapshot lost, once);
+AfterTool and AfterAgent append to the session's conversation (gemini-SESSION_ID);
+PreCompress writes a preservation block when it says something new. It prints
+{} when it has nothing to add: Gemini CLI reads stdout as JSON only. Its time
+budget is the event's timeout (milliseconds) in .gemini/settings.json less
+1.5 s. Install it with `+"`recite init --gemini`"+` (docs/agents.md).`))
 	return cmd
+}
+
+// newAgentHookCmd is `recite hook AGENT` for an agent other than Claude
+// Code: the same handler with that agent's dialect (engine.HookOptions
+// Agent); the project is $dirEnv (the variable the agent sets for hook
+// commands; Codex sets none, and its cwd is the project), else -C, else
+// the event's cwd.
+func newAgentHookCmd(g *globalOptions, streams IOStreams, runF func(context.Context, *hookOptions) error, agent, dirEnv, short, long string) *cobra.Command {
+	opts := &hookOptions{io: streams}
+	return &cobra.Command{
+		Use:   agent,
+		Short: short,
+		Long:  long,
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.hook = engine.HookOptions{Agent: agent}
+			if dirEnv != "" {
+				opts.hook.ProjectDir = os.Getenv(dirEnv)
+			}
+			if f := cmd.Flags().Lookup("dir"); f != nil && f.Changed {
+				opts.hook.Dir = g.dir
+			}
+			return runWith(cmd.Context(), opts, runF, hookRun)
+		},
+	}
 }
 
 // hookRun handles the event; it never fails (engine.RunClaudeHook reports

@@ -88,6 +88,17 @@ func printImport(w io.Writer, res *engine.ImportResult) {
 	for _, k := range reasons {
 		fmt.Fprintf(w, "  skipped %d: %s\n", r.Skipped[k], k)
 	}
+	unknown := make([]string, 0, len(r.Unknown))
+	for k := range r.Unknown {
+		unknown = append(unknown, k)
+	}
+	sort.Strings(unknown)
+	for _, k := range unknown {
+		fmt.Fprintf(w, "  unknown field %d: %s (not imported: a newer format? please report it)\n", r.Unknown[k], k)
+	}
+	if res.Renamed > 0 {
+		fmt.Fprintf(w, "  renamed %d: their ids were taken by other records of the log (kept under ids ending in ~HASH)\n", res.Renamed)
+	}
 	diags := r.Diagnostics
 	if len(diags) > maxImportDiagnostics {
 		diags = diags[:maxImportDiagnostics]

@@ -22,8 +22,11 @@ type initOptions struct {
 	dir    string
 	flavor string
 	claude bool
-	// local, statusline, force and absolute shape the Claude Code
-	// settings (engine.ClaudeOptions).
+	// codex and gemini wire recite into Codex CLI and Gemini CLI.
+	codex, gemini bool
+	// local, statusline and force shape the Claude Code settings
+	// (engine.ClaudeOptions); absolute names this recite by its absolute
+	// path in every file init writes.
 	local, statusline, force, absolute bool
 	mcp                                bool // also `.mcp.json` and the other agents' snippets
 	json                               jsonFlag
@@ -32,7 +35,7 @@ type initOptions struct {
 func newInitCmd(g *globalOptions, streams IOStreams, runF func(context.Context, *initOptions) error) *cobra.Command {
 	opts := &initOptions{io: streams}
 	cmd := &cobra.Command{
-		Use:   "init [--flavor gsd|fire] [--claude [--local] [--statusline [--force]] [--absolute]] [--mcp]",
+		Use:   "init [--flavor gsd|fire] [--claude [--local] [--statusline [--force]]] [--codex] [--gemini] [--mcp] [--absolute]",
 		Short: "Scaffold .planning/recite.yaml, prompts/.gitignore, .gitattributes and .powerignore",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -45,33 +48,58 @@ func newInitCmd(g *globalOptions, streams IOStreams, runF func(context.Context, 
 	cmd.Flags().BoolVar(&opts.local, "local", false, "with --claude: write the personal .claude/settings.local.json (git-ignored) instead of the team-shared .claude/settings.json")
 	cmd.Flags().BoolVar(&opts.statusline, "statusline", false, "with --claude: also install `recite statusline` as Claude Code's status line (a status line of your own is kept unless --force)")
 	cmd.Flags().BoolVar(&opts.force, "force", false, "with --statusline: replace a status line that is not recite's")
-	cmd.Flags().BoolVar(&opts.absolute, "absolute", false, "with --claude: write this recite's absolute path into the commands (for when recite is not on PATH)")
+	cmd.Flags().BoolVar(&opts.codex, "codex", false, "also merge recite's Codex CLI hooks into .codex/hooks.json and its MCP server into .codex/config.toml")
+	cmd.Flags().BoolVar(&opts.gemini, "gemini", false, "also merge recite's Gemini CLI hooks and MCP server into .gemini/settings.json")
+	cmd.Flags().BoolVar(&opts.absolute, "absolute", false, "write this recite's absolute path into every command init writes (for when recite is not on PATH)")
 	cmd.Flags().BoolVar(&opts.mcp, "mcp", false, "also add recite's MCP server to .mcp.json (Claude Code) and print the Codex, Cursor and Gemini snippets")
 	opts.json.addFlag(cmd, "print JSON")
 	return cmd
 }
 
 func initRun(_ context.Context, opts *initOptions) error {
-	if !opts.claude && (opts.local || opts.statusline || opts.absolute) || opts.force && !opts.statusline {
-		return usageError{errors.New("--local, --statusline and --absolute go with --claude, --force with --statusline")}
+	if !opts.claude && (opts.local || opts.statusline) || opts.force && !opts.statusline {
+		return usageError{errors.New("--local and --statusline go with --claude, --force with --statusline")}
 	}
-	var cres *engine.ClaudeResult
-	if opts.claude {
-		copts, warn, err := claudeOptions(opts)
-		if err != nil {
+	if opts.absolute && !opts.claude && !opts.codex && !opts.gemini && !opts.mcp {
+		return usageError{errors.New("--absolute goes with --claude, --codex, --gemini or --mcp")}
+	}
+	var program string
+	if opts.claude || opts.codex || opts.gemini || opts.mcp {
+		var warn string
+		var err error
+		if program, warn, err = reciteProgram(opts); err != nil {
 			return err
 		}
 		if warn != "" {
 			fmt.Fprintln(opts.io.ErrOut, warn)
 		}
+	}
+	var cres *engine.ClaudeResult
+	if opts.claude {
+		var err error
+		copts := engine.ClaudeOptions{Local: opts.local, StatusLine: opts.statusline, Force: opts.force, Program: program}
 		if cres, err = engine.InitClaude(opts.dir, copts); err != nil {
+			return err
+		}
+	}
+	var xres *engine.CodexResult
+	if opts.codex {
+		var err error
+		if xres, err = engine.InitCodex(opts.dir, engine.CodexOptions{Program: program}); err != nil {
+			return err
+		}
+	}
+	var gres *engine.GeminiResult
+	if opts.gemini {
+		var err error
+		if gres, err = engine.InitGemini(opts.dir, engine.GeminiOptions{Program: program}); err != nil {
 			return err
 		}
 	}
 	var mres *mcp.InitResult
 	if opts.mcp {
 		var err error
-		if mres, err = mcp.Init(opts.dir); err != nil {
+		if mres, err = mcp.Init(opts.dir, mcp.InitOptions{Program: program}); err != nil {
 			return err
 		}
 	}
@@ -88,19 +116,32 @@ func initRun(_ context.Context, opts *initOptions) error {
 			commit = append(commit, cres.Path)
 		}
 	}
-	if mres != nil && (mres.Created || mres.Added) {
+	if mres != nil && (mres.Created || mres.Added || mres.Updated) {
 		commit = append(commit, mres.Path)
+	}
+	if xres != nil {
+		if xres.Hooks.Created || len(xres.Hooks.Added) > 0 || len(xres.Hooks.Updated) > 0 {
+			commit = append(commit, xres.Hooks.Path)
+		}
+		if xres.MCP == "added" || xres.MCP == "updated" {
+			commit = append(commit, xres.Config)
+		}
+	}
+	if gres != nil && (gres.Hooks.Created || len(gres.Hooks.Added) > 0 || len(gres.Hooks.Updated) > 0 || gres.MCP == "added" || gres.MCP == "updated") {
+		commit = append(commit, gres.Hooks.Path)
 	}
 	v := struct {
 		*engine.InitResult
 		Claude  *engine.ClaudeResult `json:"claude,omitempty"`
+		Codex   *engine.CodexResult  `json:"codex,omitempty"`
+		Gemini  *engine.GeminiResult `json:"gemini,omitempty"`
 		MCP     *mcp.InitResult      `json:"mcp,omitempty"`
 		Commit  []string             `json:"commit"`
 		Ignored []string             `json:"ignored"`
 		// Personal are files of this user's own (the local Claude Code
 		// settings): not for the team's git.
 		Personal []string `json:"personal"`
-	}{res, cres, mres, commit, ignoredByGit(), personal}
+	}{res, cres, xres, gres, mres, commit, ignoredByGit(), personal}
 	return opts.json.print(opts.io.Out, v, func(w io.Writer) error {
 		for _, p := range res.Created {
 			fmt.Fprintf(w, "created %s\n", p)
@@ -114,6 +155,12 @@ func initRun(_ context.Context, opts *initOptions) error {
 		fmt.Fprintln(w, "hint: `recite config check` lists every problem of .planning/recite.yaml; editors complete its keys from .planning/.recite/recite.schema.json")
 		if cres != nil {
 			printClaude(w, cres)
+		}
+		if xres != nil {
+			printCodex(w, xres)
+		}
+		if gres != nil {
+			printGemini(w, gres)
 		}
 		if mres != nil {
 			printMCP(w, mres)
@@ -144,30 +191,87 @@ func printGitAdvice(w io.Writer, commit []string) {
 	fmt.Fprintf(w, "stay out of git (recite rebuilds them): %s\n", strings.Join(ignoredByGit(), " "))
 }
 
-// claudeOptions are the Claude Code settings init writes, and a warning
-// when the commands it writes would not find recite: Claude Code runs them
-// through the shell, so `recite` must be on PATH
+// reciteProgram is how the files init writes run recite ("" for
+// `recite` on PATH), and a warning when those commands would not find it:
+// the agents run them through the shell, so `recite` must be on PATH
 // (https://code.claude.com/docs/en/hooks, "Configuration"). With
-// --absolute the commands name this executable (os.Executable) instead.
-func claudeOptions(opts *initOptions) (engine.ClaudeOptions, string, error) {
-	copts := engine.ClaudeOptions{Local: opts.local, StatusLine: opts.statusline, Force: opts.force}
+// --absolute every command names this executable (os.Executable).
+func reciteProgram(opts *initOptions) (string, string, error) {
 	exe, exeErr := os.Executable()
 	if exeErr == nil {
 		exe, exeErr = filepath.Abs(exe)
 	}
 	if opts.absolute {
 		if exeErr != nil {
-			return copts, "", fmt.Errorf("--absolute: the path of this recite is unknown: %w", exeErr)
+			return "", "", fmt.Errorf("--absolute: the path of this recite is unknown: %w", exeErr)
 		}
-		copts.Program = exe
-		return copts, "", nil
+		return exe, "", nil
 	}
 	if _, err := exec.LookPath("recite"); err == nil {
-		return copts, "", nil
+		return "", "", nil
 	}
-	warn := "warning: recite is not on PATH, so Claude Code cannot run `recite hook claude-code`"
+	warn := "warning: recite is not on PATH, so the agents cannot run `recite hook` or `recite mcp`"
 	if exeErr == nil {
-		warn += fmt.Sprintf("; add %s to PATH, or run `recite init --claude --absolute` to write %s into the commands", filepath.Dir(exe), exe)
+		warn += fmt.Sprintf("; add %s to PATH, or run `recite init --absolute` with the same flags to write %s into the commands", filepath.Dir(exe), exe)
 	}
-	return copts, warn, nil
+	return "", warn, nil
+}
+
+// printCodex reports what `recite init --codex` did, and how Codex comes
+// to run it.
+func printCodex(w io.Writer, res *engine.CodexResult) {
+	h := res.Hooks
+	switch {
+	case h.Created:
+		fmt.Fprintf(w, "created %s (Codex hooks: %s)\n", h.Path, strings.Join(h.Added, ", "))
+	case len(h.Added) > 0:
+		fmt.Fprintf(w, "updated %s (Codex hooks added: %s)\n", h.Path, strings.Join(h.Added, ", "))
+	case len(h.Updated) > 0:
+		fmt.Fprintf(w, "updated %s (Codex hooks pointed at this recite: %s)\n", h.Path, strings.Join(h.Updated, ", "))
+	default:
+		fmt.Fprintf(w, "kept    %s (recite's Codex hooks are there)\n", h.Path)
+	}
+	switch res.MCP {
+	case "added":
+		verb := "updated"
+		if res.ConfigCreated {
+			verb = "created"
+		}
+		fmt.Fprintf(w, "%s %s (MCP server recite, for Codex)\n", verb, res.Config)
+	case "updated":
+		fmt.Fprintf(w, "updated %s (MCP server recite pointed at this recite)\n", res.Config)
+	case "kept":
+		fmt.Fprintf(w, "kept    %s (its [mcp_servers.recite] is yours)\n", res.Config)
+	default:
+		fmt.Fprintf(w, "kept    %s (it already starts recite's MCP server)\n", res.Config)
+	}
+	fmt.Fprintf(w, "codex trust: %s\n", engine.CodexTrust)
+}
+
+// printGemini reports what `recite init --gemini` did, and how Gemini CLI
+// comes to run it.
+func printGemini(w io.Writer, res *engine.GeminiResult) {
+	h := res.Hooks
+	var what []string
+	switch {
+	case len(h.Added) > 0:
+		what = append(what, "hooks added: "+strings.Join(h.Added, ", "))
+	case len(h.Updated) > 0:
+		what = append(what, "hooks pointed at this recite: "+strings.Join(h.Updated, ", "))
+	}
+	switch res.MCP {
+	case "added", "updated":
+		what = append(what, "MCP server recite "+res.MCP)
+	case "kept":
+		what = append(what, "its mcpServers.recite is yours, kept")
+	}
+	verb := "updated"
+	switch {
+	case h.Created:
+		verb = "created"
+	case len(what) == 0:
+		verb, what = "kept   ", []string{"recite's Gemini CLI hooks and MCP server are there"}
+	}
+	fmt.Fprintf(w, "%s %s (%s)\n", verb, h.Path, strings.Join(what, "; "))
+	fmt.Fprintf(w, "gemini trust: %s\n", engine.GeminiTrust)
 }

@@ -62,16 +62,24 @@ func Budget(timeout time.Duration) time.Duration {
 // what the other file or the default says). Only the first
 // hookMaxSettings bytes of a file are read.
 func ConfiguredTimeout(root, event string) (time.Duration, string, error) {
+	return claudeDialect.configuredTimeout(root, event)
+}
+
+// configuredTimeout is ConfiguredTimeout for the settings files of d: the
+// shortest timeout (in d.unit) of the hook commands containing d.marker
+// among event's matcher groups of d.settings, d.entryDefault for an entry
+// without one, DefaultHookTimeout when none installs the hook.
+func (d *dialect) configuredTimeout(root, event string) (time.Duration, string, error) {
 	best, from := time.Duration(0), ""
 	var errs []string
-	for _, rel := range []string{SettingsLocalFile, SettingsFile} {
-		d, ok, err := settingsTimeout(filepath.Join(root, filepath.FromSlash(rel)), event)
+	for _, rel := range d.settings {
+		dur, ok, err := d.settingsTimeout(filepath.Join(root, filepath.FromSlash(rel)), event)
 		if err != nil {
 			errs = append(errs, fmt.Sprintf("%s: %v", rel, err))
 			continue
 		}
-		if ok && (best == 0 || d < best) {
-			best, from = d, rel
+		if ok && (best == 0 || dur < best) {
+			best, from = dur, rel
 		}
 	}
 	var err error
@@ -87,7 +95,7 @@ func ConfiguredTimeout(root, event string) (time.Duration, string, error) {
 // settingsTimeout is the shortest timeout of recite's hook for event in
 // one settings file; ok is false when the file is absent or does not
 // install the hook for the event.
-func settingsTimeout(path, event string) (time.Duration, bool, error) {
+func (d *dialect) settingsTimeout(path, event string) (time.Duration, bool, error) {
 	f, err := os.Open(path)
 	if os.IsNotExist(err) {
 		return 0, false, nil
@@ -118,15 +126,15 @@ func settingsTimeout(path, event string) (time.Duration, bool, error) {
 	best, found := time.Duration(0), false
 	for _, g := range s.Hooks[event] {
 		for _, h := range g.Hooks {
-			if !strings.Contains(h.Command, "hook claude-code") {
+			if !strings.Contains(h.Command, d.marker) {
 				continue
 			}
-			d := ClaudeDefaultTimeout
+			dur := d.entryDefault
 			if h.Timeout != nil && *h.Timeout > 0 {
-				d = time.Duration(*h.Timeout * float64(time.Second))
+				dur = time.Duration(*h.Timeout * float64(d.unit))
 			}
-			if !found || d < best {
-				best, found = d, true
+			if !found || dur < best {
+				best, found = dur, true
 			}
 		}
 	}

@@ -1,4 +1,5 @@
-// Package claudecode is recite's side of Claude Code's hooks: it reads one
+// Package claudecode is recite's side of the agents' hooks
+// (docs/agents.md). Its base is Claude Code's hook protocol: it reads one
 // hook event (SessionStart, UserPromptSubmit, PostToolUse,
 // PostToolUseFailure, PreCompact, PostCompact, Stop), records the
 // session's turns as a conversation, keeps the per-session turn state under
@@ -13,6 +14,14 @@
 // merge of a JSON settings file behind it is exported (MergeJSONFile): the
 // engine merges recite's MCP server into Claude Code's .mcp.json with it.
 //
+// Codex CLI runs the same protocol with a few differences (codex.go:
+// exit codes, the calls' names and the compaction summary read from its
+// rollout; InstallCodex writes .codex/hooks.json and .codex/config.toml),
+// and Gemini CLI's events map onto it (gemini.go: JSON-only output,
+// PreCompress before every model call, the state snapshot of its
+// transcript; InstallGemini writes .gemini/settings.json). A dialect
+// (dialect.go, Options.Agent) says which agent an event comes from.
+//
 // It owns the event's parsing, the handlers, the session state and locks
 // (.planning/.recite/hooks/ and .planning/.recite/locks/), the UTF-16 fit,
 // the status summary (.planning/.recite/status-summary.json) and the
@@ -24,7 +33,8 @@
 // It may import engine/budget, engine/config, engine/history, engine/signals,
 // engine/internal/gitstore (for its ErrNoRepository),
 // engine/internal/layout, engine/internal/textutil, planning/conversation,
-// markdown and internal/fsutil; never engine itself.
+// markdown, internal/fsutil and go-toml (the Codex configuration); never
+// engine itself.
 package claudecode
 
 import (
@@ -74,6 +84,11 @@ type Engine interface {
 	// stays, and a diagnostic starting "deadline reached" says so
 	// (docs/architecture.md#hook-deadline).
 	PreserveCompaction(ctx context.Context, convs []string, now func() time.Time, tail int) ([]markdown.Diagnostic, error)
+	// PreserveCompactionIfChanged is PreserveCompaction that writes no
+	// block when it would say what the latest block says (its time
+	// aside); written reports that a block was appended. Gemini CLI fires
+	// PreCompress before every model call, not only before a compression.
+	PreserveCompactionIfChanged(ctx context.Context, convs []string, now func() time.Time, tail int) (written bool, diags []markdown.Diagnostic, err error)
 	// ReadPreserved parses the preservation blocks of the project's
 	// preservation file; a missing file yields none.
 	ReadPreserved() ([]signals.Block, error)

@@ -41,6 +41,13 @@ type Event struct {
 	Trigger string `json:"trigger,omitempty"`
 	// CompactSummary is PostCompact's summary of the compacted conversation.
 	CompactSummary json.RawMessage `json:"compact_summary,omitempty"`
+	// PromptResponse is Gemini CLI's AfterAgent reply; Timestamp its
+	// events' time (ISO 8601).
+	PromptResponse json.RawMessage `json:"prompt_response,omitempty"`
+	Timestamp      string          `json:"timestamp,omitempty"`
+	// TurnID is Codex CLI's turn of UserPromptSubmit, PostToolUse, Stop
+	// and the compaction events.
+	TurnID string `json:"turn_id,omitempty"`
 }
 
 // decodeEvent reads one event leniently: the payload must be a JSON
@@ -64,6 +71,7 @@ func decodeEvent(raw []byte) (Event, error) {
 	ev.PermissionMode, ev.Source, ev.ToolName, ev.ToolUseID, ev.Trigger = str("permission_mode"), str("source"), str("tool_name"), str("tool_use_id"), str("trigger")
 	ev.Prompt, ev.ToolInput, ev.ToolResponse, ev.Error = m["prompt"], m["tool_input"], m["tool_response"], m["error"]
 	ev.LastAssistantMessage, ev.CompactSummary = m["last_assistant_message"], m["compact_summary"]
+	ev.PromptResponse, ev.Timestamp, ev.TurnID = m["prompt_response"], str("timestamp"), str("turn_id")
 	ev.IsInterrupt = truthy(m["is_interrupt"])
 	return ev, nil
 }

@@ -94,7 +94,7 @@ func (h *claudeHook) stop(ctx context.Context) error {
 		h.readState("turn", &t)
 		var recs []conversation.Record
 		if strings.TrimSpace(text) != "" {
-			recs = append(recs, conversation.Record{Kind: conversation.KindMessage, Role: conversation.RoleAssistant, Provider: "anthropic", Content: capContent(text)})
+			recs = append(recs, conversation.Record{Kind: conversation.KindMessage, Role: conversation.RoleAssistant, Provider: h.d.provider, Content: capContent(text)})
 		}
 		if isIteration(t) {
 			recs = append(recs, turnRecord(t, text, replyLines(text)))
@@ -109,12 +109,15 @@ func (h *claudeHook) stop(ctx context.Context) error {
 // toolCall is the assistant message carrying the call the event reports,
 // so every recorded tool result answers a call (docs/architecture.md#tool-calls-keep-their-results).
 func (h *claudeHook) toolCall() conversation.Record {
-	args := strings.TrimSpace(string(h.ev.ToolInput))
+	name, args := h.ev.ToolName, strings.TrimSpace(string(h.ev.ToolInput))
+	if h.callName != "" {
+		name, args = h.callName, h.callArgs
+	}
 	if args == "" {
 		args = "{}"
 	}
-	return conversation.Record{Kind: conversation.KindMessage, Role: conversation.RoleAssistant, Provider: "anthropic",
-		ToolCalls: []conversation.ToolCall{{ID: h.ev.ToolUseID, Name: h.ev.ToolName, Arguments: args}}}
+	return conversation.Record{Kind: conversation.KindMessage, Role: conversation.RoleAssistant, Provider: h.d.provider,
+		ToolCalls: []conversation.ToolCall{{ID: h.ev.ToolUseID, Name: name, Arguments: args}}}
 }
 
 func (h *claudeHook) postToolUseFailure(ctx context.Context) error {
@@ -153,7 +156,7 @@ func command(call conversation.Record) string {
 // attempt reports a call that tries to change the project
 // (signals.ChangeAttempt).
 func (h *claudeHook) attempt(call conversation.Record) bool {
-	return signals.ChangeAttempt(h.ev.ToolName, command(call))
+	return signals.ChangeAttempt(canonicalTool(h.ev.ToolName), command(call))
 }
 
 // turnError is what a tool result gives the turn as its last error: the
@@ -198,14 +201,24 @@ var (
 // error.
 func (h *claudeHook) postToolUse(ctx context.Context, res *result) error {
 	text, failed := conversation.ToolOutput(h.ev.ToolResponse)
-	result := conversation.Record{Kind: conversation.KindMessage, Role: conversation.RoleTool, ToolCallID: h.ev.ToolUseID, ToolName: h.ev.ToolName, Content: capContent(text), IsError: failed}
-	h.redactRecord(&result)
+	if h.d == codexDialect {
+		text, failed = h.codexToolOutput(ctx, text, failed)
+	}
+	return h.recordTool(ctx, res, text, failed)
+}
+
+// recordTool records the event's tool call and its result text (failed:
+// flagged is_error), the files it changed and its error as the turn's
+// last (postToolUse).
+func (h *claudeHook) recordTool(ctx context.Context, res *result, text string, failed bool) error {
 	call := h.toolCall()
+	result := conversation.Record{Kind: conversation.KindMessage, Role: conversation.RoleTool, ToolCallID: h.ev.ToolUseID, ToolName: call.ToolCalls[0].Name, Content: capContent(text), IsError: failed}
+	h.redactRecord(&result)
 	lastError := h.turnError(call, result)
 	return h.locked(ctx, func() error {
 		files, err := h.changedFiles(ctx)
 		if err != nil && !errors.Is(err, gitstore.ErrNoRepository) {
-			res.notef("PostToolUse: files changed not checked: %v", err)
+			res.notef("%s: files changed not checked: %v", h.ev.HookEventName, err)
 		}
 		if err := h.append(ctx, call, result); err != nil {
 			return err
@@ -250,7 +263,7 @@ type hookWorktree struct {
 // updates the session's worktree state. Without a state yet (or for
 // SessionStart, whose event has no tool) it only records the baseline.
 func (h *claudeHook) changedFiles(ctx context.Context) ([]string, error) {
-	name := h.ev.ToolName
+	name := canonicalTool(h.ev.ToolName)
 	if slices.Contains(readOnlyTools, name) || h.conv == "" {
 		return nil, nil
 	}
@@ -352,6 +365,10 @@ type compactState struct {
 
 func (h *claudeHook) postCompact(ctx context.Context) error {
 	summary := rawText(h.ev.CompactSummary)
+	if strings.TrimSpace(summary) == "" && h.d == codexDialect {
+		// Codex's PostCompact carries no summary: its rollout does.
+		summary, _ = h.transcriptSummary(ctx)
+	}
 	var errs []error
 	if h.conv != "" && strings.TrimSpace(summary) != "" {
 		errs = append(errs, h.append(ctx,

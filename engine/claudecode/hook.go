@@ -9,10 +9,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/recite-dev/recite/internal/fsutil"
 
@@ -87,6 +85,10 @@ type Options struct {
 	MaxOutput int
 	// Now stamps preservation blocks; nil means time.Now.
 	Now func() time.Time
+	// Agent is the agent that runs the hook: "" or Agent (Claude Code),
+	// AgentCodex (`recite hook codex`) or AgentGemini (`recite hook
+	// gemini`); see docs/agents.md.
+	Agent string
 }
 
 // result is what one handled event prints: stdout context (plain text,
@@ -206,9 +208,19 @@ func Run(ctx context.Context, opts Options, open Opener, in io.Reader, out, errO
 			_, _ = io.WriteString(out, res.out)
 		}
 		for _, n := range res.notes {
-			_, _ = fmt.Fprintln(errOut, "recite hook claude-code:", n)
+			_, _ = fmt.Fprintln(errOut, "recite hook "+dialectOf(opts.Agent).command+":", n)
 		}
 	}()
+	d := dialectOf(opts.Agent)
+	if d.jsonOnly {
+		// Gemini CLI reads stdout as JSON only, and shows stderr to the
+		// user when stdout is empty: print an object whatever happens.
+		defer func() {
+			if res.out == "" {
+				res.out = "{}\n"
+			}
+		}()
+	}
 	h, budget, ok := prepareWithin(ctx, opts, open, in, &res)
 	if !ok {
 		return
@@ -235,6 +247,9 @@ func Run(ctx context.Context, opts Options, open Opener, in io.Reader, out, errO
 		res.out, res.notes = r.out, append(res.notes, r.notes...)
 	case <-ctx.Done():
 		res.out = h.partial.get()
+		if res.out != "" && d.jsonOnly {
+			res.out = h.contextOutput(res.out)
+		}
 		note := fmt.Sprintf("gave up after %s: %v", budget, ctx.Err())
 		if res.out != "" {
 			note += " (printed the latest preservation block only)"
@@ -316,7 +331,7 @@ func prepare(opts Options, open Opener, in io.Reader, res *result) (h *claudeHoo
 	}
 	budget = opts.Budget
 	if budget <= 0 {
-		timeout, _, err := ConfiguredTimeout(h.dir, ev.HookEventName)
+		timeout, _, err := h.d.configuredTimeout(h.dir, ev.HookEventName)
 		if err != nil {
 			res.notef("%s: %v; assuming %s", ev.HookEventName, err, timeout)
 		}
@@ -337,6 +352,9 @@ func (h *claudeHook) run(ctx context.Context) result {
 		// secret reaches the agent's context whatever part it came from.
 		// (JSON output is built from text redacted and cut the same way.)
 		res.out = signals.CutUTF16(h.e.RedactText(res.out), h.limit())
+		if h.d.jsonOnly {
+			res.out, res.json = h.contextOutput(res.out), true
+		}
 	}
 	return res
 }
@@ -344,6 +362,7 @@ func (h *claudeHook) run(ctx context.Context) result {
 // claudeHook is one event being handled.
 type claudeHook struct {
 	e       Engine
+	d       *dialect
 	dir     string
 	ev      Event
 	opts    Options
@@ -354,6 +373,10 @@ type claudeHook struct {
 	// recited is the recitation block the event rendered ("" when none),
 	// for the session's recitation state (sessionRecited).
 	recited string
+	// callName and callArgs, when set, are the tool call as the agent's
+	// transcript names it (Codex's rollout), recorded in place of the
+	// event's tool_name and tool_input.
+	callName, callArgs string
 }
 
 // ensureDirs creates the cache folder with its .gitignore (Engine's
@@ -375,7 +398,8 @@ func newClaudeHook(opts Options, open Opener, ev Event) (*claudeHook, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &claudeHook{e: open(root), dir: root, ev: ev, opts: opts, conv: SessionConversation(ev.SessionID), partial: &partialOutput{}}, nil
+	d := dialectOf(opts.Agent)
+	return &claudeHook{e: open(root), d: d, dir: root, ev: ev, opts: opts, conv: d.conversationID(ev.SessionID), partial: &partialOutput{}}, nil
 }
 
 // hookRoot is the project an event acts on: opts.ProjectDir
@@ -396,27 +420,23 @@ func hookRoot(opts Options, ev Event) (string, error) {
 // SessionConversation is the conversation id of a Claude Code session:
 // "cc-" + the session id, every character outside [A-Za-z0-9._-] replaced
 // by "-", cut to the 128 characters a conversation id may have; "" for an
-// empty session id.
+// empty session id. (Codex CLI's sessions are "codex-ID", Gemini CLI's
+// "gemini-ID": SessionConversationOf.)
 func SessionConversation(sessionID string) string {
-	if sessionID == "" {
-		return ""
-	}
-	var b strings.Builder
-	b.WriteString("cc-")
-	for _, r := range sessionID {
-		if r < utf8.RuneSelf && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-') {
-			b.WriteRune(r)
-		} else {
-			b.WriteByte('-')
-		}
-		if b.Len() >= 128 {
-			break
-		}
-	}
-	return b.String()
+	return claudeDialect.conversationID(sessionID)
+}
+
+// SessionConversationOf is the conversation id of a session of agent
+// (Options.Agent): "cc-", "codex-" or "gemini-" + the session id, as
+// SessionConversation makes it.
+func SessionConversationOf(agent, sessionID string) string {
+	return dialectOf(agent).conversationID(sessionID)
 }
 
 func (h *claudeHook) handle(ctx context.Context, res *result) error {
+	if h.d == geminiDialect {
+		return h.handleGemini(ctx, res)
+	}
 	switch h.ev.HookEventName {
 	case "SessionStart":
 		err := h.sessionStart(ctx, res)
@@ -453,9 +473,9 @@ func (h *claudeHook) append(ctx context.Context, recs ...conversation.Record) er
 		return nil
 	}
 	for i := range recs {
-		recs[i].Agent = Agent
+		recs[i].Agent = h.d.agent
 		if recs[i].Source == "" {
-			recs[i].Source = "claude-code:" + h.ev.HookEventName
+			recs[i].Source = h.d.agent + ":" + h.ev.HookEventName
 		}
 	}
 	if err := h.ensureDirs(); err != nil {
@@ -467,7 +487,7 @@ func (h *claudeHook) append(ctx context.Context, recs ...conversation.Record) er
 	}
 	err = store.Append(ctx, h.conv, recs...)
 	if errors.Is(err, conversation.ErrNotFound) {
-		meta := conversation.Meta{AgentType: Agent, Title: "Claude Code session " + h.ev.SessionID}
+		meta := conversation.Meta{AgentType: h.d.agent, Title: h.d.name + " session " + h.ev.SessionID}
 		if cerr := store.Create(ctx, h.conv, meta); cerr != nil && !errors.Is(cerr, conversation.ErrExists) {
 			return cerr
 		}

@@ -30,9 +30,23 @@ type recitationState struct {
 	Since int    `json:"since"`
 }
 
-// recitationHash identifies a recitation block.
+// recitationHash identifies what a recitation block says, for the rhythm
+// of promptRecitation: its text with the circuit breaker's counters left
+// out ("- Circuit breaker: HEALTHY (stall: 1/5 | …)" counts as
+// "- Circuit breaker: HEALTHY"). The counters move at every turn of the
+// loop; a block that differs only in them waits for hooks.recite_every,
+// while a new task, plan, decision, blocker, health state or breaker
+// state re-injects it at once (docs/architecture.md#one-rhythm).
 func recitationHash(rec string) string {
-	sum := sha256.Sum256([]byte(rec))
+	lines := strings.Split(rec, "\n")
+	for i, l := range lines {
+		if rest, ok := strings.CutPrefix(l, "- Circuit breaker: "); ok {
+			if j := strings.Index(rest, " ("); j >= 0 {
+				lines[i] = "- Circuit breaker: " + rest[:j]
+			}
+		}
+	}
+	sum := sha256.Sum256([]byte(strings.Join(lines, "\n")))
 	return hex.EncodeToString(sum[:8])
 }
 
@@ -46,19 +60,35 @@ func recitationHash(rec string) string {
 // session's count lives in .planning/.recite/hooks/ID.recitation.json,
 // changed under the session lock.
 func (h *claudeHook) promptRecitation(ctx context.Context, res *result) error {
+	text, err := h.promptRecitationText(ctx, res)
+	if err != nil || text == "" {
+		return err
+	}
+	out, err := hookContextJSON(h.ev.HookEventName, text)
+	if err != nil {
+		return err
+	}
+	res.out, res.json = out, true
+	return nil
+}
+
+// promptRecitationText is the recitation a prompt adds to the context
+// (promptRecitation's rhythm), led, redacted and cut to the output limit;
+// "" when the prompt gets none.
+func (h *claudeHook) promptRecitationText(ctx context.Context, res *result) (string, error) {
 	every := h.e.ReciteEvery()
 	if every <= 0 || h.conv == "" {
-		return nil
+		return "", nil
 	}
 	if err := ctx.Err(); err != nil {
-		return err
+		return "", err
 	}
 	rec, diags, err := h.e.Recitation(ctx)
 	for _, d := range diags {
-		res.notef("UserPromptSubmit: %s", d)
+		res.notef("%s: %s", h.ev.HookEventName, d)
 	}
 	if err != nil || rec == "" {
-		return err
+		return "", err
 	}
 	inject := false
 	err = h.locked(ctx, func() error {
@@ -71,15 +101,9 @@ func (h *claudeHook) promptRecitation(ctx context.Context, res *result) error {
 		return h.writeState(recitationKind, st)
 	})
 	if err != nil || !inject {
-		return err
+		return "", err
 	}
-	text := signals.CutUTF16(h.e.RedactText(promptLead+"\n\n"+rec), h.limit())
-	out, err := hookContextJSON("UserPromptSubmit", text)
-	if err != nil {
-		return err
-	}
-	res.out, res.json = out, true
-	return nil
+	return signals.CutUTF16(h.e.RedactText(promptLead+"\n\n"+rec), h.limit()), nil
 }
 
 // sessionRecited notes what a SessionStart gave the session of the

@@ -96,19 +96,41 @@ func InstallHooks(dir string) (*SettingsResult, error) {
 // with another command are pointed at command (retargetHooks) when
 // retarget is set.
 func installHooks(dir, file, command string, retarget bool) (*SettingsResult, error) {
+	return installAgentHooks(dir, hookInstall{file: file, marker: claudeDialect.marker, events: HookEvents,
+		entry: func(command string) any {
+			return claudeCommand{Type: "command", Command: command, Timeout: claudeHookTimeout}
+		}}, command, retarget)
+}
+
+// hookInstall says how an agent's settings file gets recite's hooks: the
+// file (project-relative), what a command contains to be recite's, the
+// events with their matchers, and the hook object of a command.
+type hookInstall struct {
+	file   string
+	marker string
+	events []struct{ Event, Matcher string }
+	entry  func(command string) any
+}
+
+// installAgentHooks merges recite's hooks into spec.file as installHooks
+// describes, for any agent whose settings have Claude Code's shape
+// ({"hooks": {EVENT: [{"matcher", "hooks": [...]}]}}: Codex CLI's
+// hooks.json, Gemini CLI's settings.json).
+func installAgentHooks(dir string, spec hookInstall, command string, retarget bool) (*SettingsResult, error) {
+	file := spec.file
 	path := filepath.Join(dir, filepath.FromSlash(file))
 	res := &SettingsResult{Path: file, Added: []string{}}
 	created, err := MergeJSONFile(path, file, "hooks", func(hooks map[string]json.RawMessage, set func(string, json.RawMessage)) error {
-		for _, ev := range HookEvents {
+		for _, ev := range spec.events {
 			var groups []json.RawMessage
 			if raw, ok := hooks[ev.Event]; ok && string(bytes.TrimSpace(raw)) != "null" {
 				if err := json.Unmarshal(raw, &groups); err != nil {
 					return &SettingsError{fmt.Errorf("%s: hooks.%s must be an array of matcher groups (left unchanged)", file, ev.Event)}
 				}
 			}
-			if hasReciteHook(groups) {
+			if hasReciteHook(groups, spec.marker) {
 				if retarget {
-					if changed, err := retargetHooks(groups, command); err != nil {
+					if changed, err := retargetHooks(groups, command, spec.marker); err != nil {
 						return &SettingsError{fmt.Errorf("%s: hooks.%s: %v (left unchanged)", file, ev.Event, err)}
 					} else if changed {
 						set(ev.Event, joinArray(groups))
@@ -117,7 +139,7 @@ func installHooks(dir, file, command string, retarget bool) (*SettingsResult, er
 				}
 				continue
 			}
-			g := claudeGroup{Matcher: ev.Matcher, Hooks: []claudeCommand{{Type: "command", Command: command, Timeout: claudeHookTimeout}}}
+			g := claudeGroup{Matcher: ev.Matcher, Hooks: []any{spec.entry(command)}}
 			b, err := json.Marshal(g)
 			if err != nil {
 				return err
@@ -242,8 +264,8 @@ func resolveLink(path string) (string, error) {
 // claudeGroup and claudeCommand are Claude Code's matcher group and hook
 // command (hooks reference, "Configuration").
 type claudeGroup struct {
-	Matcher string          `json:"matcher,omitempty"`
-	Hooks   []claudeCommand `json:"hooks"`
+	Matcher string `json:"matcher,omitempty"`
+	Hooks   []any  `json:"hooks"`
 }
 
 type claudeCommand struct {
@@ -252,8 +274,9 @@ type claudeCommand struct {
 	Timeout int    `json:"timeout,omitempty"`
 }
 
-// hasReciteHook reports whether a group already runs recite's hook.
-func hasReciteHook(groups []json.RawMessage) bool {
+// hasReciteHook reports whether a group already runs recite's hook (a
+// command containing marker).
+func hasReciteHook(groups []json.RawMessage, marker string) bool {
 	for _, raw := range groups {
 		var g struct {
 			Hooks []struct {
@@ -264,7 +287,7 @@ func hasReciteHook(groups []json.RawMessage) bool {
 			continue
 		}
 		for _, h := range g.Hooks {
-			if strings.Contains(h.Command, "hook claude-code") {
+			if strings.Contains(h.Command, marker) {
 				return true
 			}
 		}

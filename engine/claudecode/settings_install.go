@@ -97,10 +97,10 @@ func isReciteStatusLine(command string) bool {
 }
 
 // retargetHooks points every recite hook command of groups (one
-// containing "hook claude-code") at command, in place, keeping each
-// group's and hook's other keys and their order; changed reports that one
-// differed. Errors: a group or hook that is not a JSON object.
-func retargetHooks(groups []json.RawMessage, command string) (changed bool, err error) {
+// containing marker, "hook claude-code") at command, in place, keeping
+// each group's and hook's other keys and their order; changed reports
+// that one differed. Errors: a group or hook that is not a JSON object.
+func retargetHooks(groups []json.RawMessage, command, marker string) (changed bool, err error) {
 	cb, err := marshalNoHTML(command)
 	if err != nil {
 		return false, err
@@ -121,7 +121,7 @@ func retargetHooks(groups []json.RawMessage, command string) (changed bool, err 
 				return false, err
 			}
 			var cur string
-			if json.Unmarshal(h.vals["command"], &cur) != nil || !strings.Contains(cur, "hook claude-code") || cur == command {
+			if json.Unmarshal(h.vals["command"], &cur) != nil || !strings.Contains(cur, marker) || cur == command {
 				continue
 			}
 			h.set("command", cb)

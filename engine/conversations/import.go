@@ -2,12 +2,15 @@ package conversations
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 
+	"github.com/recite-dev/recite/markdown"
 	"github.com/recite-dev/recite/planning/conversation"
 )
 
@@ -44,9 +47,36 @@ type ImportResult struct {
 	// keep ids derived from the source, so a second import adds nothing).
 	Appended int `json:"appended"`
 	Present  int `json:"already_present"`
+	// Renamed records had an id the log already gives another record
+	// (two transcripts of one session number their lines alike): they were
+	// imported under the id + "~" + a hash of their place in the source,
+	// so nothing is dropped and importing the file again adds nothing.
+	Renamed int `json:"renamed,omitempty"`
 	// Report accounts for the transcript's entries; its diagnostics name
 	// opts.Path.
 	Report conversation.Report `json:"report"`
+}
+
+// placeRecords gives every record of recs whose id the log of conversation
+// id already holds for another record (conversation.PlaceKey differs) the
+// id + "~" + a hash of its key, and returns how many it renamed.
+func placeRecords(ctx context.Context, store *conversation.Store, id string, recs []conversation.Record) (int, error) {
+	keys, err := store.RecordKeys(ctx, id)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for i := range recs {
+		k, taken := keys[recs[i].ID]
+		own := conversation.PlaceKey(recs[i])
+		if !taken || k == own || recs[i].Time.IsZero() {
+			continue
+		}
+		sum := sha256.Sum256([]byte(own))
+		recs[i].ID += "~" + hex.EncodeToString(sum[:4])
+		n++
+	}
+	return n, nil
 }
 
 // Import turns the transcript at opts.Path into records and appends the
@@ -86,11 +116,20 @@ func Import(ctx context.Context, h Host, opts ImportOptions) (*ImportResult, err
 	default:
 		return nil, inputError(err)
 	}
+	if !res.Created {
+		if res.Renamed, err = placeRecords(ctx, cs.store, id, recs); err != nil {
+			return nil, inputError(err)
+		}
+	}
 	n, err := cs.store.AppendNew(ctx, id, recs...)
 	if err != nil {
 		return nil, inputError(err)
 	}
 	res.Appended, res.Present = n, len(recs)-n
+	if res.Renamed > 0 {
+		res.Report.Diagnostics = append(res.Report.Diagnostics, markdown.Diagnostic{Message: fmt.Sprintf(
+			"%d records had ids the conversation's log already gives other records (another transcript of the same session?): imported under ids ending in ~HASH, not dropped", res.Renamed)})
+	}
 	for i := range res.Report.Diagnostics {
 		res.Report.Diagnostics[i].Path = opts.Path
 	}

@@ -75,18 +75,19 @@ type Sources struct {
 	// conversation and the iteration records among them
 	// (ConversationWindow); 0 reads the horizon a build reads.
 	Tail int
-	// HookAgent names the agent whose iteration records carry the hash of
+	// HookAgents name the agents whose iteration records carry the hash of
 	// an error its session's tool messages already hold verbatim (the
 	// Claude Code hook's turn records): that hash is not a second signal.
-	HookAgent string
+	HookAgents []string
 	// Active is the active loop (nil: none).
 	Active *planning.Loop
 }
 
 // DefaultConversations are the conversations a status or a manual preserve
-// reads: those the targets carry, plus the most recently active
-// conversation of the store (the session an agent hook records), once
-// each, sorted.
+// reads: those the targets carry, the most recently active conversation of
+// the store (the session an agent hook records) and the most recently
+// active one holding iteration records (the session that last worked, when
+// a new one has only started), once each, sorted.
 func DefaultConversations(cfg *config.Config, store *conversation.Store) []string {
 	seen := map[string]bool{}
 	var ids []string
@@ -99,11 +100,17 @@ func DefaultConversations(cfg *config.Config, store *conversation.Store) []strin
 	for _, t := range cfg.Targets {
 		add(t.Conversation)
 	}
-	if list, err := store.List(); err == nil && len(list) > 0 {
-		latest := slices.MaxFunc(list, func(a, b conversation.Summary) int {
+	newest := func(infos []conversation.Info) conversation.Info {
+		return slices.MaxFunc(infos, func(a, b conversation.Info) int {
 			return cmp.Or(a.LastActivity.Compare(b.LastActivity), cmp.Compare(a.ID, b.ID))
 		})
-		add(latest.ID)
+	}
+	if infos, _, err := store.Infos(context.Background()); err == nil && len(infos) > 0 {
+		add(newest(infos).ID)
+		worked := slices.DeleteFunc(infos, func(in conversation.Info) bool { return in.Iterations == 0 })
+		if len(worked) > 0 {
+			add(newest(worked).ID)
+		}
 	}
 	slices.Sort(ids)
 	return ids
@@ -183,7 +190,7 @@ func Collect(ctx context.Context, dir string, cfg *config.Config, proj *planning
 	// session's tool messages already hold verbatim: not a second signal.
 	extractRecs := slices.Clone(convRecs)
 	for i, r := range convIters {
-		if src.HookAgent != "" && r.Agent == src.HookAgent {
+		if slices.Contains(src.HookAgents, r.Agent) {
 			extractRecs[i].ErrorHash, extractRecs[i].ErrorText = "", ""
 		}
 	}

@@ -126,3 +126,64 @@ func TestIterations(t *testing.T) {
 		t.Errorf("%d iterations from %s, want the loop's rows", len(iters), source)
 	}
 }
+
+// TestHealthSurvivesANewSession: the project's health is its loop
+// history. A new session that has recorded no iteration yet (its first
+// prompt: a user message only) changes neither the iterations evaluated
+// nor the health; once it records iterations they join the history, and
+// the earlier session's stay until HealthIterations newer ones are held.
+func TestHealthSurvivesANewSession(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	store, err := conversation.Open(filepath.Join(dir, filepath.FromSlash(layout.ConversationsDir)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := config.Default()
+	t0 := time.Date(2026, 2, 7, 9, 0, 0, 0, time.UTC)
+	lines := 1
+	turn := func(id string, at time.Time, files []string) {
+		t.Helper()
+		if err := store.Append(ctx, id,
+			conversation.Record{Kind: conversation.KindMessage, Time: at, Role: "user", Content: "go on"},
+			conversation.Record{Kind: conversation.KindIteration, Time: at.Add(time.Second), Content: "turn", FilesModified: files, OutputLines: &lines}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, id := range []string{"cc-old", "cc-new"} {
+		if err := store.Create(ctx, id, conversation.Meta{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The earlier session: one change, then a stalled turn.
+	turn("cc-old", t0, []string{"a.go"})
+	turn("cc-old", t0.Add(time.Minute), nil)
+	before, _, diags := Iterations(ctx, store, cfg, nil)
+	if len(diags) > 0 || len(before) != 2 {
+		t.Fatalf("before: %d iterations, %v", len(before), diags)
+	}
+	hBefore := signals.Evaluate(before, cfg.CircuitBreaker.Effective())
+
+	// The new session's first prompt: a message, no iteration.
+	if err := store.Append(ctx, "cc-new", conversation.Record{Kind: conversation.KindMessage, Time: t0.Add(time.Hour), Role: "user", Content: "hello"}); err != nil {
+		t.Fatal(err)
+	}
+	at1, _, _ := Iterations(ctx, store, cfg, nil)
+	h1 := signals.Evaluate(at1, cfg.CircuitBreaker.Effective())
+	if len(at1) != 2 || h1.State != hBefore.State || h1.Breaker != hBefore.Breaker || h1.StallCount != hBefore.StallCount {
+		t.Fatalf("prompt 1: %d iterations, %s/%s stall %d; want the earlier session's %s/%s stall %d",
+			len(at1), h1.State, h1.Breaker, h1.StallCount, hBefore.State, hBefore.Breaker, hBefore.StallCount)
+	}
+	if ids := DefaultConversations(cfg, store); len(ids) != 2 {
+		t.Errorf("default conversations %v: want the new session and the one that last worked", ids)
+	}
+
+	// The new session stalls again: the stall counts on from the earlier
+	// session's.
+	turn("cc-new", t0.Add(time.Hour+time.Minute), nil)
+	at2, source, _ := Iterations(ctx, store, cfg, nil)
+	h2 := signals.Evaluate(at2, cfg.CircuitBreaker.Effective())
+	if len(at2) != 3 || h2.StallCount != hBefore.StallCount+1 || source != layout.ConversationLog("cc-new") {
+		t.Errorf("after the new session's turn: %d iterations from %s, stall %d; want 3 from cc-new, stall %d", len(at2), source, h2.StallCount, hBefore.StallCount+1)
+	}
+}

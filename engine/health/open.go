@@ -36,9 +36,9 @@ type OpenSources struct {
 	// resolved when the recent conversations resolve them (signals.Resolve:
 	// a later successful run of the same command).
 	Known []signals.Signal
-	// HookAgent names the agent whose iteration records repeat an error
-	// its tool messages hold (Sources.HookAgent).
-	HookAgent string
+	// HookAgents name the agents whose iteration records repeat an error
+	// their tool messages hold (Sources.HookAgents).
+	HookAgents []string
 }
 
 // OpenSignals returns the stop signals a new session of the project must
@@ -81,7 +81,7 @@ func OpenSignals(ctx context.Context, dir string, src OpenSources) ([]signals.Si
 				c := w.Conversation()
 				msgs = append(msgs, SignalMessages(c)...)
 				for _, r := range c.Iterations {
-					if src.HookAgent == "" || r.Agent != src.HookAgent {
+					if !slices.Contains(src.HookAgents, r.Agent) {
 						iters = append(iters, r)
 					}
 				}

@@ -26,15 +26,20 @@ const HealthIterations = 100
 // Iterations returns the iterations the project's health is evaluated on
 // and where they came from (a loop file or a conversation log, "" when
 // none): the active loop's Loop Progress rows when it has any, else the
-// iteration records of the project's conversations (DefaultConversations:
-// the targets' and the most recently active one), the newest
-// HealthIterations of each, merged in time order. `recite status`, the
-// recitation the Claude Code hook prints, the prompts and preservation
-// blocks all evaluate these, so they report the same health. Logs are read
-// from their end through their index (Store.Window, at most TailMaxBytes
-// of each), so the cost does not grow with a log's length. store may be
-// nil (no conversations); a log that cannot be read is a diagnostic and
-// is left out.
+// project's loop history (HistoryConversations: the targets'
+// conversations and the most recently active conversations that hold
+// iteration records, back to HealthIterations of them), the newest
+// HealthIterations records of each, merged in time order. A session
+// counts in it from its first iteration record, so a new session that has
+// none yet (a hook's SessionStart, its first prompt) and `recite status`
+// evaluate the same history: health never changes because a session
+// started (docs/architecture.md#one-health). `recite status`, the
+// recitation the agent hooks print, the status line, the prompts and
+// preservation blocks all evaluate these, so they report the same health.
+// Logs are read from their end through their index (Store.Window, at most
+// TailMaxBytes of each), so the cost does not grow with a log's length.
+// store may be nil (no conversations); a log that cannot be read is a
+// diagnostic and is left out.
 func Iterations(ctx context.Context, store *conversation.Store, cfg *config.Config, active *planning.Loop) ([]signals.IterationRecord, string, []markdown.Diagnostic) {
 	if active != nil && len(active.Iterations) > 0 {
 		return signals.IterationsFromLoop(active), layout.PlanningDir + "/" + active.Path, nil
@@ -43,9 +48,9 @@ func Iterations(ctx context.Context, store *conversation.Store, cfg *config.Conf
 		return nil, "", nil
 	}
 	var recs []conversation.Record
-	var diags []markdown.Diagnostic
-	for _, id := range DefaultConversations(cfg, store) {
-		w, wdiags, err := store.Window(ctx, id, conversation.WindowOptions{Iterations: HealthIterations, MaxBytes: TailMaxBytes})
+	ids, diags := HistoryConversations(ctx, cfg, store)
+	for _, id := range ids {
+		w, wdiags, err := store.Window(ctx, id, conversation.WindowOptions{Iterations: HealthIterations, MaxBytes: TailMaxBytes, OnlyIterations: true})
 		diags = append(diags, wdiags...)
 		if err != nil {
 			diags = append(diags, markdown.Diagnostic{Path: layout.ConversationLog(id), Message: fmt.Sprintf("health: %v", err)})
@@ -67,6 +72,48 @@ func Iterations(ctx context.Context, store *conversation.Store, cfg *config.Conf
 	}
 	slices.SortStableFunc(recs, func(a, b conversation.Record) int { return a.Time.Compare(b.Time) })
 	return IterationRecords(recs), layout.ConversationLog(recs[len(recs)-1].Conversation), diags
+}
+
+// HistoryConversations are the conversations of the project's loop
+// history, sorted by id: the targets' conversations, and the conversations
+// holding iteration records, most recently active first, until they hold
+// HealthIterations records between them (their index says how many each
+// holds, so a log is not read to learn it has none). A session that has
+// recorded no iteration yet is not among them until it does, so its
+// start changes nothing. Diagnostics are the conversations that cannot
+// be listed.
+func HistoryConversations(ctx context.Context, cfg *config.Config, store *conversation.Store) ([]string, []markdown.Diagnostic) {
+	seen := map[string]bool{}
+	var ids []string
+	add := func(id string) {
+		if id != "" && !seen[id] {
+			seen[id] = true
+			ids = append(ids, id)
+		}
+	}
+	for _, t := range cfg.Targets {
+		add(t.Conversation)
+	}
+	infos, diags, err := store.Infos(ctx)
+	if err != nil {
+		return ids, append(diags, markdown.Diagnostic{Path: layout.ConversationsDir, Message: err.Error()})
+	}
+	slices.SortFunc(infos, func(a, b conversation.Info) int {
+		return cmp.Or(b.LastActivity.Compare(a.LastActivity), cmp.Compare(a.ID, b.ID))
+	})
+	held := 0
+	for _, in := range infos {
+		if held >= HealthIterations {
+			break
+		}
+		if in.Iterations == 0 {
+			continue
+		}
+		add(in.ID)
+		held += in.Iterations
+	}
+	slices.Sort(ids)
+	return ids, diags
 }
 
 // Project evaluates the project's health on its iterations (Iterations)

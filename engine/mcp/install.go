@@ -18,9 +18,18 @@ const Command = "recite"
 // project-scoped server list Claude Code reads
 // (https://code.claude.com/docs/en/mcp, "Project scope"): a stdio server
 // started in the project, which `recite mcp` finds from Claude Code's roots
-// or its working directory, so the committed file names no absolute path.
-func ProjectEntry() json.RawMessage {
-	return json.RawMessage(`{"type":"stdio","command":"recite","args":["mcp"]}`)
+// or its working directory, so the committed file names no project path.
+// program is the command ("" is Command, found on PATH; `init --absolute`
+// passes this executable's absolute path).
+func ProjectEntry(program string) json.RawMessage {
+	return json.RawMessage(`{"type":"stdio","command":` + jsonString(cmpOr(program, Command)) + `,"args":["mcp"]}`)
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
 }
 
 // Snippet is the configuration another agent needs to start recite's
@@ -36,35 +45,37 @@ type Snippet struct {
 }
 
 // Snippets returns the snippets for Codex CLI, Cursor and Gemini CLI for
-// the project at dir (absolute). Codex and Gemini read user-level files, so
-// their snippets pass -C dir; Cursor's project file uses its
-// ${workspaceFolder} variable.
-func Snippets(dir string) []Snippet {
+// the project at dir (absolute), starting program ("" is Command). Codex
+// and Gemini read user-level files too, so their snippets pass -C dir;
+// Cursor's project file uses its ${workspaceFolder} variable. (`recite
+// init --codex` and `--gemini` write the project files themselves.)
+func Snippets(dir, program string) []Snippet {
+	program = cmpOr(program, Command)
 	return []Snippet{
 		{
 			Agent: "Codex CLI", File: "~/.codex/config.toml",
 			Doc: "https://developers.openai.com/codex/mcp",
 			// TOML: a table per server with command and args
 			// (https://github.com/openai/codex/blob/main/docs/config.md, "mcp_servers").
-			Text: fmt.Sprintf("[mcp_servers.%s]\ncommand = %s\nargs = [%s, %s, %s]\n", ServerName, tomlString(Command), tomlString("mcp"), tomlString("-C"), tomlString(dir)),
+			Text: fmt.Sprintf("[mcp_servers.%s]\ncommand = %s\nargs = [%s, %s, %s]\n", ServerName, tomlString(program), tomlString("mcp"), tomlString("-C"), tomlString(dir)),
 		},
 		{
 			Agent: "Cursor", File: ".cursor/mcp.json",
 			Doc:  "https://cursor.com/docs/mcp",
-			Text: jsonServers(`"${workspaceFolder}"`),
+			Text: jsonServers(program, `"${workspaceFolder}"`),
 		},
 		{
 			Agent: "Gemini CLI", File: "~/.gemini/settings.json (or .gemini/settings.json in the project)",
 			Doc:  "https://github.com/google-gemini/gemini-cli/blob/main/docs/tools/mcp-server.md",
-			Text: jsonServers(jsonString(dir)),
+			Text: jsonServers(program, jsonString(dir)),
 		},
 	}
 }
 
-// jsonServers is an mcpServers object with recite's stdio entry whose -C
-// argument is project (a JSON string).
-func jsonServers(project string) string {
-	src := fmt.Sprintf(`{"mcpServers":{%s:{"command":%s,"args":["mcp","-C",%s]}}}`, jsonString(ServerName), jsonString(Command), project)
+// jsonServers is an mcpServers object with recite's stdio entry starting
+// program, whose -C argument is project (a JSON string).
+func jsonServers(program, project string) string {
+	src := fmt.Sprintf(`{"mcpServers":{%s:{"command":%s,"args":["mcp","-C",%s]}}}`, jsonString(ServerName), jsonString(program), project)
 	var b bytes.Buffer
 	if err := json.Indent(&b, []byte(src), "", "  "); err != nil {
 		panic(err) // the parts are valid JSON strings

@@ -445,39 +445,58 @@ func (p *mcpProject) Watch(ctx context.Context, changed func([]string)) error {
 // to the project root (https://code.claude.com/docs/en/mcp).
 const ConfigFile = ".mcp.json"
 
-// InitResult is what InitMCP did.
+// InitResult is what Init did.
 type InitResult struct {
 	// Path is the file, project-relative; Created reports it did not
 	// exist; Added that recite's server was added (false: an entry named
-	// recite was already there and is kept as the user wrote it).
+	// recite was already there and is kept as the user wrote it);
+	// Updated that recite's own entry got another program
+	// (InitOptions.Program).
 	Path    string `json:"path"`
 	Created bool   `json:"created"`
 	Added   bool   `json:"added"`
+	Updated bool   `json:"updated,omitempty"`
 	// Snippets are the other agents' configurations (Snippets).
 	Snippets []Snippet `json:"snippets"`
+}
+
+// InitOptions configures Init.
+type InitOptions struct {
+	// Program is the command the entry starts; "" is Command (recite on
+	// PATH). `recite init --absolute` passes this executable's absolute
+	// path, as it does for every file init writes.
+	Program string
 }
 
 // Init adds recite's server (ProjectEntry) to the project's
 // .mcp.json under "mcpServers" with the merge .claude/settings.json gets
 // (claudecode.MergeJSONFile): every other key and server is kept with its
 // value and order (a rewrite re-indents with two spaces), a file that
-// already names a "recite" server is not rewritten, and a missing or empty
-// file is created. A file that is not a JSON object, or whose mcpServers
-// is not an object, is an *InputError naming the file (and line and
-// column for invalid JSON), and the file is left untouched. The write is
-// atomic and keeps the file's mode (0644 when new); a symbolic link stays
-// one. It also returns the snippets for Codex CLI, Cursor and Gemini CLI.
-func Init(dir string) (*InitResult, error) {
+// already names a "recite" server is not rewritten unless the entry is
+// recite's own (its command a recite program, its args ["mcp"]) and
+// names another program than opts.Program, and a missing or empty file
+// is created. A file that is not a JSON object, or whose mcpServers is
+// not an object, is an *InputError naming the file (and line and column
+// for invalid JSON), and the file is left untouched. The write is atomic
+// and keeps the file's mode (0644 when new); a symbolic link stays one.
+// It also returns the snippets for Codex CLI, Cursor and Gemini CLI.
+func Init(dir string, opts InitOptions) (*InitResult, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
 	}
-	res := &InitResult{Path: ConfigFile, Snippets: Snippets(abs)}
+	res := &InitResult{Path: ConfigFile, Snippets: Snippets(abs, opts.Program)}
+	want := ProjectEntry(opts.Program)
 	res.Created, err = claudecode.MergeJSONFile(filepath.Join(abs, ConfigFile), ConfigFile, "mcpServers",
 		func(servers map[string]json.RawMessage, set func(string, json.RawMessage)) error {
-			if _, ok := servers[ServerName]; !ok {
-				set(ServerName, ProjectEntry())
+			old, ok := servers[ServerName]
+			switch {
+			case !ok:
+				set(ServerName, want)
 				res.Added = true
+			case ownEntry(old) && !sameJSON(old, want):
+				set(ServerName, want)
+				res.Updated = true
 			}
 			return nil
 		})
@@ -488,4 +507,31 @@ func Init(dir string) (*InitResult, error) {
 		return nil, err
 	}
 	return res, nil
+}
+
+// ownEntry reports an .mcp.json entry recite wrote: a stdio server whose
+// command is recite (bare or a path ending in recite or recite.exe) with
+// the args ["mcp"].
+func ownEntry(raw json.RawMessage) bool {
+	var e struct {
+		Type    string   `json:"type"`
+		Command string   `json:"command"`
+		Args    []string `json:"args"`
+	}
+	if json.Unmarshal(raw, &e) != nil || e.Type != "" && e.Type != "stdio" || len(e.Args) != 1 || e.Args[0] != "mcp" {
+		return false
+	}
+	base := e.Command[strings.LastIndexAny(e.Command, `/\`)+1:]
+	return strings.TrimSuffix(base, ".exe") == Command
+}
+
+// sameJSON reports two JSON values equal as values.
+func sameJSON(a, b json.RawMessage) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	xb, _ := json.Marshal(x)
+	yb, _ := json.Marshal(y)
+	return string(xb) == string(yb)
 }

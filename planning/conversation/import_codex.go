@@ -71,6 +71,8 @@ type codexLine struct {
 // (both are tagged by "type").
 type codexPayload struct {
 	Type      string          `json:"type"`
+	Namespace string          `json:"namespace"`
+	Item      json.RawMessage `json:"item"`
 	Role      string          `json:"role"`
 	Content   json.RawMessage `json:"content"`
 	Summary   json.RawMessage `json:"summary"`
@@ -112,6 +114,7 @@ type codexEntry struct {
 	ts   time.Time
 	kind string // the RolloutLine type
 	p    codexPayload
+	raw  json.RawMessage // the payload as read
 	skip string
 }
 
@@ -128,6 +131,7 @@ type codexFile struct {
 	// of function, custom tool and local shell calls.
 	outputs, calls map[string]bool
 	exits          map[string]int
+	failed         map[string]bool   // call ids whose item_completed says failed
 	names          map[string]string // call id → tool name
 	model          string
 }
@@ -190,6 +194,7 @@ func ImportCodex(r io.Reader) ([]Record, Report, error) {
 			codexSkip(&rep, reason)
 			continue
 		}
+		codexUnknownFields(&rep, e)
 		for i := range recs {
 			recs[i].ID = fmt.Sprintf("%s-%08d", f.idPrefix(), e.line)
 			if e.obj > 0 {
@@ -246,6 +251,7 @@ func codexEntryOf(t []byte, n int) (e codexEntry, typed bool, looks string) {
 		case json.Unmarshal(l.Payload, &e.p) != nil:
 			e.skip = "malformed: payload"
 		}
+		e.raw = l.Payload
 		e.ts = ts.UTC()
 	}
 	return e, typed, looks
@@ -310,7 +316,7 @@ func readCodex(r io.Reader, rep *Report) (entries []codexEntry, typed int, hint 
 
 // scanCodex gathers what the lines say about each other.
 func scanCodex(entries []codexEntry) *codexFile {
-	f := &codexFile{outputs: map[string]bool{}, calls: map[string]bool{}, exits: map[string]int{}, names: map[string]string{}}
+	f := &codexFile{outputs: map[string]bool{}, calls: map[string]bool{}, exits: map[string]int{}, failed: map[string]bool{}, names: map[string]string{}}
 	for _, e := range entries {
 		if e.skip != "" {
 			continue
@@ -332,6 +338,15 @@ func scanCodex(entries []codexEntry) *codexFile {
 		case "event_msg:exec_command_end":
 			if p.ExitCode != nil {
 				f.exits[p.CallID] = *p.ExitCode
+			}
+		case "event_msg:item_completed":
+			if it, ok := codexItemOf(p); ok {
+				if code, ok := it.exitCode(); ok {
+					f.exits[it.ID] = code
+				}
+				if it.Status == "failed" && it.Type == "McpToolCall" {
+					f.failed[it.ID] = true
+				}
 			}
 		}
 		if e.kind == "compacted" {
@@ -358,7 +373,11 @@ func (f *codexFile) convert(e codexEntry) ([]Record, string) {
 			Content: strings.TrimSpace(fmt.Sprintf("Codex CLI %s in %s", p.CLIVersion, p.Cwd))}}, ""
 	case "turn_context":
 		f.model = cmp.Or(p.Model, f.model)
-		return nil, "turn_context"
+		return nil, "turn_context (the turn's settings; its model is kept on the replies)"
+	case "world_state":
+		return nil, "world_state (the session's settings)"
+	case "token_usage_record":
+		return nil, "token_usage_record (token usage, not a message)"
 	case "compacted":
 		return []Record{{Kind: KindMeta, Event: EventCompactBoundary, Content: "compacted"},
 			{Kind: KindMessage, Role: RoleUser, CompactSummary: true, Content: p.Message}}, ""
@@ -396,7 +415,7 @@ func (f *codexFile) responseItem(p codexPayload) ([]Record, string) {
 		assistant.Internal, assistant.Content = true, codexContent(p.Summary)
 		return []Record{assistant}, ""
 	case "function_call", "custom_tool_call", "local_shell_call":
-		id, name, args := cmp.Or(p.CallID, p.ID), p.Name, rawText(p.Arguments)
+		id, name, args := cmp.Or(p.CallID, p.ID), codexToolName(p.Namespace, p.Name), rawText(p.Arguments)
 		switch p.Type {
 		case "custom_tool_call":
 			args = p.Input
@@ -411,8 +430,9 @@ func (f *codexFile) responseItem(p codexPayload) ([]Record, string) {
 		if c, ok := f.exits[p.CallID]; ok && code == nil {
 			code = &c
 		}
+		text = codexShellText(text, code)
 		return []Record{{Kind: KindMessage, Role: RoleTool, ToolCallID: p.CallID, ToolName: f.names[p.CallID],
-			Content: text, IsError: failed || code != nil && *code != 0}}, ""
+			Content: text, IsError: failed || code != nil && *code != 0 || f.failed[p.CallID]}}, ""
 	case "web_search_call":
 		assistant.Internal, assistant.Content = true, "[web_search_call] "+string(p.Action)
 		return []Record{assistant}, ""
@@ -437,6 +457,14 @@ func (f *codexFile) event(p codexPayload) ([]Record, string) {
 			return nil, "event_msg:context_compacted (the compacted item marks it)"
 		}
 		return []Record{{Kind: KindMeta, Event: EventCompactBoundary, Content: "compacted"}}, ""
+	case "item_completed":
+		return f.itemCompleted(p)
+	case "token_count":
+		return nil, "event_msg:token_count (token usage, not a message)"
+	case "task_started", "task_complete", "turn_aborted":
+		return nil, "event_msg:" + p.Type + " (a turn's boundary)"
+	case "thread_settings_applied":
+		return nil, "event_msg:thread_settings_applied (the session's settings)"
 	case "exec_command_begin":
 		if f.calls[p.CallID] {
 			return nil, "event_msg:exec_command_begin (its call is a response item)"
@@ -508,8 +536,10 @@ func rawText(raw json.RawMessage) string {
 	return string(raw)
 }
 
-// exitLine is the freeform shell output's first line.
-var exitLine = regexp.MustCompile(`^Exit code: (-?\d+)\n`)
+// exitLine is the freeform shell output's exit line: "Exit code: N" as
+// its first line, or (codex-cli 0.169) "Process exited with code N" among
+// the header lines before "Output:".
+var exitLine = regexp.MustCompile(`(?m)^(?:Exit code:|Process exited with code) (-?\d+)$`)
 
 // codexOutput reads a tool output: its text, the exit code when the text
 // carries one (the structured {"output", "metadata": {"exit_code"}} form,
@@ -526,7 +556,7 @@ func codexOutput(raw json.RawMessage) (text string, code *int, failed bool) {
 		if strings.HasPrefix(strings.TrimSpace(s), "{") && json.Unmarshal([]byte(s), &structured) == nil && structured.Output != nil {
 			return *structured.Output, structured.Metadata.ExitCode, false
 		}
-		if m := exitLine.FindStringSubmatch(s); m != nil {
+		if m := exitLine.FindStringSubmatch(codexHeader(s)); m != nil {
 			n, _ := strconv.Atoi(m[1])
 			return s, &n, false
 		}

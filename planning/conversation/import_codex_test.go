@@ -35,12 +35,12 @@ func TestImportCodex(t *testing.T) {
 	}
 	wantSkipped := map[string]int{
 		"response_item:message:user (the user_message events carry the prompts)": 2,
-		"turn_context": 1,
-		"event_msg:exec_command_end (its output is a response item)":    1,
-		"event_msg:agent_message (the message items carry the replies)": 1,
-		"event_msg:token_count":                                     1,
-		"response_item:ghost_snapshot":                              1,
-		"event_msg:context_compacted (the compacted item marks it)": 1,
+		"turn_context (the turn's settings; its model is kept on the replies)":   1,
+		"event_msg:exec_command_end (its output is a response item)":             1,
+		"event_msg:agent_message (the message items carry the replies)":          1,
+		"event_msg:token_count (token usage, not a message)":                     1,
+		"response_item:ghost_snapshot":                                           1,
+		"event_msg:context_compacted (the compacted item marks it)":              1,
 	}
 	for k, v := range wantSkipped {
 		if rep.Skipped[k] != v {
@@ -220,4 +220,58 @@ func FuzzImportCodex(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestImportCodex0169: rollouts codex-cli 0.169.0 wrote against a scripted
+// model server (testdata/codex/0.169; the project path and the model's
+// instructions cut). A command that exits 3 is an error whose text leads
+// with its exit code, as the Codex hook records it; the command is
+// exec_command's cmd argument; an MCP call keeps its server's namespace in
+// its name; every skipped entry says why; no field is left unknown.
+func TestImportCodex0169(t *testing.T) {
+	dir := filepath.Join("testdata", "codex", "0.169")
+	fail, _ := importCodexFile(t, filepath.Join(dir, "rollout-2026-12-03T12-57-25-01a23bfb-270e-79a1-b54d-37dc341fd616.jsonl"))
+	mcp, rep := importCodexFile(t, filepath.Join(dir, "rollout-2026-12-03T13-36-14-01a23c1e-b160-7a10-aab1-0da264718848.jsonl"))
+	if len(rep.Unknown) > 0 {
+		t.Errorf("unknown fields %v", rep.Unknown)
+	}
+	for reason := range rep.Skipped {
+		if !strings.Contains(reason, " (") {
+			t.Errorf("skipped without saying why: %q", reason)
+		}
+	}
+	cmds := CallCommands(fail)
+	var errs []Record
+	for _, r := range fail {
+		if r.Role == RoleTool && r.IsError {
+			errs = append(errs, r)
+		}
+	}
+	if len(errs) != 1 || errs[0].Content != "Exit code 3\nKEYLINE widget exploded" || cmds[errs[0].ToolCallID] != "sh -c 'echo KEYLINE widget exploded >&2; exit 3'" {
+		t.Errorf("failed command: %+v, command %q", errs, cmds)
+	}
+	var names []string
+	for _, r := range mcp {
+		for _, tc := range r.ToolCalls {
+			names = append(names, tc.Name)
+		}
+	}
+	if strings.Join(names, ",") != "mcp__recite__recitation" {
+		t.Errorf("MCP call names %v, want the namespace kept", names)
+	}
+}
+
+// TestImportCodexUnknownField: a field the importer does not know is
+// counted in the report, not dropped without a word.
+func TestImportCodexUnknownField(t *testing.T) {
+	in := `{"timestamp":"2026-12-03T12:57:25.193Z","type":"session_meta","payload":{"id":"s1","cwd":"/p","cli_version":"0.200.0"}}
+{"timestamp":"2026-12-03T12:57:26.000Z","type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{}","call_id":"c1","sandbox_hint":"new"}}
+`
+	_, rep, err := ImportCodex(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Unknown["response_item:function_call.sandbox_hint"] != 1 || len(rep.Unknown) != 1 {
+		t.Errorf("unknown %v, want the new field counted", rep.Unknown)
+	}
 }

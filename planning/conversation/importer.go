@@ -27,6 +27,11 @@ type Report struct {
 	Skipped map[string]int `json:"skipped,omitempty"`
 	// Diagnostics name the line of each malformed entry.
 	Diagnostics []markdown.Diagnostic `json:"diagnostics,omitempty"`
+	// Unknown counts the fields of imported entries the importer does not
+	// know ("response_item:function_call.namespace"), which it did not
+	// carry into the records: a newer writer's, to be looked at rather
+	// than dropped without a word (the Codex importer reports them).
+	Unknown map[string]int `json:"unknown,omitempty"`
 }
 
 func (r *Report) skip(reason string) {

@@ -610,3 +610,36 @@ func sameJSON(a, b any) bool {
 	y, _ := json.Marshal(b)
 	return bytes.Equal(x, y)
 }
+
+// TestWindowOnlyIterations: an iteration-only window holds the newest N
+// iteration records and nothing between them, in read order.
+func TestWindowOnlyIterations(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Create(ctx, "c", Meta{}); err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	for i := range 50 {
+		if err := s.Append(ctx, "c",
+			Record{Kind: KindMessage, Role: RoleUser, Content: "go on", Time: t0.Add(time.Duration(2*i) * time.Second)},
+			Record{Kind: KindIteration, Content: fmt.Sprintf("turn %d", i), Time: t0.Add(time.Duration(2*i+1) * time.Second)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w, _, err := s.Window(ctx, "c", WindowOptions{Iterations: 7, OnlyIterations: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(w.Records) != 7 || w.Complete {
+		t.Fatalf("%d records (complete %v), want the 7 newest iterations", len(w.Records), w.Complete)
+	}
+	for i, r := range w.Records {
+		if r.Kind != KindIteration || r.Content != fmt.Sprintf("turn %d", 43+i) {
+			t.Errorf("record %d: %s %q", i, r.Kind, r.Content)
+		}
+	}
+}

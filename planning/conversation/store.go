@@ -447,6 +447,49 @@ func logIDs(f *os.File) (map[string]bool, error) {
 	return ids, err
 }
 
+// RecordKeys returns, for each valid record of conversation id's own log,
+// its identity in a source (PlaceKey): what an importer compares when a
+// record's id is already taken, so a record of another file that happens
+// to get the same id is told apart from the same record imported again.
+// It reads the whole log, holding only the keys. Errors: an invalid id, a
+// missing log (ErrNotFound), an unreadable file.
+func (s *Store) RecordKeys(ctx context.Context, id string) (map[string]string, error) {
+	p, err := s.existingPath(id)
+	if err != nil {
+		return nil, err
+	}
+	keys := map[string]string{}
+	err = s.withLock(ctx, id, func() error {
+		f, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		defer func() { _ = f.Close() }()
+		st, err := f.Stat()
+		if err != nil {
+			return err
+		}
+		_, err = scanLog(f, 0, st.Size(), 1, func(_, _ int64, _ int, r *Record, bad string) error {
+			if bad == "" {
+				keys[r.ID] = PlaceKey(*r)
+			}
+			return nil
+		})
+		return err
+	})
+	return keys, err
+}
+
+// PlaceKey is a record's identity in its source, left unchanged by the
+// store's redaction: its kind, role, event, tool call id and time.
+func PlaceKey(r Record) string {
+	kind := r.Kind
+	if kind == "" {
+		kind = KindMessage // as the store writes it
+	}
+	return fmt.Sprintf("%s|%s|%s|%s|%d", kind, r.Role, r.Event, r.ToolCallID, r.Time.UnixNano())
+}
+
 // Summary describes one conversation for listing.
 type Summary struct {
 	ID           string    `json:"id"`
@@ -472,23 +515,41 @@ func (s *Store) List() ([]Summary, error) {
 // (see Info), so listing costs what the indexes do, not what the logs
 // hold. The error is for a Dir that cannot be listed.
 func (s *Store) ListDiagnosed() ([]Summary, []markdown.Diagnostic, error) {
+	infos, diags, err := s.Infos(context.Background())
+	if err != nil {
+		return nil, nil, err
+	}
+	var out []Summary
+	for _, info := range infos {
+		out = append(out, info.Summary)
+	}
+	return out, diags, nil
+}
+
+// Infos describes every conversation in Dir (not the archive), sorted by
+// id, as ListDiagnosed lists them, with what the index knows of each
+// (Info: its iteration records, records and size), so a caller that
+// needs only some conversations' records can pick them first. The error
+// is for a Dir that cannot be listed; a conversation that cannot be read
+// is a diagnostic and left out.
+func (s *Store) Infos(ctx context.Context) ([]Info, []markdown.Diagnostic, error) {
 	ents, err := os.ReadDir(s.Dir)
 	if err != nil {
 		return nil, nil, fmt.Errorf("list conversations: %w", err)
 	}
-	var out []Summary
+	var out []Info
 	var diags []markdown.Diagnostic
 	for _, e := range ents {
 		id, ok := strings.CutSuffix(e.Name(), ".jsonl")
 		if !ok || e.IsDir() || ValidateID(id) != nil {
 			continue
 		}
-		info, _, err := s.Info(context.Background(), id)
+		info, _, err := s.Info(ctx, id)
 		if err != nil {
 			diags = append(diags, markdown.Diagnostic{Path: filepath.Join(s.Dir, e.Name()), Message: fmt.Sprintf("conversation %q left out: %v", id, err)})
 			continue
 		}
-		out = append(out, info.Summary)
+		out = append(out, info)
 	}
 	return out, diags, nil
 }

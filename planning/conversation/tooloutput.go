@@ -267,9 +267,13 @@ func CallCommand(name, arguments string) string {
 		_ = json.Unmarshal(in[k], &s)
 		return s
 	}
-	if name == "Bash" || name == "exec_command" || name == "shell" {
-		if c := str("command"); strings.TrimSpace(c) != "" {
-			return c
+	if name == "Bash" || name == "exec_command" || name == "shell" || name == "run_shell_command" {
+		// Codex CLI 0.169's exec_command names it "cmd"; Gemini CLI's
+		// run_shell_command and Claude Code's Bash "command".
+		for _, k := range []string{"command", "cmd"} {
+			if c := str(k); strings.TrimSpace(c) != "" {
+				return c
+			}
 		}
 	}
 	for _, k := range []string{"file_path", "notebook_path", "pattern", "url", "query", "bash_id", "shell_id", "task_id",

@@ -26,6 +26,12 @@ type WindowOptions struct {
 	// counted) the window holds: the newest record that would pass it ends
 	// the window, so a window can be empty.
 	MaxBytes int64
+	// OnlyIterations makes a window of the newest Iterations iteration
+	// records alone (MaxBytes bounding them): the records between them are
+	// not read, so the cost is that of the iteration records and the index
+	// entries passed over. Such a window has no inherited messages, no
+	// Earlier and no Signals, and is never Complete.
+	OnlyIterations bool
 }
 
 // Window is the newest part of a conversation in read order, with what is
@@ -104,6 +110,9 @@ func (sn *Snapshot) Window(opts WindowOptions) (*Window, error) {
 			if done() {
 				break
 			}
+			if opts.OnlyIterations && e.Kind != KindIteration {
+				continue
+			}
 			if opts.MaxBytes > 0 && used+e.Len > opts.MaxBytes {
 				full = true
 				break
@@ -120,6 +129,11 @@ func (sn *Snapshot) Window(opts WindowOptions) (*Window, error) {
 		i = from
 	}
 	w := &Window{Info: sn.Info}
+	if opts.OnlyIterations {
+		slices.Reverse(picks)
+		w.Records, err = c.v.read(picks, nil)
+		return w, err
+	}
 	ownAll := len(picks) == c.v.hdr.Entries
 	if ownAll && !full && c.inh > 0 && (unbounded || msgs < opts.Messages) {
 		want := c.inh
