@@ -298,7 +298,7 @@ func (e *Engine) renderProvider(tb *targetBuild, provider string, counter *budge
 		cuts = p.Cuts[len(tb.prompt.Cuts):]
 	}
 	opts := tb.target.RenderOptions(provider)
-	opts.NumCtx = prompt.NumCtx(limit, tokens, tb.target.MaxTokens) // ollama: the fitted budget and the reply
+	opts.NumCtx = prompt.NumCtx(tokens, tb.target.MaxTokens, tb.target.Limits(provider).ContextWindow) // ollama: the prompt and the reply
 	body, err := e.render(tr.Name, p, provider, opts)
 	if err != nil {
 		return nil, 0, nil, err

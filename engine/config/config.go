@@ -35,6 +35,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/recite-dev/recite/engine/budget"
+	"github.com/recite-dev/recite/engine/history"
 	"github.com/recite-dev/recite/engine/prompt"
 	"github.com/recite-dev/recite/markdown"
 )
@@ -177,6 +178,13 @@ type Target struct {
 	// model continues; by default a final assistant turn is followed by a
 	// user turn asking to continue.
 	Prefill bool `yaml:"prefill"`
+	// ToolSet names the tools the target's conversation may call, in the
+	// order the tools block lists them (anthropic, openrouter): a stable
+	// tools block from the first turn on. Without it the block holds every
+	// tool the conversation had called at its latest eviction, sorted, and
+	// a call to a tool outside the block is written as text
+	// (docs/providers.md#a-stable-tools-block).
+	ToolSet []string `yaml:"tool_set"`
 	// OllamaStream is the ollama body's "stream" (default false: one JSON
 	// reply, as curl and the README expect).
 	OllamaStream bool `yaml:"ollama_stream"`
@@ -229,8 +237,8 @@ type Agent struct {
 type History struct {
 	// Strategy is window (default), tokens, summary or importance.
 	Strategy string `yaml:"strategy"`
-	// Window is the number of messages kept by the window strategy
-	// (default 20).
+	// Window is the most messages the window strategy keeps (default
+	// DefaultWindow): its high-water mark, with HighWater.
 	Window int `yaml:"window"`
 	// Tokens is the token budget of the tokens strategy.
 	Tokens int `yaml:"tokens"`
@@ -240,6 +248,40 @@ type History struct {
 	// Summarizer is a command (stdin to stdout) for the summary strategy;
 	// "" uses the built-in extractive summary.
 	Summarizer string `yaml:"summarizer"`
+	// HighWater is the share of the strategy's size (window, tokens or
+	// keep) at which the kept messages are evicted (default 1.0): the
+	// high-water mark of cache-aware eviction.
+	HighWater float64 `yaml:"high_water"`
+	// LowWater is the share of the high-water mark an eviction keeps
+	// (default 0.5); 1 evicts one message at a time, the sliding window
+	// that rewrites the prompt cache on every turn.
+	LowWater float64 `yaml:"low_water"`
+}
+
+// DefaultWindow is history.window when unset: the window strategy's
+// high-water mark in messages (history.DefaultWindow).
+const DefaultWindow = history.DefaultWindow
+
+// Default marks of cache-aware eviction (docs/formats.md#cache-aware-eviction).
+const (
+	DefaultHighWater = 1.0
+	DefaultLowWater  = 0.5
+)
+
+// Marks returns the high- and low-water marks for a strategy of the given
+// size (messages or tokens): HighWater of size, at least 1, and LowWater
+// of that, below it; a share out of (0, 1] takes its default.
+func (h History) Marks(size int) (high, low int) {
+	hw := h.HighWater
+	if hw <= 0 || hw > 1 {
+		hw = DefaultHighWater
+	}
+	high = max(1, int(float64(size)*hw+0.5))
+	lw := h.LowWater
+	if lw <= 0 || lw > 1 {
+		lw = DefaultLowWater
+	}
+	return high, max(0, min(int(float64(high)*lw), high-1))
 }
 
 // Duration is a time.Duration written as "30s", "10m" in YAML.
@@ -302,7 +344,13 @@ func (c *Config) fill() {
 		c.History.Strategy = "window"
 	}
 	if c.History.Window == 0 {
-		c.History.Window = 20
+		c.History.Window = DefaultWindow
+	}
+	if c.History.HighWater == 0 {
+		c.History.HighWater = DefaultHighWater
+	}
+	if c.History.LowWater == 0 {
+		c.History.LowWater = DefaultLowWater
 	}
 	c.CircuitBreaker.fill()
 	c.Files.fill()

@@ -237,11 +237,27 @@ func openAIDeveloperFamily(model string) bool {
 	return false
 }
 
-// NumCtx is the Ollama options.num_ctx of a prompt fitted to budget tokens
-// that counts tokens and asks for a reply of reply tokens: the budget, or
-// the prompt when the pinned sections made it longer, plus the reply, so
-// Ollama never truncates the prompt's start (the system prompt) to make
-// room (https://docs.ollama.com/context-length).
-func NumCtx(budget, tokens, reply int) int {
-	return max(budget, tokens) + max(reply, 0)
+// NumCtxStep is the granule of the Ollama options.num_ctx recite writes,
+// in tokens (NumCtx).
+const NumCtxStep = 2048
+
+// NumCtx is the Ollama options.num_ctx of a prompt of tokens tokens that
+// asks for a reply of reply tokens from a model with a window of window
+// tokens: the smallest NumCtxStep·2^k that holds the prompt and the reply,
+// at most the window. It is not the whole window, for which Ollama would
+// allocate the whole KV cache, and it changes only when the prompt
+// outgrows it, at most once per doubling, since a new num_ctx reloads the
+// model (https://docs.ollama.com/context-length). Ollama truncates a
+// prompt over num_ctx from its start (the system prompt), so the prompt
+// is fitted to the window first.
+func NumCtx(tokens, reply, window int) int {
+	need := max(tokens, 0) + max(reply, 0)
+	n := NumCtxStep
+	for n < need {
+		n *= 2
+	}
+	if window > 0 && n > window {
+		n = max(window, NumCtxStep)
+	}
+	return n
 }
