@@ -70,6 +70,9 @@ func TestConversationRenderedForEveryProvider(t *testing.T) {
     providers: [markdown, anthropic, openai, gemini, ollama, text]
     # Gemini 3 needs the calls' thoughtSignatures, which this log lacks.
     models: {gemini: gemini-2.5-pro}
+    # The anthropic tools block: without it, calls are text until the
+    # history's first eviction (TestToolsBlockWithoutToolSet).
+    tool_set: [run_tests, edit_file]
 `, nil)
 	toolConversation(t, dir, "c1")
 	rep, err := New(dir).Build(context.Background())

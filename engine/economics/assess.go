@@ -48,6 +48,7 @@ type Assessment struct {
 // (Against "disk"). now stamps the Record. It writes nothing.
 func Assess(dir string, f File, now time.Time) Assessment {
 	against, first, prefix := "disk", f.Old == nil, f.PrefixBytes
+	histRead, histPrefix := 0, 0
 	if !f.Write && bytes.Equal(f.Old, f.Body) {
 		if all, err := RenderHistory(dir); err == nil {
 			h := BodyHash(f.Body)
@@ -55,12 +56,22 @@ func Assess(dir string, f File, now time.Time) Assessment {
 				if r := all[i]; r.Target == f.Target && r.Provider == f.Provider && r.Hash == h {
 					prefix = min(r.PrefixBytes, len(f.Body))
 					against, first = "history", r.First
+					histRead, histPrefix = r.CachedTokens, r.PrefixTokens
 					break
 				}
 			}
 		}
 	}
-	ce := Outlook(f.Provider, f.MinCacheable, f.Body, prefix, f.Tokens, f.Breakpoints)
+	old := f.Old
+	if against == "history" {
+		old = nil
+	}
+	ce := Outlook(f.Provider, f.MinCacheable, old, f.Body, prefix, f.Tokens, f.Breakpoints)
+	if against == "history" {
+		// The file on disk is the render itself; the build that wrote it
+		// measured it against the render before, and recorded the read.
+		ce.CachedTokens, ce.PrefixTokens = histRead, max(ce.PrefixTokens, histPrefix)
+	}
 	ce.Against, ce.FirstRender = against, first
 	a := Assessment{Cache: ce, PrefixBytes: prefix}
 	if f.Write && !bytes.Equal(f.Old, f.Body) {

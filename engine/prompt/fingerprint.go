@@ -51,6 +51,18 @@ func Fingerprint(p *Prompt, provider string, opts RenderOptions) [sha256.Size]by
 	num(opts.NumCtx)
 	flag(opts.Stream)
 	flag(opts.Prefill)
+	str(opts.HuggingFaceAPI)
+	if c := opts.Custom; c != nil {
+		flag(true)
+		str(c.Name)
+		str(c.Model)
+		str(c.Cache)
+		num(c.MaxContext)
+		num(c.MaxOutput)
+		num(c.MinCacheable)
+	} else {
+		flag(false)
+	}
 	for _, v := range []*int{opts.Override.ContextWindow, opts.Override.MaxOutput, opts.Override.MinCacheable} {
 		optNum(v)
 	}

@@ -12,7 +12,7 @@ func TestFingerprintCoversFields(t *testing.T) {
 	for typ, want := range map[reflect.Type]int{
 		reflect.TypeOf(Message{}):       10, // Tokens is not rendered; placeholder is set by pairTools only
 		reflect.TypeOf(ToolCall{}):      4,
-		reflect.TypeOf(RenderOptions{}): 8,
+		reflect.TypeOf(RenderOptions{}): 10,
 		reflect.TypeOf(Section{}):       9, // Sources, Pinned, Shorter* are not rendered
 	} {
 		if got := typ.NumField(); got != want {

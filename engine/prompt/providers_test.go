@@ -338,7 +338,7 @@ func TestPromptLimitNoReplyForFiles(t *testing.T) {
 	if got := Limits(Markdown, "", LimitOverride{}).PromptLimit(4096); got != 200_000 {
 		t.Errorf("markdown limit %d", got)
 	}
-	if got := Limits(Text, "", LimitOverride{}).PromptLimit(4096); got != 8192 {
+	if got := Limits(Text, "", LimitOverride{}).PromptLimit(4096); got != 128_000 {
 		t.Errorf("text limit %d", got)
 	}
 }

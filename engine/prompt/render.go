@@ -38,7 +38,20 @@ type RenderOptions struct {
 	// Messages API continues (prefill); without it a final assistant turn
 	// is followed by a user turn asking to continue.
 	Prefill bool
+	// HuggingFaceAPI selects the huggingface shape: "chat" (the router's
+	// Chat Completions, the default) or "text-generation" (inputs and
+	// parameters, for a text-generation endpoint).
+	HuggingFaceAPI string
+	// Custom is the provider recite.yaml defines, when the body is for
+	// one (Render's provider is its name).
+	Custom *Custom
 }
+
+// Hugging Face API shapes (RenderOptions.HuggingFaceAPI).
+const (
+	HuggingFaceChat           = "chat"
+	HuggingFaceTextGeneration = "text-generation"
+)
 
 // OpenAI API shapes (RenderOptions.OpenAIAPI).
 const (
@@ -55,6 +68,9 @@ func (o RenderOptions) model(provider string) string {
 	if o.Model != "" {
 		return o.Model
 	}
+	if o.Custom != nil && o.Custom.Name == provider {
+		return o.Custom.Model
+	}
 	return DefaultModel(provider)
 }
 
@@ -68,6 +84,9 @@ func (o RenderOptions) maxTokens() int {
 
 // limit returns the limits of the model a body of provider names.
 func (o RenderOptions) limit(provider string) Limit {
+	if o.Custom != nil && o.Custom.Name == provider {
+		return o.Custom.limit()
+	}
 	return Limits(provider, o.model(provider), o.Override)
 }
 
@@ -93,6 +112,18 @@ func Render(p *Prompt, provider string, opts RenderOptions) ([]byte, error) {
 		return marshal(geminiBody(p, opts))
 	case Ollama:
 		return marshal(ollamaBody(p, opts))
+	case DeepSeek, OpenRouter:
+		return marshal(compatBody(p, provider, opts))
+	case HuggingFace:
+		if opts.HuggingFaceAPI == HuggingFaceTextGeneration {
+			return marshal(textGenerationBody(p, opts))
+		}
+		return marshal(compatBody(p, provider, opts))
+	case Replicate:
+		return marshal(replicateBody(p, opts))
+	}
+	if opts.Custom != nil && opts.Custom.Name == provider {
+		return marshal(compatBody(p, provider, opts))
 	}
 	return nil, fmt.Errorf("unknown provider %q", provider)
 }
