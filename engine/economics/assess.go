@@ -3,12 +3,16 @@ package economics
 import (
 	"bytes"
 	"time"
+
+	"github.com/recite-dev/recite/engine/prompt"
 )
 
 // File is one rendered prompt file as its caching outlook needs it.
 type File struct {
-	// Target and Provider name the target and provider the file is for.
-	Target, Provider string
+	// Target and Provider name the target and provider the file is for;
+	// Cache is the provider's cache rule (prompt.Capabilities.Cache; ""
+	// looks the provider up in the built-in table).
+	Target, Provider, Cache string
 	// Old is the file on disk (nil when there is none); Body is the fresh
 	// render.
 	Old, Body []byte
@@ -66,7 +70,12 @@ func Assess(dir string, f File, now time.Time) Assessment {
 	if against == "history" {
 		old = nil
 	}
-	ce := Outlook(f.Provider, f.MinCacheable, old, f.Body, prefix, f.Tokens, f.Breakpoints)
+	rule := f.Cache
+	if rule == "" {
+		caps, _ := prompt.CapabilitiesOf(f.Provider)
+		rule = caps.Cache
+	}
+	ce := Outlook(rule, f.MinCacheable, old, f.Body, prefix, f.Tokens, f.Breakpoints)
 	if against == "history" {
 		// The file on disk is the render itself; the build that wrote it
 		// measured it against the render before, and recorded the read.

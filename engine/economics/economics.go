@@ -25,8 +25,9 @@ import (
 // much of it equals the previous render, and how many tokens the provider
 // would read from its cache.
 type CacheEconomics struct {
-	// Caching is how the provider caches: "breakpoints" (Anthropic),
-	// "automatic" (OpenAI), "implicit" (Gemini) or "none".
+	// Caching is how the provider caches: "breakpoints" (Anthropic, and
+	// OpenRouter for Anthropic and Gemini models), "automatic" (OpenAI,
+	// DeepSeek, OpenRouter's other models), "implicit" (Gemini) or "none".
 	Caching string `json:"caching"`
 	// MinCacheable is the provider's minimum cacheable prefix for the
 	// target's model, in tokens (prompt.Limit.MinCacheable); 0 when not
@@ -89,8 +90,9 @@ func MinCacheable(provider, model string) int {
 	return prompt.Limits(provider, model, prompt.LimitOverride{}).MinCacheable
 }
 
-// Outlook computes the cache outlook of a rendered body for provider
-// against old, the body of the previous request (nil when there is none):
+// Outlook computes the cache outlook of a rendered body for a provider of
+// cache rule rule (prompt.Capabilities.Cache) against old, the body of the
+// previous request (nil when there is none):
 // minCacheable is the minimum cacheable prefix of the body's model in
 // tokens (prompt.Limit.MinCacheable), prefixBytes of body equal old,
 // tokens are the body's section tokens, and breakpoints are the token
@@ -108,10 +110,18 @@ func MinCacheable(provider, model string) int {
 // implicit caching it is the unchanged prefix when it reaches
 // minCacheable. Tokens of a byte offset are exact at body's breakpoints
 // and proportional to bytes between them (TokensAt).
-func Outlook(provider string, minCacheable int, old, body []byte, prefixBytes, tokens int, breakpoints []int) *CacheEconomics {
+func Outlook(rule string, minCacheable int, old, body []byte, prefixBytes, tokens int, breakpoints []int) *CacheEconomics {
 	ce := &CacheEconomics{MinCacheable: minCacheable, PrefixBytes: prefixBytes}
-	switch provider {
-	case prompt.Anthropic:
+	if rule == prompt.CachePassThrough {
+		// OpenRouter: breakpoints when the body carries them (Anthropic and
+		// Gemini models), automatic caching otherwise.
+		rule = prompt.CacheAutomatic
+		if bytes.Contains(body, markerKey) {
+			rule = prompt.CacheBreakpoints
+		}
+	}
+	switch rule {
+	case prompt.CacheBreakpoints:
 		ce.Caching = "breakpoints"
 		r := AnthropicRead(old, body, tokens, breakpoints)
 		ce.Breakpoints = r.Breakpoints
@@ -120,9 +130,9 @@ func Outlook(provider string, minCacheable int, old, body []byte, prefixBytes, t
 			ce.CachedTokens = r.Tokens
 		}
 		return ce
-	case prompt.OpenAI:
+	case prompt.CacheAutomatic:
 		ce.Caching = "automatic"
-	case prompt.Gemini:
+	case prompt.CacheImplicit:
 		ce.Caching = "implicit"
 	default:
 		ce.Caching = "none"

@@ -45,7 +45,12 @@ func (c Custom) Capabilities() Capabilities {
 		Endpoint: strings.TrimRight(c.BaseURL, "/") + "/chat/completions", Ext: "." + c.Name + ".json", Custom: true}
 }
 
-// limit returns the custom provider's Limit.
+// CustomLimit returns the Limit of a provider recite.yaml defines: its
+// window and longest reply (128,000 and 16,384 tokens when unset), and for
+// automatic caching its minimum cacheable prefix (1024 when unset).
+func CustomLimit(c Custom) Limit { return c.limit() }
+
+// limit is CustomLimit.
 func (c Custom) limit() Limit {
 	l := Limit{Provider: c.Name, Model: c.Model, ContextWindow: c.MaxContext, MaxOutput: c.MaxOutput, Known: true}
 	if l.ContextWindow <= 0 {
