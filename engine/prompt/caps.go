@@ -22,15 +22,15 @@ const (
 
 // Body shapes (Capabilities.Shape): the request body a provider takes.
 const (
-	ShapeMarkdown      = "markdown"                // a prompt file for agents that read one
-	ShapeText          = "text"                    // one completion prompt string
-	ShapeAnthropic     = "anthropic-messages"      // Anthropic Messages API
-	ShapeOpenAIChat    = "openai-chat"             // OpenAI Chat Completions and the compatible APIs
-	ShapeGemini        = "gemini-generate-content" // Gemini generateContent
-	ShapeOllama        = "ollama-chat"             // Ollama /api/chat
-	ShapeTextGenerate  = "hf-text-generation"      // a Hugging Face text-generation endpoint: inputs and parameters
-	ShapeReplicate     = "replicate-prediction"    // a Replicate prediction: input.prompt, input.system_prompt
-	ShapeOpenAIResponses = "openai-responses" // the OpenAI Responses API (openai_api: responses)
+	ShapeMarkdown        = "markdown"                // a prompt file for agents that read one
+	ShapeText            = "text"                    // one completion prompt string
+	ShapeAnthropic       = "anthropic-messages"      // Anthropic Messages API
+	ShapeOpenAIChat      = "openai-chat"             // OpenAI Chat Completions and the compatible APIs
+	ShapeGemini          = "gemini-generate-content" // Gemini generateContent
+	ShapeOllama          = "ollama-chat"             // Ollama /api/chat
+	ShapeTextGenerate    = "hf-text-generation"      // a Hugging Face text-generation endpoint: inputs and parameters
+	ShapeReplicate       = "replicate-prediction"    // a Replicate prediction: input.prompt, input.system_prompt
+	ShapeOpenAIResponses = "openai-responses"        // the OpenAI Responses API (openai_api: responses)
 )
 
 // Cache rules (Capabilities.Cache): how a provider reuses the prefix of an
