@@ -41,6 +41,11 @@ type CacheEconomics struct {
 	// Breakpoints is the number of cache_control markers in the body
 	// (Anthropic), of which at most 4 count.
 	Breakpoints int `json:"breakpoints,omitempty"`
+	// Points are the token offsets of the body's breakpoints, in body
+	// order (prompt.AnthropicBreakpoints): where the next request's reads
+	// can end, and the known points of the bytes-to-tokens estimate
+	// (TokensAt).
+	Points []int `json:"breakpoint_tokens,omitempty"`
 	// CachedTokens is the predicted cache read on the next request: for
 	// Anthropic the longest breakpoint prefix inside the unchanged prefix
 	// and at least MinCacheable long; for automatic and implicit caching
@@ -125,6 +130,7 @@ func Outlook(rule string, minCacheable int, old, body []byte, prefixBytes, token
 		ce.Caching = "breakpoints"
 		r := AnthropicRead(old, body, tokens, breakpoints)
 		ce.Breakpoints = r.Breakpoints
+		ce.Points = slices.Clone(breakpoints)
 		ce.PrefixTokens = r.PrefixTokens
 		if r.Tokens >= ce.MinCacheable {
 			ce.CachedTokens = r.Tokens

@@ -100,6 +100,9 @@ func Fill(ctx context.Context, cv Conversation, cfg *config.Config, in *prompt.I
 		in.ToolSet = history.SettledTools(replay[:kept.Settled])
 	}
 	in.LowWater = cfg.History.LowWater
+	if kept.Settled > 0 {
+		in.Settled = replay[kept.Settled-1].ID
+	}
 	in.Errors, in.ErrorSources = Errors(sc, logPath, cut, stopResults)
 }
 

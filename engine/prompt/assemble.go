@@ -63,6 +63,10 @@ type Input struct {
 	ToolSet    []string
 	FixedTools bool
 	LowWater   float64
+	// Settled is the id of the last message of the history's settled
+	// part (history.Pruned.Settled): what a compression pass may rewrite
+	// only at an eviction. "" before the first eviction.
+	Settled string
 	// Extra are additional sections (the conversation coordinator's
 	// learnings, epic/phase and loop/role layers); each is placed by its ID.
 	Extra []Section

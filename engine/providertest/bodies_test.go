@@ -99,7 +99,7 @@ func buildTree(t *testing.T, name, root string, recs []conversation.Record) []re
 }
 
 // transcriptRecords imports a Claude Code transcript.
-func transcriptRecords(t *testing.T, path string) []conversation.Record {
+func transcriptRecords(t testing.TB, path string) []conversation.Record {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
