@@ -116,7 +116,8 @@ func anthropicBody(p *Prompt, opts RenderOptions) anthropicRequest {
 		switch m.Role {
 		case "assistant":
 			var blocks []anthropicBlock
-			if m.Content != "" {
+			// The Messages API rejects a text block of white space alone.
+			if strings.TrimSpace(m.Content) != "" {
 				blocks = append(blocks, anthropicBlock{Type: "text", Text: m.Content})
 			}
 			for _, tc := range m.ToolCalls {
