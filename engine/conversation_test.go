@@ -266,7 +266,7 @@ func TestHistoryStrategies(t *testing.T) {
 		{name: "summary extractive", history: "history:\n  strategy: summary\n  keep: 2\n", want: []string{"Summary of earlier conversation", "(extractive summary of"}},
 		{name: "summary command", history: "history:\n  strategy: summary\n  keep: 2\n  summarizer: \"echo folded-by-command\"\n", want: []string{"folded-by-command"}},
 		{name: "summary command fails", history: "history:\n  strategy: summary\n  keep: 2\n  window: 2\n  summarizer: \"exit 3\"\n", want: []string{"Mounted the middleware."}, wantDiag: "history summary"},
-		{name: "importance", history: "history:\n  strategy: importance\n  keep: 2\n", want: []string{"call_1"}},
+		{name: "importance", history: "history:\n  strategy: importance\n  keep: 2\n  low_water: 1\n", want: []string{"call_1"}},
 		{name: "tokens", history: "history:\n  strategy: tokens\n  tokens: 5\n", want: []string{"Mounted the middleware."}},
 	}
 	for _, tc := range tests {

@@ -64,8 +64,9 @@ func Score(msgs []conversation.Record, i int) int {
 // (docs/formats.md#cache-aware-eviction): at the latest eviction (when the
 // messages passed K, then K + (K − Low), …) the Low most important
 // messages of the list as it was then are chosen, and every message after
-// that point is kept as it comes, until the next eviction; Low 0 ranks the
-// whole list on every call.
+// that point is kept as it comes, until the next eviction; Low 0, or K − 1
+// and more (an eviction on every message: low_water 1), ranks the whole
+// list on every call.
 type Importance struct {
 	K int
 	// Low is the low-water mark in messages (LowMark).
@@ -87,7 +88,7 @@ func (p Importance) Evict(_ context.Context, msgs []conversation.Record) (Pruned
 		k = DefaultTopK
 	}
 	us := units(msgs)
-	if p.Low <= 0 || p.Low >= k {
+	if p.Low <= 0 || p.Low >= k-1 {
 		return Pruned{Messages: collect(msgs, p.top(msgs, us, k))}, nil
 	}
 	_, epoch := evict(unitSizes(msgs, us), k, p.Low)
