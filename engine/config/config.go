@@ -16,8 +16,9 @@
 // older single model: for the provider whose family it names, the
 // top-level models:, then the defaults of engine/prompt.
 //
-// It imports engine/budget, engine/prompt and engine/signals (the types
-// and defaults it configures), markdown (YAML error lines) and templates
+// It imports engine/budget, engine/history, engine/prompt and
+// engine/signals (the types and defaults it configures; providers.go the
+// capability table's providers of the project's own), markdown (YAML error lines) and templates
 // (the built-in roles); no package of the binary imports the schema
 // generator or validator its tests use.
 package config
@@ -27,7 +28,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -36,7 +36,6 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/recite-dev/recite/engine/budget"
-	"github.com/recite-dev/recite/engine/history"
 	"github.com/recite-dev/recite/engine/prompt"
 	"github.com/recite-dev/recite/markdown"
 )
@@ -210,65 +209,6 @@ type Target struct {
 	customs []prompt.Custom
 }
 
-// CustomProvider is a provider of the project's own in recite.yaml: any
-// endpoint that takes OpenAI Chat Completions bodies.
-type CustomProvider struct {
-	// Name names the provider in targets[].providers and its prompt file
-	// (prompts/TARGET.NAME.json); not a built-in provider's name.
-	// Required.
-	Name string `yaml:"name"`
-	// BaseURL is the API's base URL; the body goes to BASE/chat/completions.
-	BaseURL string `yaml:"base_url"`
-	// Model is the model the body names. Required.
-	Model string `yaml:"model"`
-	// MaxContext is the model's context window in tokens (default
-	// 128000).
-	MaxContext int `yaml:"max_context"`
-	// MaxOutput is the model's longest reply in tokens (default 16384).
-	MaxOutput int `yaml:"max_output"`
-	// Cache is the endpoint's prompt caching: automatic (a repeated prefix
-	// is cached without a marker) or none (default).
-	Cache string `yaml:"cache"`
-	// MinCacheable is the shortest prefix the endpoint caches, in tokens
-	// (default 1024).
-	MinCacheable int `yaml:"min_cacheable"`
-}
-
-// Catalog returns the capability table of the configuration: the built-in
-// providers and recite.yaml's own.
-func (c *Config) Catalog() prompt.Catalog {
-	var cs []prompt.Custom
-	for _, p := range c.Providers {
-		cs = append(cs, p.custom())
-	}
-	return prompt.NewCatalog(cs)
-}
-
-func (p CustomProvider) custom() prompt.Custom {
-	return prompt.Custom{Name: p.Name, BaseURL: p.BaseURL, Model: p.Model, MaxContext: p.MaxContext, MaxOutput: p.MaxOutput, Cache: p.Cache, MinCacheable: p.MinCacheable}
-}
-
-// DefaultMaxTokens is a target's max_tokens when unset: the renderers'
-// default reply limit, in tokens (prompt.DefaultMaxTokens).
-const DefaultMaxTokens = prompt.DefaultMaxTokens
-
-// CapabilityOverride overrides the limits of a target's model for one
-// provider; a key left out keeps the model's own limit.
-//
-// A nil field keeps the value of prompt.Limits. The request shape itself
-// (conversation, system message, tool calls) is fixed by each provider.
-type CapabilityOverride struct {
-	// MaxContext replaces the model's context window, in tokens.
-	MaxContext *int `yaml:"max_context"`
-	// MaxOutput replaces the model's longest reply, in tokens.
-	MaxOutput *int `yaml:"max_output"`
-	// MinCacheable replaces the minimum cacheable prefix, in tokens
-	// (Anthropic cache breakpoints go only where a prefix reaches it).
-	MinCacheable *int `yaml:"min_cacheable"`
-	// DeveloperRole says whether the OpenAI model takes the developer role.
-	DeveloperRole *bool `yaml:"developer_role"`
-}
-
 // Agent is the agent command for `recite conversation run`.
 type Agent struct {
 	// Command is run through `sh -c`; `{prompt_file}` is replaced by the
@@ -281,57 +221,6 @@ type Agent struct {
 	// run); 0 leaves M to the active fire-flow loop's max_iterations, if
 	// any. It does not stop a run: the circuit breaker does.
 	MaxIterations int `yaml:"max_iterations"`
-}
-
-// History configures conversation pruning (engine/history).
-type History struct {
-	// Strategy is window (default), tokens, summary or importance.
-	Strategy string `yaml:"strategy"`
-	// Window is the most messages the window strategy keeps (default
-	// DefaultWindow): its high-water mark, with HighWater.
-	Window int `yaml:"window"`
-	// Tokens is the token budget of the tokens strategy.
-	Tokens int `yaml:"tokens"`
-	// Keep is the K of the importance strategy and the number of recent
-	// messages kept verbatim by the summary strategy.
-	Keep int `yaml:"keep"`
-	// Summarizer is a command (stdin to stdout) for the summary strategy;
-	// "" uses the built-in extractive summary.
-	Summarizer string `yaml:"summarizer"`
-	// HighWater is the share of the strategy's size (window, tokens or
-	// keep) at which the kept messages are evicted (default 1.0): the
-	// high-water mark of cache-aware eviction.
-	HighWater float64 `yaml:"high_water"`
-	// LowWater is the share of the high-water mark an eviction keeps
-	// (default 0.5); 1 evicts one message at a time, the sliding window
-	// that rewrites the prompt cache on every turn.
-	LowWater float64 `yaml:"low_water"`
-}
-
-// DefaultWindow is history.window when unset: the window strategy's
-// high-water mark in messages (history.DefaultWindow).
-const DefaultWindow = history.DefaultWindow
-
-// Default marks of cache-aware eviction (docs/formats.md#cache-aware-eviction).
-const (
-	DefaultHighWater = 1.0
-	DefaultLowWater  = 0.5
-)
-
-// Marks returns the high- and low-water marks for a strategy of the given
-// size (messages or tokens): HighWater of size, at least 1, and LowWater
-// of that, below it; a share out of (0, 1] takes its default.
-func (h History) Marks(size int) (high, low int) {
-	hw := h.HighWater
-	if hw <= 0 || hw > 1 {
-		hw = DefaultHighWater
-	}
-	high = max(1, int(float64(size)*hw+0.5))
-	lw := h.LowWater
-	if lw <= 0 || lw > 1 {
-		lw = DefaultLowWater
-	}
-	return high, max(0, min(int(float64(high)*lw), high-1))
 }
 
 // Duration is a time.Duration written as "30s", "10m" in YAML.
@@ -557,68 +446,6 @@ func (c *Config) validate(fail failFunc) {
 	c.CircuitBreaker.validate(fail)
 	c.Files.validate(fail)
 	c.Watch.validate(fail)
-}
-
-// validateProviders checks recite.yaml's own providers (a name that is
-// not a built-in provider's and not taken twice, a model, a base URL) and
-// that every target names only providers of the catalog, and gives every
-// target the definitions.
-func (c *Config) validateProviders(fail failFunc) {
-	seen := map[string]bool{}
-	var customs []prompt.Custom
-	for i, p := range c.Providers {
-		at := fmt.Sprintf("providers[%d]", i)
-		_, builtin := prompt.CapabilitiesOf(p.Name)
-		switch {
-		case p.Name == "":
-			fail(at+".name", "a provider needs a name (example: name: together)")
-			continue
-		case builtin == nil:
-			fail(at+".name", "%q is a built-in provider; give yours another name", p.Name)
-			continue
-		case seen[p.Name]:
-			fail(at+".name", "duplicate provider name %q", p.Name)
-			continue
-		}
-		seen[p.Name] = true
-		if p.Model == "" {
-			fail(at+".model", "provider %q needs the model its body names (example: model: meta-llama/Llama-3.3-70B-Instruct-Turbo)", p.Name)
-		}
-		if !strings.HasPrefix(p.BaseURL, "https://") && !strings.HasPrefix(p.BaseURL, "http://") {
-			fail(at+".base_url", "provider %q needs an http(s) base URL (example: base_url: https://api.together.xyz/v1)", p.Name)
-		}
-		customs = append(customs, p.custom())
-	}
-	cat := prompt.NewCatalog(customs)
-	names := cat.Names()
-	for i := range c.Targets {
-		t := &c.Targets[i]
-		t.customs = customs
-		var good []string
-		for j, p := range t.Providers {
-			if _, err := cat.Lookup(p); err != nil {
-				key := fmt.Sprintf("targets[%d].providers[%d]", i, j)
-				fail(key, "%s: expected %s, got %q%s", key, orList(names), p, suggestion(p, names))
-				continue
-			}
-			good = append(good, p)
-		}
-		if len(good) < len(t.Providers) {
-			t.Providers = good
-		}
-		for _, p := range slices.Sorted(maps.Keys(t.Capabilities)) {
-			if _, err := cat.Lookup(p); err == nil {
-				continue
-			}
-			key := fmt.Sprintf("targets[%d].capabilities", i)
-			hint := suggestion(p, names)
-			if hint == "" {
-				hint = " (want " + orList(names) + ")"
-			}
-			fail(key+"."+p, "%s: unknown provider %q%s", key, p, hint)
-			delete(t.Capabilities, p)
-		}
-	}
 }
 
 // checkRel rejects paths that are absolute or leave the project.

@@ -12,6 +12,11 @@
 // whose call is not in the input at all (an orphan) is dropped by every
 // strategy. Apart from the summary message, the output is always a subsequence
 // of the input.
+//
+// Every strategy evicts in steps (evict.go, docs/formats.md#cache-aware-eviction):
+// between two evictions its output only grows at the end, so a provider's
+// prompt cache is rewritten once per eviction, not on every message; the
+// zero value of each strategy's Low keeps the sliding form of old.
 package history
 
 import (
