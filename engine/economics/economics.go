@@ -285,12 +285,3 @@ func commonPrefix(a, b []byte) int {
 	}
 	return n
 }
-
-// prefixTokens estimates the tokens of the first prefix bytes of a body of
-// n bytes and tokens tokens.
-func prefixTokens(prefix, n, tokens int) int {
-	if n == 0 || prefix >= n {
-		return tokens
-	}
-	return int(int64(tokens) * int64(prefix) / int64(n))
-}

@@ -124,14 +124,6 @@ func size(msgs []conversation.Record, u unit) int {
 	return n
 }
 
-// lastUnits returns the longest suffix of us whose message count stays
-// within n; when even the last unit is larger, it returns that unit alone
-// (a unit is never split).
-func lastUnits(msgs []conversation.Record, us []unit, n int) []unit {
-	cut, _ := evict(unitSizes(msgs, us), n, n-1)
-	return us[cut:]
-}
-
 // DefaultWindow is the window size when none is configured
 // (docs/formats.md#history-pruning): the high-water mark of the window
 // strategy, in messages.
