@@ -66,7 +66,11 @@ func (p *Prompt) Fit(count Counter, budget int) int {
 	}
 	// 1. Conversation.
 	if conv := p.Section(IDConversation); conv != nil {
-		dropped, droppedTokens := p.conversationCut(budget-(total-conv.Tokens), budget)
+		msgTokens := 0
+		for _, m := range p.Messages {
+			msgTokens += m.Tokens
+		}
+		dropped, droppedTokens := p.conversationCut(budget-(total-msgTokens), budget)
 		if dropped > 0 {
 			p.Cuts = append(p.Cuts, fmt.Sprintf("conversation: dropped the %d oldest messages (%d tokens)", dropped, droppedTokens))
 			total = p.Count(count)
