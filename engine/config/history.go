@@ -11,8 +11,9 @@ type History struct {
 	Window int `yaml:"window"`
 	// Tokens is the token budget of the tokens strategy.
 	Tokens int `yaml:"tokens"`
-	// Keep is the K of the importance strategy and the number of recent
-	// messages kept verbatim by the summary strategy.
+	// Keep is the K of the importance strategy (default 200) and the
+	// number of recent messages kept verbatim by the summary strategy
+	// (default 100): their high-water marks, with HighWater.
 	Keep int `yaml:"keep"`
 	// Summarizer is a command (stdin to stdout) for the summary strategy;
 	// "" uses the built-in extractive summary.

@@ -11,8 +11,10 @@ import (
 )
 
 // DefaultTopK is how many messages Importance keeps when K is 0
-// (docs/formats.md#history-pruning).
-const DefaultTopK = 20
+// (docs/formats.md#history-pruning): the window's size, so that its
+// evictions, at most one every (K − Low) messages, stay rare
+// (docs/formats.md#cache-aware-eviction).
+const DefaultTopK = 200
 
 // Scores of the importance rule (docs/formats.md#history-pruning). The first
 // three come from the conversation coordinator design recite started from;

@@ -19,8 +19,10 @@ type Summarizer interface {
 }
 
 // DefaultKeep is how many recent messages Summary keeps verbatim when Keep is
-// 0 (docs/formats.md#history-pruning).
-const DefaultKeep = 10
+// 0 (docs/formats.md#history-pruning): enough that the summary, rewritten
+// at each eviction, changes once every (Keep − Low) messages
+// (docs/formats.md#cache-aware-eviction).
+const DefaultKeep = 100
 
 // Summary keeps the last Keep messages verbatim (cut at a unit boundary as
 // in [Window]) and folds everything older into one system message whose

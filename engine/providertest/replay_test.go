@@ -424,13 +424,14 @@ func TestReplaySynthetic(t *testing.T) {
 	checkReplay(t, "synthetic", replay(t, dir, s, recs[:len(recs)-syntheticSteps], steps))
 }
 
-// BenchmarkReplay replays the napoli-matcha session (the smallest real
-// one) from its middle under each history strategy and reports, per
-// provider, the median and 10th percentile of the unchanged-prefix share
-// and the share of steps below one half; ns/op is the time of one step's
-// build.
+// BenchmarkReplay replays 40 entries of the entireio session (the longest
+// real one, whose history evicts) from its middle under each history
+// strategy, with the defaults of recite init, and reports, per provider,
+// the median and 10th percentile of the unchanged-prefix share and the
+// share of steps below one half; ns/op is the time of the whole replay
+// (40 builds of nine bodies).
 func BenchmarkReplay(b *testing.B) {
-	path := sharedtest.File(b, "transcripts/theogbrand__napoli-matcha__0c_c3173e5050_0_full.jsonl")
+	path := sharedtest.File(b, "transcripts/entireio__cli__cc_90f6622c5b_1_full.jsonl")
 	for _, strategy := range []string{"window", "tokens", "summary", "importance"} {
 		b.Run(strategy, func(b *testing.B) {
 			var res map[string][]stepResult
