@@ -31,12 +31,16 @@ build:
 test:
 	$(GO) test -race -count=1 -timeout 30m $(PKGS)
 	$(GO) test -count=1 -timeout 30m -run '$(REPLAY_TESTS)' ./engine/
+	$(GO) test -count=1 -timeout 30m -run '$(PROVIDER_REPLAY_TESTS)' ./engine/providertest/
 	$(GO) test -count=1 -timeout 30m -run '$(EXACT_TESTS)' ./engine/budget/
 
 # Replays of long sessions on real trees: thousands of builds in one
 # goroutine, which the race detector makes ten times slower without
 # anything to find; they skip under -race and run here without it.
 REPLAY_TESTS := ^(TestCompressionCacheStability|TestCompressionSavings)$$
+# The same for the prompt-cache replays of real and synthetic sessions,
+# one build a step (docs/providers.md#prompt-caching).
+PROVIDER_REPLAY_TESTS := ^(TestReplayTranscripts|TestReplaySynthetic)$$
 
 # The same for the exactness of the piece counts over every file of the
 # real trees: their realdata part skips under -race and runs here.

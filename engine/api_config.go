@@ -2,6 +2,7 @@ package engine
 
 import (
 	"github.com/recite-dev/recite/engine/config"
+	"github.com/recite-dev/recite/engine/prompt"
 	"github.com/recite-dev/recite/templates"
 )
 
@@ -22,3 +23,7 @@ func (e *Engine) CheckConfig(file string) (*ConfigCheck, error) { return config.
 // recite reads the file: every key with its description, type, enum,
 // bounds and an example.
 func ConfigSchema() []byte { return templates.Schema() }
+
+// Providers lists the built-in providers from the capability table, in
+// its order (prompt.Providers); recite.yaml may add its own (providers:).
+func Providers() []string { return prompt.Providers() }

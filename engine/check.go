@@ -2,10 +2,8 @@ package engine
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/recite-dev/recite/engine/config"
 	"github.com/recite-dev/recite/engine/prompt"
@@ -38,8 +36,8 @@ func (e *Engine) CheckBody(target, provider string, body []byte) ([]prompt.Probl
 	if err != nil {
 		return nil, &InputError{Err: err}
 	}
-	if _, err := prompt.CapabilitiesOf(provider); err != nil {
-		return nil, &InputError{Err: fmt.Errorf("%v (want one of %s)", err, strings.Join(prompt.Providers(), ", "))}
+	if _, err := cfg.Catalog().Lookup(provider); err != nil {
+		return nil, &InputError{Err: err}
 	}
 	counter, err := e.Counter(cfg.Tokenizer)
 	if err != nil {

@@ -51,6 +51,7 @@ func (e *Engine) compressPrompt(ctx context.Context, cfg *config.Config, tg *con
 		Redact:      e.redactSkill,
 		ProjectPath: e.projectPath,
 		Commits:     func(items []gitstore.Item) map[string]string { return e.history.CommitsTouching(e.dir, items) },
+		Settled:     in.Settled,
 	}
 	if counter, err := e.Counter(cfg.Tokenizer); err == nil {
 		run.Count = compress.Counter(counter.Count)

@@ -70,6 +70,9 @@ func TestConversationRenderedForEveryProvider(t *testing.T) {
     providers: [markdown, anthropic, openai, gemini, ollama, text]
     # Gemini 3 needs the calls' thoughtSignatures, which this log lacks.
     models: {gemini: gemini-2.5-pro}
+    # The anthropic tools block: without it, calls are text until the
+    # history's first eviction (TestToolsBlockWithoutToolSet).
+    tool_set: [run_tests, edit_file]
 `, nil)
 	toolConversation(t, dir, "c1")
 	rep, err := New(dir).Build(context.Background())
@@ -263,7 +266,7 @@ func TestHistoryStrategies(t *testing.T) {
 		{name: "summary extractive", history: "history:\n  strategy: summary\n  keep: 2\n", want: []string{"Summary of earlier conversation", "(extractive summary of"}},
 		{name: "summary command", history: "history:\n  strategy: summary\n  keep: 2\n  summarizer: \"echo folded-by-command\"\n", want: []string{"folded-by-command"}},
 		{name: "summary command fails", history: "history:\n  strategy: summary\n  keep: 2\n  window: 2\n  summarizer: \"exit 3\"\n", want: []string{"Mounted the middleware."}, wantDiag: "history summary"},
-		{name: "importance", history: "history:\n  strategy: importance\n  keep: 2\n", want: []string{"call_1"}},
+		{name: "importance", history: "history:\n  strategy: importance\n  keep: 2\n  low_water: 1\n", want: []string{"call_1"}},
 		{name: "tokens", history: "history:\n  strategy: tokens\n  tokens: 5\n", want: []string{"Mounted the middleware."}},
 	}
 	for _, tc := range tests {

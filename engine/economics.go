@@ -67,8 +67,9 @@ func (e *Engine) cacheEconomics(tb *targetBuild, fr *FileReport, old, body []byt
 	tr := tb.report
 	// The breakpoints follow the render (prompt.AnthropicBreakpoints), and
 	// the minimum is the one of the model the body names.
+	caps, _ := tb.cfg.Catalog().Lookup(fr.Provider)
 	a := economics.Assess(e.dir, economics.File{
-		Target: tr.Name, Provider: fr.Provider, Old: old, Body: body,
+		Target: tr.Name, Provider: fr.Provider, Cache: caps.Cache, Old: old, Body: body,
 		PrefixBytes: fr.PrefixBytes, Tokens: fr.Tokens,
 		MinCacheable: tb.target.Limits(fr.Provider).MinCacheable,
 		Breakpoints:  prompt.AnthropicBreakpoints(tb.prompt, tb.target.RenderOptions(fr.Provider)),

@@ -342,9 +342,9 @@ func (e *Engine) RenderFile(ctx context.Context, target, provider string) (body 
 	if err != nil {
 		return nil, "", &InputError{Err: err}
 	}
-	caps, err := prompt.CapabilitiesOf(provider)
+	caps, err := cfg.Catalog().Lookup(provider)
 	if err != nil {
-		return nil, "", &InputError{Err: fmt.Errorf("%v (want one of %s)", err, strings.Join(prompt.Providers(), ", "))}
+		return nil, "", &InputError{Err: err}
 	}
 	if why := parseFailure(proj); why != "" {
 		rel := PromptsDir + "/" + tg.Name + caps.Ext

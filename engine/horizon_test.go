@@ -68,7 +68,8 @@ func TestFarStopSignalSurvives(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := len(w.Conversation().Messages); w.Complete || got != history.HorizonMessages || w.Earlier.Messages != n+3-history.HorizonMessages {
+	held := history.Horizon(0).Messages
+	if got := len(w.Conversation().Messages); w.Complete || got != held || w.Earlier.Messages != n+3-held {
 		t.Fatalf("the horizon holds %d messages (complete %v, earlier %+v): the log is not longer than it", got, w.Complete, w.Earlier)
 	}
 	e := New(dir)

@@ -135,7 +135,7 @@ func (e *Engine) renderTarget(tb *targetBuild, write bool, counter *budget.Count
 				"target %q, provider %s: the pinned sections alone take %d tokens, over the %d that %s's context window of %d leaves beside the reply (set targets[].capabilities.%s.max_context to change it)",
 				tg.Name, prov, tokens, limit, tg.ModelFor(prov), tg.Limits(prov).ContextWindow, prov)})
 		}
-		caps, _ := prompt.CapabilitiesOf(prov)
+		caps, _ := tb.cfg.Catalog().Lookup(prov)
 		rel := PromptsDir + "/" + tg.Name + caps.Ext
 		fr := FileReport{Provider: prov, Path: rel, Bytes: len(body), Tokens: tokens, Cuts: cuts}
 		old, _ := os.ReadFile(filepath.Join(e.dir, rel))
@@ -284,7 +284,7 @@ type cachedRender struct {
 // renderProvider fits a copy of the target's prompt to the provider's
 // budget and renders it. It returns the body, its token count and the cuts.
 func (e *Engine) renderProvider(tb *targetBuild, provider string, counter *budget.Counter) ([]byte, int, []string, error) {
-	if _, err := prompt.CapabilitiesOf(provider); err != nil {
+	if _, err := tb.cfg.Catalog().Lookup(provider); err != nil {
 		return nil, 0, nil, &InputError{Err: err}
 	}
 	tr := tb.report
@@ -298,7 +298,7 @@ func (e *Engine) renderProvider(tb *targetBuild, provider string, counter *budge
 		cuts = p.Cuts[len(tb.prompt.Cuts):]
 	}
 	opts := tb.target.RenderOptions(provider)
-	opts.NumCtx = prompt.NumCtx(limit, tokens, tb.target.MaxTokens) // ollama: the fitted budget and the reply
+	opts.NumCtx = prompt.NumCtx(tokens, tb.target.MaxTokens, tb.target.Limits(provider).ContextWindow) // ollama: the prompt and the reply
 	body, err := e.render(tr.Name, p, provider, opts)
 	if err != nil {
 		return nil, 0, nil, err

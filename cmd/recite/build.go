@@ -124,7 +124,7 @@ func newRenderCmd(g *globalOptions, streams IOStreams, runF func(context.Context
 		},
 	}
 	cmd.Flags().StringVar(&opts.target, "target", "agent", "target `name`")
-	cmd.Flags().StringVar(&opts.provider, "provider", "anthropic", "provider: markdown, anthropic, openai, gemini, ollama or text")
+	cmd.Flags().StringVar(&opts.provider, "provider", "anthropic", "provider: "+strings.Join(engine.Providers(), ", ")+", or one of recite.yaml's providers:")
 	cmd.Flags().BoolVar(&opts.check, "check", false, "validate the body against the provider's request schema and the model's window; exit 1 when it would be rejected")
 	return cmd
 }

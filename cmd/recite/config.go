@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -70,6 +71,7 @@ func configCheckRun(_ context.Context, opts *configCheckOptions) error {
 			fmt.Fprintf(w, "no %s: recite uses its defaults\n", res.File)
 		case len(res.Problems) == 0:
 			fmt.Fprintf(w, "%s: ok\n", res.File)
+			printProviders(w, res)
 		}
 		return nil
 	})
@@ -107,4 +109,16 @@ recite.yaml ` + "`recite init`" + ` writes names for editors
 func configSchemaRun(_ context.Context, opts *configSchemaOptions) error {
 	_, err := opts.io.Out.Write(engine.ConfigSchema())
 	return err
+}
+
+// printProviders writes the providers a good recite.yaml can name, from
+// the capability table: one line, each with its body shape and cache rule.
+func printProviders(w io.Writer, res *engine.ConfigCheck) {
+	var parts []string
+	for _, p := range res.Providers {
+		parts = append(parts, fmt.Sprintf("%s (%s, cache %s)", p.Name, p.Shape, p.Cache))
+	}
+	if len(parts) > 0 {
+		fmt.Fprintf(w, "providers: %s\n", strings.Join(parts, ", "))
+	}
 }

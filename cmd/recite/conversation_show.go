@@ -46,7 +46,7 @@ recite.yaml); stderr says how many came from there.`,
 			return runWith(cmd.Context(), opts, runF, convShowRun)
 		},
 	}
-	cmd.Flags().StringVar(&opts.format, "format", "md", "md, json, openai, anthropic, gemini, ollama or text")
+	cmd.Flags().StringVar(&opts.format, "format", "md", "md, json or a provider's shape: "+strings.Join(engine.Providers(), ", "))
 	cmd.Flags().BoolVar(&opts.all, "all", false, "include internal and sidechain messages")
 	cmd.Flags().BoolVar(&opts.raw, "raw", false, "show the raw text kept by conversations.keep_raw instead of placeholders")
 	cmd.Flags().IntVar(&opts.tail, "tail", 0, "print only the last N messages")

@@ -159,7 +159,7 @@ func TestConvShowRun(t *testing.T) {
 		t.Errorf("show does not number by position or hide the internal note:\n%s", out)
 	}
 	err = convShowRun(context.Background(), &convShowOptions{io: streams, dir: dir, id: "c1", format: "yaml"})
-	if err == nil || err.Error() != `--format "yaml": want md, json, openai, anthropic, gemini, ollama or text` || exitCode(err) != 2 {
+	if err == nil || err.Error() != `--format "yaml": want md, json or a provider's shape (markdown, anthropic, openai, gemini, ollama, text, deepseek, openrouter, huggingface, replicate)` || exitCode(err) != 2 {
 		t.Errorf("unknown format: %v", err)
 	}
 	err = convShowRun(context.Background(), &convShowOptions{io: streams, dir: t.TempDir(), id: "c1", format: "md"})

@@ -112,6 +112,14 @@ type Run struct {
 	// Commits answers which commits touched the items
 	// (gitstore.History.CommitsTouching).
 	Commits func([]gitstore.Item) map[string]string
+	// Settled is the id of the last message of the conversation history's
+	// settled part (prompt.Input.Settled; "" before the history's first
+	// eviction). Once the history evicts, the pass in effect is at most
+	// the pass of that message's iteration, so a pass rewrites the
+	// compressed messages only when the history evicts too, and the
+	// provider's cache is rewritten once for both
+	// (docs/formats.md#cache-aware-eviction).
+	Settled string
 }
 
 // Apply applies the difficulty policy, a compression pass and the budget
@@ -215,6 +223,9 @@ func (r Run) facts(conv *conversation.Conversation, proj *planning.Project, p *p
 		cr.Iteration = loopIteration(proj)
 	}
 	cr.Pass = cr.Iteration - cr.Iteration%max(r.Every, 1)
+	if n, ok := iters[r.Settled]; ok && r.Settled != "" {
+		cr.Pass = min(cr.Pass, n-n%max(r.Every, 1))
+	}
 
 	facts := IterationFactsOf(conv, iters, r.ProjectPath)
 	// A fix commit counts when made before the pass's iteration began, so

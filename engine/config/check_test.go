@@ -126,7 +126,7 @@ func TestCheckEveryProblem(t *testing.T) {
 	}{
 		{1, "contex_window", `unknown key "contex_window": did you mean context_window?`},
 		{3, "thresholds.warning", `thresholds.warning: expected a number between 0 and 1, got "high" (example: warning: 0.70)`},
-		{7, "targets[0].providers[1]", `targets[0].providers[1]: expected markdown, anthropic, openai, gemini, ollama or text, got "antropic": did you mean anthropic?`},
+		{7, "targets[0].providers[1]", `targets[0].providers[1]: expected markdown, anthropic, openai, gemini, ollama, text, deepseek, openrouter, huggingface or replicate, got "antropic": did you mean anthropic?`},
 		{8, "targets[1].name", `duplicate target name "a" (the first is at line 5)`},
 		{10, "history.strategie", `unknown key "strategie" in history: did you mean strategy?`},
 	}
@@ -158,7 +158,7 @@ func TestCheckEveryProblem(t *testing.T) {
 func TestCheckMessages(t *testing.T) {
 	for _, tc := range []struct{ src, want string }{
 		{"- a\n", `recite.yaml:1: expected a mapping of recite's keys (context_window, tokenizer, thresholds, …), got a list`},
-		{"bogus: 1\n", `recite.yaml:1: unknown key "bogus" (the keys here: context_window, tokenizer, thresholds, targets, agent, history, circuit_breaker, files, compression, watch, conversations, models, hooks)`},
+		{"bogus: 1\n", `recite.yaml:1: unknown key "bogus" (the keys here: context_window, tokenizer, thresholds, targets, agent, history, circuit_breaker, files, compression, watch, conversations, models, hooks, providers)`},
 		{"role: x\n", `recite.yaml:1: unknown key "role": it belongs under targets[]`},
 		{"history:\n  models: {}\n", `recite.yaml:2: unknown key "models" in history: it belongs under targets[] or at the top level`},
 		{"Context_Window: 1\n", `recite.yaml:1: unknown key "Context_Window": did you mean context_window?`},
@@ -173,7 +173,7 @@ func TestCheckMessages(t *testing.T) {
 		{"tokenizer:\n", `recite.yaml:1: tokenizer: expected o200k_base or cl100k_base, got nothing (example: tokenizer: o200k_base)`},
 		{"agent: {timeout: 10}\n", `recite.yaml:1: agent.timeout: expected a positive duration such as 30s, 10m or 1h, got 10 (example: timeout: 10m)`},
 		{"targets: [{name: a, capabilities: {olama: {}}}]\n", `recite.yaml:1: targets[0].capabilities: unknown provider "olama": did you mean ollama?`},
-		{"targets: [{name: a, capabilities: {claude: {}}}]\n", `recite.yaml:1: targets[0].capabilities: unknown provider "claude" (want markdown, anthropic, openai, gemini, ollama or text)`},
+		{"targets: [{name: a, capabilities: {claude: {}}}]\n", `recite.yaml:1: targets[0].capabilities: unknown provider "claude" (want markdown, anthropic, openai, gemini, ollama, text, deepseek, openrouter, huggingface or replicate)`},
 		{"targets: [{role: x}]\n", `recite.yaml:1: a target needs a name (example: name: agent)`},
 		{"targets: [{name: a, include: [/etc/passwd]}]\n", `recite.yaml:1: targets[0].include[0]: path "/etc/passwd" must be relative to the project and stay inside it`},
 		{"a: &x 1\n<<: {tokenizer: p50k}\n", `recite.yaml:1: unknown key "a"`},

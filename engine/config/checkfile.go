@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/recite-dev/recite/engine/internal/layout"
+	"github.com/recite-dev/recite/engine/prompt"
 	"github.com/recite-dev/recite/templates"
 )
 
@@ -43,6 +44,10 @@ type FileCheck struct {
 	// Problems are every problem of the file, in line order; empty when it
 	// is good.
 	Problems []Problem `json:"problems"`
+	// Providers is the capability table of the file: the built-in
+	// providers and the file's own (Config.Catalog); nil when the file is
+	// not YAML.
+	Providers []prompt.Capabilities `json:"providers,omitempty"`
 }
 
 // CheckFile checks a recite.yaml of the project at dir and returns every
@@ -77,6 +82,7 @@ func CheckFile(dir, file string) (*FileCheck, error) {
 	if cfg == nil {
 		return res, nil
 	}
+	res.Providers = cfg.Catalog().Table()
 	planning := os.DirFS(filepath.Join(dir, layout.PlanningDir))
 	for i, tg := range cfg.Targets {
 		if _, _, err := templates.Role(planning, tg.Role); err != nil {

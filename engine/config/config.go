@@ -16,8 +16,9 @@
 // older single model: for the provider whose family it names, the
 // top-level models:, then the defaults of engine/prompt.
 //
-// It imports engine/budget, engine/prompt and engine/signals (the types
-// and defaults it configures), markdown (YAML error lines) and templates
+// It imports engine/budget, engine/history, engine/prompt and
+// engine/signals (the types and defaults it configures; providers.go the
+// capability table's providers of the project's own), markdown (YAML error lines) and templates
 // (the built-in roles); no package of the binary imports the schema
 // generator or validator its tests use.
 package config
@@ -91,6 +92,10 @@ type Config struct {
 	// Hooks sets what the Claude Code hook adds to a session: how often
 	// the recitation is repeated at a prompt.
 	Hooks Hooks `yaml:"hooks"`
+	// Providers are providers of the project's own: OpenAI-compatible
+	// chat endpoints that targets[].providers may name beside the built-in
+	// ones (docs/providers.md#providers-of-your-own).
+	Providers []CustomProvider `yaml:"providers"`
 
 	// lines maps every key read from the file, dotted ("targets[0].role"),
 	// to its line (KeyLine).
@@ -177,6 +182,13 @@ type Target struct {
 	// model continues; by default a final assistant turn is followed by a
 	// user turn asking to continue.
 	Prefill bool `yaml:"prefill"`
+	// ToolSet names the tools the target's conversation may call, in the
+	// order the tools block lists them (anthropic, openrouter): a stable
+	// tools block from the first turn on. Without it the block holds every
+	// tool the conversation had called at its latest eviction, sorted, and
+	// a call to a tool outside the block is written as text
+	// (docs/providers.md#a-stable-tools-block).
+	ToolSet []string `yaml:"tool_set"`
 	// OllamaStream is the ollama body's "stream" (default false: one JSON
 	// reply, as curl and the README expect).
 	OllamaStream bool `yaml:"ollama_stream"`
@@ -185,30 +197,16 @@ type Target struct {
 	// prefix, and whether it takes the developer role.
 	Capabilities map[string]CapabilityOverride `yaml:"capabilities"`
 
+	// HuggingFaceAPI is "chat" (the router's Chat Completions, default) or
+	// "text-generation" (inputs and parameters, for a text-generation
+	// endpoint): the shape of the huggingface body.
+	HuggingFaceAPI string `yaml:"huggingface_api"`
+
 	// Line is the line of this target's entry in recite.yaml (0 for the
 	// default target), for diagnostics about it.
 	Line int `yaml:"-"`
-}
-
-// DefaultMaxTokens is a target's max_tokens when unset: the renderers'
-// default reply limit, in tokens (prompt.DefaultMaxTokens).
-const DefaultMaxTokens = prompt.DefaultMaxTokens
-
-// CapabilityOverride overrides the limits of a target's model for one
-// provider; a key left out keeps the model's own limit.
-//
-// A nil field keeps the value of prompt.Limits. The request shape itself
-// (conversation, system message, tool calls) is fixed by each provider.
-type CapabilityOverride struct {
-	// MaxContext replaces the model's context window, in tokens.
-	MaxContext *int `yaml:"max_context"`
-	// MaxOutput replaces the model's longest reply, in tokens.
-	MaxOutput *int `yaml:"max_output"`
-	// MinCacheable replaces the minimum cacheable prefix, in tokens
-	// (Anthropic cache breakpoints go only where a prefix reaches it).
-	MinCacheable *int `yaml:"min_cacheable"`
-	// DeveloperRole says whether the OpenAI model takes the developer role.
-	DeveloperRole *bool `yaml:"developer_role"`
+	// customs are the configuration's own providers (Config.Providers).
+	customs []prompt.Custom
 }
 
 // Agent is the agent command for `recite conversation run`.
@@ -223,23 +221,6 @@ type Agent struct {
 	// run); 0 leaves M to the active fire-flow loop's max_iterations, if
 	// any. It does not stop a run: the circuit breaker does.
 	MaxIterations int `yaml:"max_iterations"`
-}
-
-// History configures conversation pruning (engine/history).
-type History struct {
-	// Strategy is window (default), tokens, summary or importance.
-	Strategy string `yaml:"strategy"`
-	// Window is the number of messages kept by the window strategy
-	// (default 20).
-	Window int `yaml:"window"`
-	// Tokens is the token budget of the tokens strategy.
-	Tokens int `yaml:"tokens"`
-	// Keep is the K of the importance strategy and the number of recent
-	// messages kept verbatim by the summary strategy.
-	Keep int `yaml:"keep"`
-	// Summarizer is a command (stdin to stdout) for the summary strategy;
-	// "" uses the built-in extractive summary.
-	Summarizer string `yaml:"summarizer"`
 }
 
 // Duration is a time.Duration written as "30s", "10m" in YAML.
@@ -302,7 +283,13 @@ func (c *Config) fill() {
 		c.History.Strategy = "window"
 	}
 	if c.History.Window == 0 {
-		c.History.Window = 20
+		c.History.Window = DefaultWindow
+	}
+	if c.History.HighWater == 0 {
+		c.History.HighWater = DefaultHighWater
+	}
+	if c.History.LowWater == 0 {
+		c.History.LowWater = DefaultLowWater
 	}
 	c.CircuitBreaker.fill()
 	c.Files.fill()
@@ -454,6 +441,7 @@ func (c *Config) validate(fail failFunc) {
 			seen[t.Name] = max(t.Line, 1)
 		}
 	}
+	c.validateProviders(fail)
 	c.resolveModels(fail)
 	c.CircuitBreaker.validate(fail)
 	c.Files.validate(fail)

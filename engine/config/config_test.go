@@ -48,7 +48,7 @@ func TestParseErrors(t *testing.T) {
 	}{
 		{"unknown top key", "context_window: 1000\nwindow: 3\n", `recite.yaml:2: unknown key "window": it belongs under history`},
 		{"unknown target key", "targets:\n  - name: a\n    rol: x\n", `recite.yaml:3: unknown key "rol" in targets[0]: did you mean role?`},
-		{"bad provider", "targets:\n  - name: a\n    providers: [claude]\n", `recite.yaml:3: targets[0].providers[0]: expected markdown, anthropic, openai, gemini, ollama or text, got "claude"`},
+		{"bad provider", "targets:\n  - name: a\n    providers: [claude]\n", `recite.yaml:3: targets[0].providers[0]: expected markdown, anthropic, openai, gemini, ollama, text, deepseek, openrouter, huggingface or replicate, got "claude"`},
 		{"bad name", "targets:\n  - name: ../x\n", `recite.yaml:2: targets[0].name: expected a name of up to 64 letters, digits, '.', '_' or '-', starting with a letter or digit, got "../x" (example: name: agent)`},
 		{"duplicate", "targets:\n  - name: a\n  - name: a\n", `recite.yaml:3: duplicate target name "a" (the first is at line 2)`},
 		{"bad tokenizer", "tokenizer: p50k\n", `recite.yaml:1: tokenizer: expected o200k_base or cl100k_base, got "p50k"`},

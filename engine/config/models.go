@@ -23,6 +23,18 @@ type Models struct {
 	// Ollama is the model the ollama body names: a local model, with an
 	// optional :TAG.
 	Ollama string `yaml:"ollama"`
+	// DeepSeek is the model the deepseek body names (deepseek-chat,
+	// deepseek-reasoner).
+	DeepSeek string `yaml:"deepseek"`
+	// OpenRouter is the model the openrouter body names, as vendor/model
+	// (anthropic/claude-sonnet-5.5).
+	OpenRouter string `yaml:"openrouter"`
+	// HuggingFace is the model the huggingface body names: a Hub model id,
+	// with an optional :PROVIDER of the router.
+	HuggingFace string `yaml:"huggingface"`
+	// Replicate is the model of the replicate prediction, owner/name,
+	// which goes in the request URL (/v1/models/OWNER/NAME/predictions).
+	Replicate string `yaml:"replicate"`
 }
 
 // get returns the model of provider ("" for a provider that names no
@@ -37,6 +49,14 @@ func (m Models) get(provider string) string {
 		return m.Gemini
 	case prompt.Ollama:
 		return m.Ollama
+	case prompt.DeepSeek:
+		return m.DeepSeek
+	case prompt.OpenRouter:
+		return m.OpenRouter
+	case prompt.HuggingFace:
+		return m.HuggingFace
+	case prompt.Replicate:
+		return m.Replicate
 	}
 	return ""
 }
@@ -51,11 +71,20 @@ func (m *Models) set(provider, model string) {
 		m.Gemini = model
 	case prompt.Ollama:
 		m.Ollama = model
+	case prompt.DeepSeek:
+		m.DeepSeek = model
+	case prompt.OpenRouter:
+		m.OpenRouter = model
+	case prompt.HuggingFace:
+		m.HuggingFace = model
+	case prompt.Replicate:
+		m.Replicate = model
 	}
 }
 
 // modelProviders are the providers whose bodies name a model.
-var modelProviders = []string{prompt.Anthropic, prompt.OpenAI, prompt.Gemini, prompt.Ollama}
+var modelProviders = []string{prompt.Anthropic, prompt.OpenAI, prompt.Gemini, prompt.Ollama,
+	prompt.DeepSeek, prompt.OpenRouter, prompt.HuggingFace, prompt.Replicate}
 
 // familyOf returns the provider a model name belongs to by its family
 // prefix, or "" when the name says nothing (local models served by
@@ -78,6 +107,14 @@ func familyOf(model string) string {
 	return ""
 }
 
+// hasFamily reports whether a provider serves only its own family of
+// models (anthropic, openai, gemini), so that another family's name is a
+// mistake; Ollama and the gateways (DeepSeek's own names, OpenRouter's
+// vendor/model, the Hub, Replicate) serve what they serve.
+func hasFamily(provider string) bool {
+	return provider == prompt.Anthropic || provider == prompt.OpenAI || provider == prompt.Gemini
+}
+
 // resolveModels fills every target's Models with the model of each
 // provider (target models, then the legacy model for its family, then the
 // top-level models, then prompt.DefaultModel). A legacy model of no known
@@ -85,7 +122,7 @@ func familyOf(model string) string {
 // a problem at its line.
 func (c *Config) resolveModels(fail failFunc) {
 	for _, p := range modelProviders {
-		if fam := familyOf(c.Models.get(p)); fam != "" && fam != p && p != prompt.Ollama {
+		if fam := familyOf(c.Models.get(p)); fam != "" && fam != p && hasFamily(p) {
 			fail("models."+p, "models.%s: %q is a model of %s", p, c.Models.get(p), fam)
 		}
 	}
@@ -106,7 +143,7 @@ func (c *Config) resolveModels(fail failFunc) {
 		}
 		for _, p := range modelProviders {
 			m := own.get(p)
-			if fam := familyOf(m); fam != "" && fam != p && p != prompt.Ollama {
+			if fam := familyOf(m); fam != "" && fam != p && hasFamily(p) {
 				fail(at+".models."+p, "target %q: the %s model %q is a model of %s", t.Name, p, m, fam)
 			}
 			if m == "" {
@@ -127,7 +164,21 @@ func (t *Target) ModelFor(provider string) string {
 	if m := t.Models.get(provider); m != "" {
 		return m
 	}
+	if cu, ok := t.custom(provider); ok {
+		return cu.Model
+	}
 	return prompt.DefaultModel(provider)
+}
+
+// custom returns the provider recite.yaml defines under that name, as
+// Parse gave it to the target.
+func (t *Target) custom(provider string) (*prompt.Custom, bool) {
+	for i := range t.customs {
+		if t.customs[i].Name == provider {
+			return &t.customs[i], true
+		}
+	}
+	return nil, false
 }
 
 // LimitOverride returns the target's capabilities for provider as a
@@ -138,8 +189,23 @@ func (t *Target) LimitOverride(provider string) prompt.LimitOverride {
 }
 
 // Limits returns the limits of the target's model for provider, with the
-// target's capabilities applied.
+// target's capabilities applied; a provider recite.yaml defines has the
+// window and cache rule of its definition.
 func (t *Target) Limits(provider string) prompt.Limit {
+	if cu, ok := t.custom(provider); ok {
+		c := *cu
+		o := t.LimitOverride(provider)
+		if o.ContextWindow != nil {
+			c.MaxContext = *o.ContextWindow
+		}
+		if o.MaxOutput != nil {
+			c.MaxOutput = *o.MaxOutput
+		}
+		if o.MinCacheable != nil {
+			c.MinCacheable = *o.MinCacheable
+		}
+		return prompt.CustomLimit(c)
+	}
 	return prompt.Limits(provider, t.ModelFor(provider), t.LimitOverride(provider))
 }
 
@@ -147,16 +213,24 @@ func (t *Target) Limits(provider string) prompt.Limit {
 // rendered with. The engine adds NumCtx for ollama, once the prompt is
 // fitted.
 func (t *Target) RenderOptions(provider string) prompt.RenderOptions {
-	return prompt.RenderOptions{
+	o := prompt.RenderOptions{
 		Model: t.ModelFor(provider), MaxTokens: t.MaxTokens, Override: t.LimitOverride(provider),
-		OpenAISystemRole: t.OpenAISystemRole, OpenAIAPI: t.OpenAIAPI,
+		OpenAISystemRole: t.OpenAISystemRole, OpenAIAPI: t.OpenAIAPI, HuggingFaceAPI: t.HuggingFaceAPI,
 		Stream: t.OllamaStream, Prefill: t.Prefill,
 	}
+	if cu, ok := t.custom(provider); ok {
+		o.Custom = cu
+	}
+	return o
 }
 
 // CheckOptions returns the options prompt.Check validates the target's
 // body for provider with: the model the body names and the target's
 // capabilities, counting tokens with count.
 func (t *Target) CheckOptions(provider string, count prompt.Counter) prompt.CheckOptions {
-	return prompt.CheckOptions{Count: count, Model: t.ModelFor(provider), Override: t.LimitOverride(provider)}
+	o := prompt.CheckOptions{Count: count, Model: t.ModelFor(provider), Override: t.LimitOverride(provider)}
+	if cu, ok := t.custom(provider); ok {
+		o.Custom = cu
+	}
+	return o
 }

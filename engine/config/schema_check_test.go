@@ -211,6 +211,26 @@ func wrongValue(k kind) string {
 // docAt returns a recite.yaml that sets the key at rule path to value
 // (YAML): list items become one-item lists (a target gets a name), dict
 // keys the first key of the dict's example.
+// fillRequired gives the mapping m of a list item at rule path at the
+// required keys it lacks (a target's name: "a"; a provider's name, model
+// and base URL: their examples), so that one key can be checked alone.
+func fillRequired(rs map[string]rule, at string, m map[string]any) {
+	for k, r := range rs {
+		name, ok := strings.CutPrefix(k, at+".")
+		if !ok || strings.ContainsAny(name, ".[") {
+			continue
+		}
+		if _, has := m[name]; has || !r.required {
+			continue
+		}
+		v := any(r.example)
+		if at == "targets[]" && name == "name" {
+			v = "a"
+		}
+		m[name] = v
+	}
+}
+
 func docAt(t testing.TB, path, value string) string {
 	t.Helper()
 	rs := rules()
@@ -224,10 +244,8 @@ func docAt(t testing.TB, path, value string) string {
 		at = strings.ReplaceAll(at, ".[]", "[]")
 		switch segs[i] {
 		case "[]":
-			if m, ok := v.(map[string]any); ok && at == "targets" {
-				if _, named := m["name"]; !named {
-					m["name"] = "a"
-				}
+			if m, ok := v.(map[string]any); ok {
+				fillRequired(rs, at+"[]", m)
 			}
 			v = []any{v}
 		case "*":
@@ -240,11 +258,11 @@ func docAt(t testing.TB, path, value string) string {
 				break
 			}
 		default:
-			if at == "targets[]" && segs[i] != "name" {
-				v = map[string]any{segs[i]: v, "name": "a"}
-			} else {
-				v = map[string]any{segs[i]: v}
+			m := map[string]any{segs[i]: v}
+			if strings.HasSuffix(at, "[]") {
+				fillRequired(rs, at, m)
 			}
+			v = m
 		}
 	}
 	b, err := yaml.Marshal(v)

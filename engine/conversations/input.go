@@ -67,7 +67,7 @@ func Input(ctx context.Context, h Host, opts InputOptions, in *prompt.Input) (*C
 		return nil, diags
 	}
 	c := w.Conversation()
-	layers.Fill(ctx, layers.Conversation{Dir: h.Dir(), Log: c, Cut: opts.Cut, Count: opts.Count}, cfg, in, diag)
+	layers.Fill(ctx, layers.Conversation{Dir: h.Dir(), Log: c, Cut: opts.Cut, Count: opts.Count, Tools: tg.ToolSet}, cfg, in, diag)
 	ctxLayers, ldiags := layers.Context(h.Dir(), c, cfg, tg, opts.Project, scope.ActiveLoop(opts.Project))
 	diags = append(diags, ldiags...)
 	in.Extra = append(in.Extra, ctxLayers...)

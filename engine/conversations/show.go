@@ -15,7 +15,7 @@ import (
 // ShowOptions are what `recite conversation show` prints.
 type ShowOptions struct {
 	// ID is the conversation; Format md (or markdown), json, or a
-	// provider's shape (openai, anthropic, gemini, ollama, text).
+	// built-in provider's shape (prompt.Providers).
 	ID, Format string
 	// All includes internal and sidechain messages.
 	All bool
@@ -39,7 +39,7 @@ type ShowOptions struct {
 func (c *Coordinator) Show(ctx context.Context, opts ShowOptions, out io.Writer, diag func(Diagnostic)) error {
 	md := opts.Format == "md" || opts.Format == "markdown"
 	if _, err := prompt.CapabilitiesOf(opts.Format); err != nil && !md && opts.Format != "json" {
-		return &InputError{Err: fmt.Errorf("--format %q: want md, json, openai, anthropic, gemini, ollama or text", opts.Format)}
+		return &InputError{Err: fmt.Errorf("--format %q: want md, json or a provider's shape (%s)", opts.Format, strings.Join(prompt.Providers(), ", "))}
 	}
 	if opts.Raw {
 		return c.showRaw(ctx, opts, out, diag)
@@ -132,9 +132,9 @@ func (c *Coordinator) window(ctx context.Context, id string, tail int) (*Convers
 
 // ShowConversation renders c as `recite conversation show` prints it:
 // "md" or "markdown" is c.Markdown (docs/formats.md#conversation-logs);
-// openai, anthropic, gemini, ollama and text are the messages alone in
-// that provider's request shape (RenderConversation with the default
-// options). Another format is an *InputError.
+// a built-in provider (prompt.Providers) gives the messages alone in that
+// provider's request shape (RenderConversation with the default options).
+// Another format is an *InputError.
 func ShowConversation(c *Conversation, format string, all bool) ([]byte, error) {
 	if format == "md" || format == "markdown" {
 		return []byte(c.Markdown(all)), nil
@@ -143,7 +143,8 @@ func ShowConversation(c *Conversation, format string, all bool) ([]byte, error) 
 }
 
 // RenderConversation renders the messages of c alone (no other sections) in
-// a provider's shape: markdown, anthropic, openai, gemini, ollama or text.
+// a built-in provider's shape (prompt.Providers); the tools block lists the
+// tools the messages call, in order of first use.
 // Internal and sidechain messages are left out unless all is true
 // (layers.Replayable). C0 control characters other than tab and line feed
 // are removed (prompt.CleanControls); the log keeps them. An unknown

@@ -3,12 +3,16 @@ package economics
 import (
 	"bytes"
 	"time"
+
+	"github.com/recite-dev/recite/engine/prompt"
 )
 
 // File is one rendered prompt file as its caching outlook needs it.
 type File struct {
-	// Target and Provider name the target and provider the file is for.
-	Target, Provider string
+	// Target and Provider name the target and provider the file is for;
+	// Cache is the provider's cache rule (prompt.Capabilities.Cache; ""
+	// looks the provider up in the built-in table).
+	Target, Provider, Cache string
 	// Old is the file on disk (nil when there is none); Body is the fresh
 	// render.
 	Old, Body []byte
@@ -48,6 +52,7 @@ type Assessment struct {
 // (Against "disk"). now stamps the Record. It writes nothing.
 func Assess(dir string, f File, now time.Time) Assessment {
 	against, first, prefix := "disk", f.Old == nil, f.PrefixBytes
+	histRead, histPrefix := 0, 0
 	if !f.Write && bytes.Equal(f.Old, f.Body) {
 		if all, err := RenderHistory(dir); err == nil {
 			h := BodyHash(f.Body)
@@ -55,12 +60,27 @@ func Assess(dir string, f File, now time.Time) Assessment {
 				if r := all[i]; r.Target == f.Target && r.Provider == f.Provider && r.Hash == h {
 					prefix = min(r.PrefixBytes, len(f.Body))
 					against, first = "history", r.First
+					histRead, histPrefix = r.CachedTokens, r.PrefixTokens
 					break
 				}
 			}
 		}
 	}
-	ce := Outlook(f.Provider, f.MinCacheable, f.Body, prefix, f.Tokens, f.Breakpoints)
+	old := f.Old
+	if against == "history" {
+		old = nil
+	}
+	rule := f.Cache
+	if rule == "" {
+		caps, _ := prompt.CapabilitiesOf(f.Provider)
+		rule = caps.Cache
+	}
+	ce := Outlook(rule, f.MinCacheable, old, f.Body, prefix, f.Tokens, f.Breakpoints)
+	if against == "history" {
+		// The file on disk is the render itself; the build that wrote it
+		// measured it against the render before, and recorded the read.
+		ce.CachedTokens, ce.PrefixTokens = histRead, max(ce.PrefixTokens, histPrefix)
+	}
 	ce.Against, ce.FirstRender = against, first
 	a := Assessment{Cache: ce, PrefixBytes: prefix}
 	if f.Write && !bytes.Equal(f.Old, f.Body) {

@@ -12,6 +12,11 @@
 // whose call is not in the input at all (an orphan) is dropped by every
 // strategy. Apart from the summary message, the output is always a subsequence
 // of the input.
+//
+// Every strategy evicts in steps (evict.go, docs/formats.md#cache-aware-eviction):
+// between two evictions its output only grows at the end, so a provider's
+// prompt cache is rewritten once per eviction, not on every message; the
+// zero value of each strategy's Low keeps the sliding form of old.
 package history
 
 import (
@@ -119,65 +124,79 @@ func size(msgs []conversation.Record, u unit) int {
 	return n
 }
 
-// lastUnits returns the longest suffix of us whose message count stays
-// within n; when even the last unit is larger, it returns that unit alone
-// (a unit is never split).
-func lastUnits(msgs []conversation.Record, us []unit, n int) []unit {
-	total := 0
-	k := len(us)
-	for k > 0 {
-		s := size(msgs, us[k-1])
-		if total+s > n && k < len(us) {
-			break
-		}
-		total += s
-		k--
-		if total >= n {
-			break
-		}
-	}
-	return us[k:]
-}
+// DefaultWindow is the window size when none is configured
+// (docs/formats.md#history-pruning): the high-water mark of the window
+// strategy, in messages.
+const DefaultWindow = 200
 
-// DefaultWindow is the window size when none is configured: the last 20
-// messages (docs/formats.md#history-pruning).
-const DefaultWindow = 20
-
-// Window keeps the last N messages (DefaultWindow when N ≤ 0). The cut
-// moves forward to a unit boundary, so fewer than N messages may be kept;
-// if the last unit alone is larger than N it is kept whole.
+// Window keeps at most the last N messages (DefaultWindow when N ≤ 0),
+// evicting down to Low messages when they pass N
+// (docs/formats.md#cache-aware-eviction); a Low of 0 (or N or more) is the
+// sliding window: the last N. The cut moves forward to a unit boundary, so
+// fewer messages may be kept; if the last unit alone is larger than N it is
+// kept whole.
 type Window struct {
 	N int
+	// Low is the low-water mark in messages (LowMark).
+	Low int
 }
 
 // Prune implements Strategy.
-func (w Window) Prune(_ context.Context, msgs []conversation.Record) ([]conversation.Record, error) {
+func (w Window) Prune(ctx context.Context, msgs []conversation.Record) ([]conversation.Record, error) {
+	p, err := w.Evict(ctx, msgs)
+	return p.Messages, err
+}
+
+// Evict implements Evictor.
+func (w Window) Evict(_ context.Context, msgs []conversation.Record) (Pruned, error) {
 	n := w.N
 	if n <= 0 {
 		n = DefaultWindow
 	}
-	return collect(msgs, lastUnits(msgs, units(msgs), n)), nil
+	us := units(msgs)
+	cut, epoch := evict(unitSizes(msgs, us), n, lowOrSlide(n, w.Low))
+	return Pruned{Messages: collect(msgs, us[cut:]), Settled: settled(msgs, us, epoch, w.Low, n)}, nil
+}
+
+// settled is settledAt for a strategy with marks (high, low), and 0 for
+// the sliding form (low not in (0, high)), which has no settled part: it
+// evicts on every message.
+func settled(msgs []conversation.Record, us []unit, epoch, low, high int) int {
+	if low <= 0 || low >= high {
+		return 0
+	}
+	return settledAt(msgs, us, epoch)
 }
 
 // Tokens keeps the newest units whose tokens fit Budget, counted by Count
 // (e.g. a BPE counter from engine/budget) over each message's content and
-// tool call names and arguments. The last exchange (from the last user
-// message to the end) is always kept, even over budget.
+// tool call names and arguments, evicting down to Low tokens when they
+// pass Budget (docs/formats.md#cache-aware-eviction; Low 0 slides: the
+// newest units that fit). The last exchange (from the last user message
+// to the end) is always kept, even over budget.
 type Tokens struct {
-	// Budget is the token budget.
+	// Budget is the token budget: the high-water mark.
 	Budget int
+	// Low is the low-water mark in tokens (LowMark).
+	Low int
 	// Count returns the tokens of a text. Required.
 	Count func(string) int
 }
 
 // Prune implements Strategy.
-func (t Tokens) Prune(_ context.Context, msgs []conversation.Record) ([]conversation.Record, error) {
+func (t Tokens) Prune(ctx context.Context, msgs []conversation.Record) ([]conversation.Record, error) {
+	p, err := t.Evict(ctx, msgs)
+	return p.Messages, err
+}
+
+// Evict implements Evictor.
+func (t Tokens) Evict(_ context.Context, msgs []conversation.Record) (Pruned, error) {
 	if t.Count == nil {
-		return nil, errors.New("tokens strategy: no token counter")
+		return Pruned{}, errors.New("tokens strategy: no token counter")
 	}
 	us := units(msgs)
 	if len(us) == 0 {
-		return nil, nil
+		return Pruned{}, nil
 	}
 	// The last exchange starts at the unit holding the last user message.
 	first := len(us) - 1
@@ -187,19 +206,14 @@ func (t Tokens) Prune(_ context.Context, msgs []conversation.Record) ([]conversa
 			break
 		}
 	}
-	used := 0
-	for k := first; k < len(us); k++ {
-		used += t.unitTokens(msgs, us[k])
+	costs := make([]int, len(us))
+	for j, u := range us {
+		costs[j] = t.unitTokens(msgs, u)
 	}
-	for first > 0 {
-		c := t.unitTokens(msgs, us[first-1])
-		if used+c > t.Budget {
-			break
-		}
-		used += c
-		first--
-	}
-	return collect(msgs, us[first:]), nil
+	high := max(t.Budget, 0)
+	cut, epoch := evict(costs, high, lowOrSlide(high, t.Low))
+	cut = min(cut, first)
+	return Pruned{Messages: collect(msgs, us[cut:]), Settled: settled(msgs, us, epoch, t.Low, high)}, nil
 }
 
 func (t Tokens) unitTokens(msgs []conversation.Record, u unit) int {

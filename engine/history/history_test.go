@@ -65,7 +65,7 @@ func TestWindow(t *testing.T) {
 		{"orphan result dropped", "r:9 u a", 3, "u a"},
 		{"orphan inside the window dropped", "u r:9 a", 2, "u a"},
 		{"orphan at window start dropped", "u a r:9 a", 2, "a a"},
-		{"default 20", strings.Repeat("u a ", 15), 0, strings.TrimSpace(strings.Repeat("u a ", 10))},
+		{"default 200", strings.Repeat("u a ", 110), 0, strings.TrimSpace(strings.Repeat("u a ", 100))},
 		{"empty", "", 5, ""},
 	}
 	for _, tt := range tests {

@@ -15,11 +15,30 @@ const (
 	HorizonMessages = 1000
 	// HorizonBytes bounds the log lines read, in bytes.
 	HorizonBytes = 8 << 20
+	// AnchorStep is the step, in messages of the log, of the point the
+	// pruned history starts from when the log is longer than the horizon
+	// (Anchor): the horizon's start moves by one message per message, the
+	// history's start only every AnchorStep messages, so the eviction
+	// marks, which count from it, stay put in between
+	// (docs/formats.md#cache-aware-eviction).
+	AnchorStep = 256
 )
 
 // Horizon returns the window a build reads of a conversation: the newest
 // HorizonMessages messages, or keep when the history strategy keeps more
-// (recite.yaml history.window or history.keep), within HorizonBytes.
+// (recite.yaml history.window or history.keep), and AnchorStep more, within
+// HorizonBytes.
 func Horizon(keep int) conversation.WindowOptions {
-	return conversation.WindowOptions{Messages: max(HorizonMessages, keep), MaxBytes: HorizonBytes}
+	return conversation.WindowOptions{Messages: max(HorizonMessages, keep) + AnchorStep, MaxBytes: HorizonBytes}
+}
+
+// Anchor returns how many of the first messages of a window to leave out
+// of the history so that it starts at a multiple of AnchorStep of the
+// whole log: earlier is how many messages the log holds before the window
+// (Conversation.Earlier.Messages); 0 for a whole conversation.
+func Anchor(earlier int) int {
+	if earlier <= 0 {
+		return 0
+	}
+	return (earlier+AnchorStep-1)/AnchorStep*AnchorStep - earlier
 }

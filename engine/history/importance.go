@@ -11,8 +11,10 @@ import (
 )
 
 // DefaultTopK is how many messages Importance keeps when K is 0
-// (docs/formats.md#history-pruning).
-const DefaultTopK = 20
+// (docs/formats.md#history-pruning): the window's size, so that its
+// evictions, at most one every (K − Low) messages, stay rare
+// (docs/formats.md#cache-aware-eviction).
+const DefaultTopK = 200
 
 // Scores of the importance rule (docs/formats.md#history-pruning). The first
 // three come from the conversation coordinator design recite started from;
@@ -59,23 +61,53 @@ func Score(msgs []conversation.Record, i int) int {
 // messages; units are taken by score, ties to the newer, while their
 // messages fit in K (a unit that does not fit is passed over for smaller
 // ones). When even the best unit is larger than K it is kept alone.
+//
+// With Low, the kept set is fixed between evictions
+// (docs/formats.md#cache-aware-eviction): at the latest eviction (when the
+// messages passed K, then K + (K − Low), …) the Low most important
+// messages of the list as it was then are chosen, and every message after
+// that point is kept as it comes, until the next eviction; Low 0, or K − 1
+// and more (an eviction on every message: low_water 1), ranks the whole
+// list on every call.
 type Importance struct {
 	K int
+	// Low is the low-water mark in messages (LowMark).
+	Low int
 	// Score overrides the scoring rule; nil means [Score].
 	Score func(msgs []conversation.Record, i int) int
 }
 
 // Prune implements Strategy.
-func (p Importance) Prune(_ context.Context, msgs []conversation.Record) ([]conversation.Record, error) {
+func (p Importance) Prune(ctx context.Context, msgs []conversation.Record) ([]conversation.Record, error) {
+	r, err := p.Evict(ctx, msgs)
+	return r.Messages, err
+}
+
+// Evict implements Evictor.
+func (p Importance) Evict(_ context.Context, msgs []conversation.Record) (Pruned, error) {
 	k := p.K
 	if k <= 0 {
 		k = DefaultTopK
 	}
+	us := units(msgs)
+	if p.Low <= 0 || p.Low >= k-1 {
+		return Pruned{Messages: collect(msgs, p.top(msgs, us, k))}, nil
+	}
+	_, epoch := evict(unitSizes(msgs, us), k, p.Low)
+	if epoch == 0 {
+		return Pruned{Messages: collect(msgs, us)}, nil
+	}
+	keep := append(p.top(msgs, us[:epoch], p.Low), us[epoch:]...)
+	return Pruned{Messages: collect(msgs, keep), Settled: settledAt(msgs, us, epoch)}, nil
+}
+
+// top returns the units of us (in order) that the importance rule keeps
+// within k messages.
+func (p Importance) top(msgs []conversation.Record, us []unit, k int) []unit {
 	score := p.Score
 	if score == nil {
 		score = Score
 	}
-	us := units(msgs)
 	type ranked struct{ idx, score, size int }
 	rs := make([]ranked, len(us))
 	for j, u := range us {
@@ -108,5 +140,5 @@ func (p Importance) Prune(_ context.Context, msgs []conversation.Record) ([]conv
 	for j, c := range chosen {
 		keep[j] = us[c]
 	}
-	return collect(msgs, keep), nil
+	return keep
 }

@@ -19,20 +19,27 @@ type Summarizer interface {
 }
 
 // DefaultKeep is how many recent messages Summary keeps verbatim when Keep is
-// 0 (docs/formats.md#history-pruning).
-const DefaultKeep = 10
+// 0 (docs/formats.md#history-pruning): enough that the summary, rewritten
+// at each eviction, changes once every (Keep − Low) messages
+// (docs/formats.md#cache-aware-eviction).
+const DefaultKeep = 100
 
 // Summary keeps the last Keep messages verbatim (cut at a unit boundary as
 // in [Window]) and folds everything older into one system message whose
 // content is "Summary of earlier conversation (N messages):\n" + the
-// summarizer's text. With nothing older, the input comes back unchanged.
-// The summary message's id is "summary-" + the id of the last folded
-// message, its time that message's time, and it is Internal=false so
-// renderers show it.
+// summarizer's text. With Low, the verbatim part is evicted down to Low
+// messages when it passes Keep (docs/formats.md#cache-aware-eviction), so
+// the summary message stays the same, byte for byte, from one eviction to
+// the next; Low 0 slides (the last Keep). With nothing older, the input
+// comes back unchanged. The summary message's id is "summary-" + the id of
+// the last folded message, its time that message's time, and it is
+// Internal=false so renderers show it.
 type Summary struct {
-	// Keep is the number of recent messages kept verbatim; DefaultKeep when
-	// ≤ 0.
+	// Keep is the number of recent messages kept verbatim: the high-water
+	// mark; DefaultKeep when ≤ 0.
 	Keep int
+	// Low is the low-water mark in messages (LowMark).
+	Low int
 	// Summarizer folds the older messages; Extractive{} when nil.
 	Summarizer Summarizer
 }
@@ -40,15 +47,22 @@ type Summary struct {
 // Prune implements Strategy. The summarizer's error is returned wrapped;
 // callers fall back to another strategy.
 func (s Summary) Prune(ctx context.Context, msgs []conversation.Record) ([]conversation.Record, error) {
+	p, err := s.Evict(ctx, msgs)
+	return p.Messages, err
+}
+
+// Evict implements Evictor.
+func (s Summary) Evict(ctx context.Context, msgs []conversation.Record) (Pruned, error) {
 	keep := s.Keep
 	if keep <= 0 {
 		keep = DefaultKeep
 	}
 	us := units(msgs)
-	recent := lastUnits(msgs, us, keep)
-	older := collect(msgs, us[:len(us)-len(recent)])
+	cut, epoch := evict(unitSizes(msgs, us), keep, lowOrSlide(keep, s.Low))
+	settled := settled(msgs, us, epoch, s.Low, keep)
+	older := collect(msgs, us[:cut])
 	if len(older) == 0 {
-		return collect(msgs, recent), nil
+		return Pruned{Messages: collect(msgs, us[cut:]), Settled: settled}, nil
 	}
 	sum := s.Summarizer
 	if sum == nil {
@@ -56,7 +70,7 @@ func (s Summary) Prune(ctx context.Context, msgs []conversation.Record) ([]conve
 	}
 	text, err := sum.Summarize(ctx, older)
 	if err != nil {
-		return nil, fmt.Errorf("summarize %d messages: %w", len(older), err)
+		return Pruned{}, fmt.Errorf("summarize %d messages: %w", len(older), err)
 	}
 	last := older[len(older)-1]
 	head := conversation.Record{
@@ -64,7 +78,7 @@ func (s Summary) Prune(ctx context.Context, msgs []conversation.Record) ([]conve
 		Time: last.Time, Role: conversation.RoleSystem,
 		Content: fmt.Sprintf("Summary of earlier conversation (%d messages):\n%s", len(older), text),
 	}
-	return append([]conversation.Record{head}, collect(msgs, recent)...), nil
+	return Pruned{Messages: append([]conversation.Record{head}, collect(msgs, us[cut:])...), Settled: settled}, nil
 }
 
 // Extractive is the built-in summarizer: deterministic, no model. It keeps,

@@ -66,8 +66,10 @@ func ToPromptMessages(recs []conversation.Record) []prompt.Message {
 }
 
 // HistoryStrategy returns the configured pruning strategy (recite.yaml
-// history:) of the project at dir, where a summarizer command runs. The tokens strategy counts with count and, when
-// history.tokens is 0, gets a quarter of the context window.
+// history:) of the project at dir, where a summarizer command runs, with
+// the marks of cache-aware eviction (History.Marks of its size). The
+// tokens strategy counts with count and, when history.tokens is 0, gets a
+// quarter of the context window.
 func HistoryStrategy(dir string, cfg *config.Config, count func(string) int) history.Strategy {
 	h := cfg.History
 	switch h.Strategy {
@@ -76,17 +78,29 @@ func HistoryStrategy(dir string, cfg *config.Config, count func(string) int) his
 		if b <= 0 {
 			b = cfg.ContextWindow / 4
 		}
-		return history.Tokens{Budget: b, Count: count}
+		high, low := h.Marks(b)
+		return history.Tokens{Budget: high, Low: low, Count: count}
 	case "summary":
-		s := history.Summary{Keep: h.Keep}
+		keep := h.Keep
+		if keep <= 0 {
+			keep = history.DefaultKeep
+		}
+		high, low := h.Marks(keep)
+		s := history.Summary{Keep: high, Low: low}
 		if h.Summarizer != "" {
 			s.Summarizer = &commandSummarizer{command: h.Summarizer, dir: dir}
 		}
 		return s
 	case "importance":
-		return history.Importance{K: h.Keep}
+		k := h.Keep
+		if k <= 0 {
+			k = history.DefaultTopK
+		}
+		high, low := h.Marks(k)
+		return history.Importance{K: high, Low: low}
 	default:
-		return history.Window{N: h.Window}
+		high, low := h.Marks(h.Window)
+		return history.Window{N: high, Low: low}
 	}
 }
 

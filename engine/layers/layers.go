@@ -36,6 +36,9 @@ type Conversation struct {
 	Cut Cutter
 	// Count counts tokens, for the tokens history strategy.
 	Count func(string) int
+	// Tools is the target's declared tool set (recite.yaml
+	// targets[].tool_set); nil when it declares none.
+	Tools []string
 }
 
 // Fill fills the conversation parts of a target's prompt input from the
@@ -60,7 +63,14 @@ func Fill(ctx context.Context, cv Conversation, cfg *config.Config, in *prompt.I
 	var stopResults map[string]bool
 	in.Stops, in.StopSources, stopResults = Stops(sc, logPath, cut)
 	var replay []conversation.Record
-	for _, r := range c.Messages {
+	// A window of a longer log starts the history at a fixed point of the
+	// log (history.Anchor), so the eviction marks do not move with the
+	// window.
+	skip := history.Anchor(c.Earlier.Messages)
+	for i, r := range c.Messages {
+		if i < skip {
+			continue
+		}
 		if Replayable(r) {
 			if stopResults[r.ID] {
 				// A rejected tool use is a stop signal, which nothing may
@@ -73,13 +83,26 @@ func Fill(ctx context.Context, cv Conversation, cfg *config.Config, in *prompt.I
 		}
 	}
 	strategy := HistoryStrategy(cv.Dir, cfg, cv.Count)
-	kept, err := strategy.Prune(ctx, replay)
+	kept, err := history.Run(ctx, strategy, replay)
 	if err != nil {
 		diag("history %s: %v; kept the last %d messages instead", cfg.History.Strategy, err, cfg.History.Window)
-		kept, _ = history.Window{N: cfg.History.Window}.Prune(ctx, replay)
+		high, low := cfg.History.Marks(cfg.History.Window)
+		kept, _ = history.Run(ctx, history.Window{N: high, Low: low}, replay)
 	}
-	in.Messages = ToPromptMessages(kept)
+	in.Messages = ToPromptMessages(kept.Messages)
 	in.Conversation = logPath
+	// The tools block changes only at an eviction: the declared tools, or
+	// those the settled part of the history called
+	// (docs/providers.md#a-stable-tools-block).
+	in.FixedTools = true
+	in.ToolSet = cv.Tools
+	if in.ToolSet == nil {
+		in.ToolSet = history.SettledTools(replay[:kept.Settled])
+	}
+	in.LowWater = cfg.History.LowWater
+	if kept.Settled > 0 {
+		in.Settled = replay[kept.Settled-1].ID
+	}
 	in.Errors, in.ErrorSources = Errors(sc, logPath, cut, stopResults)
 }
 

@@ -12,6 +12,9 @@ type cacheControl struct {
 }
 
 type anthropicBlock struct {
+	// unstable marks a block the next request will change (a placeholder
+	// result): no cache breakpoint goes on it.
+	unstable     bool
 	Type         string           `json:"type"`
 	Text         string           `json:"text,omitempty"`
 	ID           string           `json:"id,omitempty"`
@@ -57,14 +60,17 @@ var permissiveSchema = json.RawMessage(`{"type":"object"}`)
 const continueText = "Continue with the next task."
 
 // anthropicBody renders p as a Messages API body: "model" and "max_tokens"
-// first (both required); "tools" with one permissive definition per tool
-// name the conversation replays (permissiveSchema), in order of first use,
-// whenever there is a tool_use block; a top-level "system" of text blocks,
+// first (both required); "tools" with one permissive definition
+// (permissiveSchema) per tool of the prompt's fixed tools block
+// (toolBlock; a call to another tool is written as text, flattenCalls),
+// or without one per tool name the conversation replays, in order of first
+// use, whenever there is a tool_use block; a top-level "system" of text blocks,
 // one per non-empty stable and semi tier (left out when both are empty);
 // messages starting with a user turn, consecutive same-role turns merged,
 // tool_result blocks first in their turn, the dynamic sections as the last
 // user text block. Cache breakpoints (AnthropicBreakpoints) go on the last
-// block of the stable tier, of the semi tier and of the conversation, each
+// block of the stable tier, of the semi tier and on the last stable block
+// of the conversation (lastStableBlock), each
 // only when the prefix it closes reaches the model's minimum cacheable
 // length; the dynamic sections change on every build and are never marked.
 // The body ends on a user turn unless opts.Prefill.
@@ -101,17 +107,22 @@ func anthropicBody(p *Prompt, opts RenderOptions) anthropicRequest {
 		}
 		msgs = append(msgs, anthropicMessage{Role: role, Content: blocks})
 	}
+	block, inBlock := toolBlock(p)
+	for _, name := range block {
+		req.Tools = append(req.Tools, anthropicTool{Name: name, InputSchema: permissiveSchema})
+	}
 	seen := map[string]bool{}
-	for _, m := range pairTools(p.Messages) {
+	for _, m := range pairTools(flattenCalls(p.Messages, inBlock)) {
 		switch m.Role {
 		case "assistant":
 			var blocks []anthropicBlock
-			if m.Content != "" {
+			// The Messages API rejects a text block of white space alone.
+			if strings.TrimSpace(m.Content) != "" {
 				blocks = append(blocks, anthropicBlock{Type: "text", Text: m.Content})
 			}
 			for _, tc := range m.ToolCalls {
 				name := toolName(tc.Name)
-				if !seen[name] {
+				if !seen[name] && inBlock == nil {
 					seen[name] = true
 					req.Tools = append(req.Tools, anthropicTool{Name: name, InputSchema: permissiveSchema})
 				}
@@ -124,7 +135,7 @@ func anthropicBody(p *Prompt, opts RenderOptions) anthropicRequest {
 		case "tool":
 			// The result's text goes in a text block (the SDK types take no
 			// string content); an empty result has no content.
-			b := anthropicBlock{Type: "tool_result", ToolUseID: toolID(m.ToolCallID), IsError: m.IsError}
+			b := anthropicBlock{Type: "tool_result", ToolUseID: toolID(m.ToolCallID), IsError: m.IsError, unstable: m.placeholder}
 			if strings.TrimSpace(m.Content) != "" {
 				b.Content = []anthropicBlock{{Type: "text", Text: m.Content}}
 			}
@@ -137,9 +148,8 @@ func anthropicBody(p *Prompt, opts RenderOptions) anthropicRequest {
 			add("user", anthropicBlock{Type: "text", Text: nonEmpty(text)})
 		}
 	}
-	if len(msgs) > 0 && marks[Dynamic] {
-		last := &msgs[len(msgs)-1]
-		last.Content[len(last.Content)-1].CacheControl = eph(true)
+	if b := lastStableBlock(msgs); b != nil && marks[Dynamic] {
+		b.CacheControl = eph(true)
 	}
 	if dyn := p.DynamicContext(); dyn != "" {
 		add("user", anthropicBlock{Type: "text", Text: dyn})
@@ -158,6 +168,21 @@ func anthropicBody(p *Prompt, opts RenderOptions) anthropicRequest {
 	}
 	req.Messages = msgs
 	return req
+}
+
+// lastStableBlock returns the last block of msgs that the next request
+// will still hold as it is: the last block of the conversation that is not
+// a placeholder result (a tool call's result not recorded yet changes when
+// it comes). nil when there is none.
+func lastStableBlock(msgs []anthropicMessage) *anthropicBlock {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		for j := len(msgs[i].Content) - 1; j >= 0; j-- {
+			if !msgs[i].Content[j].unstable {
+				return &msgs[i].Content[j]
+			}
+		}
+	}
+	return nil
 }
 
 // breakpointTiers says which tiers' last block carries a cache breakpoint

@@ -57,6 +57,16 @@ type Input struct {
 	// its log.
 	Messages     []Message
 	Conversation string
+	// ToolSet and FixedTools are the tools block of the conversation
+	// (Prompt.Tools); LowWater the share of the budget Fit keeps of the
+	// messages when it must cut them (Prompt.LowWater).
+	ToolSet    []string
+	FixedTools bool
+	LowWater   float64
+	// Settled is the id of the last message of the history's settled
+	// part (history.Pruned.Settled): what a compression pass may rewrite
+	// only at an eviction. "" before the first eviction.
+	Settled string
 	// Extra are additional sections (the conversation coordinator's
 	// learnings, epic/phase and loop/role layers); each is placed by its ID.
 	Extra []Section
@@ -70,7 +80,7 @@ type Input struct {
 
 // Assemble builds the sections of one target's prompt in cache order.
 func Assemble(in Input) *Prompt {
-	p := &Prompt{Target: in.Target}
+	p := &Prompt{Target: in.Target, Conversation: in.Conversation, Tools: in.ToolSet, FixedTools: in.FixedTools, LowWater: in.LowWater}
 	proj := in.Project
 	if proj == nil {
 		proj = &planning.Project{}

@@ -37,6 +37,9 @@ type CheckOptions struct {
 	// Override replaces entries of the model's limits, as the target's
 	// capabilities do when rendering.
 	Override LimitOverride
+	// Custom is the provider recite.yaml defines, when the body is for
+	// one.
+	Custom *Custom
 }
 
 // Check validates a request body as its provider would before answering:
@@ -63,8 +66,22 @@ func Check(provider string, body []byte, opts CheckOptions) []Problem {
 		c.gemini(body)
 	case Ollama:
 		c.ollama(body)
+	case DeepSeek, OpenRouter:
+		c.compatChat(body)
+	case HuggingFace:
+		if bytes.Contains(body, []byte(`"inputs":`)) {
+			c.textGeneration(body)
+		} else {
+			c.compatChat(body)
+		}
+	case Replicate:
+		c.replicate(body)
 	default:
-		c.fail("", "unknown provider %q", provider)
+		if opts.Custom != nil && opts.Custom.Name == provider {
+			c.compatChat(body)
+		} else {
+			c.fail("", "unknown provider %q", provider)
+		}
 	}
 	return c.problems
 }
@@ -115,7 +132,7 @@ func bodyText(body []byte) string {
 		return string(body)
 	}
 	skip := map[string]bool{"model": true, "role": true, "type": true, "id": true, "tool_use_id": true, "call_id": true,
-		"tool_call_id": true, "thoughtSignature": true, "prompt_cache_key": true}
+		"tool_call_id": true, "thoughtSignature": true, "prompt_cache_key": true, "session_id": true}
 	var b strings.Builder
 	var walk func(v any)
 	walk = func(v any) {
@@ -148,6 +165,9 @@ func bodyText(body []byte) string {
 func (c *checker) checkModel(model string) Limit {
 	if model == "" {
 		c.fail("model", "missing: every request names its model")
+	}
+	if cu := c.opts.Custom; cu != nil && cu.Name == c.provider {
+		return cu.limit()
 	}
 	return Limits(c.provider, model, c.opts.Override)
 }

@@ -6,7 +6,8 @@ import (
 )
 
 // Fingerprint returns a SHA-256 digest of everything Render reads from p
-// (section ids, tiers, headings and bodies; every field of every message)
+// (section ids, tiers, headings and bodies; every field of every message
+// but its token count; the conversation, the tools block)
 // and of opts, so two prompts with equal fingerprints render to the same
 // bytes for the same provider. The engine keys its render cache with it, so
 // a rebuild re-renders only the targets whose sections changed.
@@ -37,6 +38,12 @@ func Fingerprint(p *Prompt, provider string, opts RenderOptions) [sha256.Size]by
 	}
 	str(provider)
 	str(p.Target)
+	str(p.Conversation) // the prompt_cache_key
+	flag(p.FixedTools)
+	num(len(p.Tools))
+	for _, t := range p.Tools {
+		str(t)
+	}
 	str(opts.OpenAISystemRole)
 	str(opts.OpenAIAPI)
 	str(opts.Model)
@@ -44,6 +51,18 @@ func Fingerprint(p *Prompt, provider string, opts RenderOptions) [sha256.Size]by
 	num(opts.NumCtx)
 	flag(opts.Stream)
 	flag(opts.Prefill)
+	str(opts.HuggingFaceAPI)
+	if c := opts.Custom; c != nil {
+		flag(true)
+		str(c.Name)
+		str(c.Model)
+		str(c.Cache)
+		num(c.MaxContext)
+		num(c.MaxOutput)
+		num(c.MinCacheable)
+	} else {
+		flag(false)
+	}
 	for _, v := range []*int{opts.Override.ContextWindow, opts.Override.MaxOutput, opts.Override.MinCacheable} {
 		optNum(v)
 	}

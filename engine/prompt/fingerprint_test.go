@@ -10,9 +10,9 @@ import (
 // RenderOptions fails here until Fingerprint hashes it.
 func TestFingerprintCoversFields(t *testing.T) {
 	for typ, want := range map[reflect.Type]int{
-		reflect.TypeOf(Message{}):       8,
+		reflect.TypeOf(Message{}):       10, // Tokens is not rendered; placeholder is set by pairTools only
 		reflect.TypeOf(ToolCall{}):      4,
-		reflect.TypeOf(RenderOptions{}): 8,
+		reflect.TypeOf(RenderOptions{}): 10,
 		reflect.TypeOf(Section{}):       9, // Sources, Pinned, Shorter* are not rendered
 	} {
 		if got := typ.NumField(); got != want {
@@ -31,19 +31,22 @@ func TestFingerprintCoversFields(t *testing.T) {
 		t.Fatal("fingerprint is not deterministic")
 	}
 	muts := map[string]func(p *Prompt, o *RenderOptions) string{
-		"target":    func(p *Prompt, o *RenderOptions) string { p.Target = "u"; return Anthropic },
-		"provider":  func(p *Prompt, o *RenderOptions) string { return OpenAI },
-		"id":        func(p *Prompt, o *RenderOptions) string { p.Sections[0].ID = IDTools; return Anthropic },
-		"tier":      func(p *Prompt, o *RenderOptions) string { p.Sections[0].Tier = Semi; return Anthropic },
-		"heading":   func(p *Prompt, o *RenderOptions) string { p.Sections[0].Heading = "H"; return Anthropic },
-		"body":      func(p *Prompt, o *RenderOptions) string { p.Sections[0].Body = "B"; return Anthropic },
-		"msg id":    func(p *Prompt, o *RenderOptions) string { p.Messages[0].ID = "2"; return Anthropic },
-		"role":      func(p *Prompt, o *RenderOptions) string { p.Messages[0].Role = "user"; return Anthropic },
-		"content":   func(p *Prompt, o *RenderOptions) string { p.Messages[0].Content = "C"; return Anthropic },
-		"agent":     func(p *Prompt, o *RenderOptions) string { p.Messages[0].Agent = "A"; return Anthropic },
-		"call id":   func(p *Prompt, o *RenderOptions) string { p.Messages[0].ToolCallID = "y"; return Anthropic },
-		"tool name": func(p *Prompt, o *RenderOptions) string { p.Messages[0].ToolName = "m"; return Anthropic },
-		"is error":  func(p *Prompt, o *RenderOptions) string { p.Messages[0].IsError = true; return Anthropic },
+		"target":       func(p *Prompt, o *RenderOptions) string { p.Target = "u"; return Anthropic },
+		"conversation": func(p *Prompt, o *RenderOptions) string { p.Conversation = "c.jsonl"; return OpenAI },
+		"fixed tools":  func(p *Prompt, o *RenderOptions) string { p.FixedTools = true; return Anthropic },
+		"tools":        func(p *Prompt, o *RenderOptions) string { p.Tools = []string{"n"}; return Anthropic },
+		"provider":     func(p *Prompt, o *RenderOptions) string { return OpenAI },
+		"id":           func(p *Prompt, o *RenderOptions) string { p.Sections[0].ID = IDTools; return Anthropic },
+		"tier":         func(p *Prompt, o *RenderOptions) string { p.Sections[0].Tier = Semi; return Anthropic },
+		"heading":      func(p *Prompt, o *RenderOptions) string { p.Sections[0].Heading = "H"; return Anthropic },
+		"body":         func(p *Prompt, o *RenderOptions) string { p.Sections[0].Body = "B"; return Anthropic },
+		"msg id":       func(p *Prompt, o *RenderOptions) string { p.Messages[0].ID = "2"; return Anthropic },
+		"role":         func(p *Prompt, o *RenderOptions) string { p.Messages[0].Role = "user"; return Anthropic },
+		"content":      func(p *Prompt, o *RenderOptions) string { p.Messages[0].Content = "C"; return Anthropic },
+		"agent":        func(p *Prompt, o *RenderOptions) string { p.Messages[0].Agent = "A"; return Anthropic },
+		"call id":      func(p *Prompt, o *RenderOptions) string { p.Messages[0].ToolCallID = "y"; return Anthropic },
+		"tool name":    func(p *Prompt, o *RenderOptions) string { p.Messages[0].ToolName = "m"; return Anthropic },
+		"is error":     func(p *Prompt, o *RenderOptions) string { p.Messages[0].IsError = true; return Anthropic },
 		"call": func(p *Prompt, o *RenderOptions) string {
 			p.Messages[0].ToolCalls[0].Arguments = "[]"
 			return Anthropic

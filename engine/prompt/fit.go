@@ -24,10 +24,13 @@ func (p *Prompt) Count(count Counter) int {
 	return total
 }
 
+// messagesTokens returns the tokens of msgs, each counted as its
+// transcript, and sets each message's Tokens.
 func messagesTokens(msgs []Message, count Counter) int {
 	n := 0
-	for _, m := range msgs {
-		n += count(transcript([]Message{m}, "%s"))
+	for i := range msgs {
+		msgs[i].Tokens = count(transcript([]Message{msgs[i]}, "%s"))
+		n += msgs[i].Tokens
 	}
 	return n
 }
@@ -39,7 +42,11 @@ func messagesTokens(msgs []Message, count Counter) int {
 //  1. the conversation loses its oldest messages, a tool call always
 //     together with its results
 //     (docs/architecture.md#tool-calls-keep-their-results), keeping at
-//     least the last message group;
+//     least the last message group; it loses them in steps, as the
+//     history strategies evict (docs/formats.md#cache-aware-eviction):
+//     down to LowWater of the room the other sections leave, at a cut that
+//     stays where it is while the messages grow, until they pass the room
+//     again (conversationCut);
 //  2. dynamic sections that are not pinned (recent errors; their shorter
 //     forms keep every stop signal), then semi-stable sections from the
 //     last one back (health, state, files: the files keep their head and
@@ -59,17 +66,11 @@ func (p *Prompt) Fit(count Counter, budget int) int {
 	}
 	// 1. Conversation.
 	if conv := p.Section(IDConversation); conv != nil {
-		groups := messageGroups(p.Messages)
-		dropped, droppedTokens := 0, 0
-		for total > budget && len(groups) > 1 {
-			g := groups[0]
-			t := messagesTokens(p.Messages[:g], count)
-			p.Messages = p.Messages[g:]
-			groups = groups[1:]
-			total -= t
-			dropped += g
-			droppedTokens += t
+		msgTokens := 0
+		for _, m := range p.Messages {
+			msgTokens += m.Tokens
 		}
+		dropped, droppedTokens := p.conversationCut(budget-(total-msgTokens), budget)
 		if dropped > 0 {
 			p.Cuts = append(p.Cuts, fmt.Sprintf("conversation: dropped the %d oldest messages (%d tokens)", dropped, droppedTokens))
 			total = p.Count(count)
@@ -132,6 +133,58 @@ func (p *Prompt) Fit(count Counter, budget int) int {
 		}
 	}
 	return total
+}
+
+// conversationCut drops the oldest message groups of p so that its
+// messages fit room tokens, as an eviction (docs/formats.md#cache-aware-eviction):
+// with the groups' tokens G(0), G(1), … and C(j) their sum before group j,
+// messages of C(n) tokens over the room have been cut k = ⌈(C(n) − room) /
+// D⌉ times, D the room less its LowWater share rounded down to a 64th of
+// budget (so that a room that changes by a few tokens keeps the same step),
+// and keep the groups from the first j with C(j) ≥ k·D. The cut moves only
+// when the messages pass the room again, so the bytes before the last
+// message stay the same from one cut to the next. The last group is always
+// kept. It returns how many messages and tokens it dropped.
+func (p *Prompt) conversationCut(room, budget int) (dropped, droppedTokens int) {
+	groups := messageGroups(p.Messages)
+	if len(groups) < 2 {
+		return 0, 0
+	}
+	costs := make([]int, len(groups))
+	total, at := 0, 0
+	for j, g := range groups {
+		for _, m := range p.Messages[at : at+g] {
+			costs[j] += m.Tokens
+		}
+		at += g
+		total += costs[j]
+	}
+	if total <= room {
+		return 0, 0
+	}
+	lw := p.LowWater
+	if lw <= 0 || lw > 1 {
+		lw = 0.5
+	}
+	q := max(1, budget/64)
+	d := max(q, int(float64(max(room, 0))*(1-lw))/q*q)
+	k := (total - max(room, 0) + d - 1) / d
+	cut, c := len(groups)-1, 0
+	for j := range groups {
+		if c >= k*d {
+			cut = j
+			break
+		}
+		c += costs[j]
+	}
+	for _, g := range groups[:cut] {
+		dropped += g
+	}
+	for _, m := range p.Messages[:dropped] {
+		droppedTokens += m.Tokens
+	}
+	p.Messages = p.Messages[dropped:]
+	return dropped, droppedTokens
 }
 
 // messageGroups splits msgs into units that must stay together: an

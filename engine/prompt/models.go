@@ -74,11 +74,24 @@ type LimitOverride struct {
 //   - gemini gemini-3.8-flash: https://ai.google.dev/gemini-api/docs/models/gemini-3.8-flash
 //   - ollama gemma4: the model the Ollama docs show at its full context,
 //     https://docs.ollama.com/context-length
+//   - deepseek deepseek-chat: the non-thinking mode of DeepSeek's current
+//     model, https://api-docs.deepseek.com/quick_start/pricing
+//   - openrouter anthropic/claude-sonnet-5.5: recite's anthropic default
+//     as OpenRouter names it (vendor/model), https://openrouter.ai/models
+//   - huggingface meta-llama/Llama-3.3-70B-Instruct: a model the router
+//     serves for chat, https://huggingface.co/meta-llama/Llama-3.3-70B-Instruct
+//   - replicate meta/meta-llama-3.1-405b-instruct: an official Replicate
+//     language model taking prompt, system_prompt and max_tokens,
+//     https://replicate.com/meta/meta-llama-3.1-405b-instruct
 const (
-	DefaultAnthropicModel = "claude-sonnet-5-5"
-	DefaultOpenAIModel    = "gpt-6.1-sol"
-	DefaultGeminiModel    = "gemini-3.8-flash"
-	DefaultOllamaModel    = "gemma4"
+	DefaultAnthropicModel   = "claude-sonnet-5-5"
+	DefaultOpenAIModel      = "gpt-6.1-sol"
+	DefaultGeminiModel      = "gemini-3.8-flash"
+	DefaultOllamaModel      = "gemma4"
+	DefaultDeepSeekModel    = "deepseek-chat"
+	DefaultOpenRouterModel  = "anthropic/claude-sonnet-5.5"
+	DefaultHuggingFaceModel = "meta-llama/Llama-3.3-70B-Instruct"
+	DefaultReplicateModel   = "meta/meta-llama-3.1-405b-instruct"
 	// ModelsCurrentOn is the date the default models were checked against
 	// the providers' documentation.
 	ModelsCurrentOn = "2026-12-01"
@@ -96,6 +109,14 @@ func DefaultModel(provider string) string {
 		return DefaultGeminiModel
 	case Ollama:
 		return DefaultOllamaModel
+	case DeepSeek:
+		return DefaultDeepSeekModel
+	case OpenRouter:
+		return DefaultOpenRouterModel
+	case HuggingFace:
+		return DefaultHuggingFaceModel
+	case Replicate:
+		return DefaultReplicateModel
 	}
 	return ""
 }
@@ -142,6 +163,13 @@ var modelTable = map[string]Limit{
 	"gemini-2.5-pro":   {Provider: Gemini, ContextWindow: 1_048_576 + 65_536, MaxInput: 1_048_576, MaxOutput: 65_536},
 
 	"gemma4": {Provider: Ollama, ContextWindow: 131_072, MaxOutput: 131_072},
+
+	"deepseek-chat":     {Provider: DeepSeek, ContextWindow: 128_000, MaxOutput: 8_192},
+	"deepseek-reasoner": {Provider: DeepSeek, ContextWindow: 128_000, MaxOutput: 65_536},
+
+	"meta-llama/Llama-3.3-70B-Instruct": {Provider: HuggingFace, ContextWindow: 131_072, MaxOutput: 8_192},
+
+	"meta/meta-llama-3.1-405b-instruct": {Provider: Replicate, ContextWindow: 131_072, MaxOutput: 8_192},
 }
 
 // Limits returns the limits of model for provider, with o applied. A model
@@ -150,17 +178,22 @@ var modelTable = map[string]Limit{
 // length, OpenAI developer role, Gemini 3 thought signatures), otherwise
 // conservative numbers: Anthropic 200,000 tokens, OpenAI 128,000, Gemini
 // 1,048,576, Ollama 32,768 (the context Ollama gives a model on a 24–48
-// GiB GPU, https://docs.ollama.com/context-length). Markdown has a
-// 200,000-token window and text 8,192, as before models were named. model
-// "" means DefaultModel(provider).
+// GiB GPU, https://docs.ollama.com/context-length), DeepSeek 128,000,
+// Hugging Face and Replicate 32,768; an OpenRouter model takes its
+// vendor's (openRouterLimit). Markdown has a 200,000-token window and text
+// 128,000 (the window of today's common models; targets[].capabilities.text
+// sets another). model "" means DefaultModel(provider).
 func Limits(provider, model string, o LimitOverride) Limit {
 	if model == "" {
 		model = DefaultModel(provider)
 	}
 	l, ok := modelTable[model]
-	if ok && l.Provider == provider {
+	switch {
+	case ok && l.Provider == provider:
 		l.Known = true
-	} else {
+	case provider == OpenRouter:
+		l = openRouterLimit(model, o)
+	default:
 		l = fallbackLimit(provider)
 	}
 	l.Provider, l.Model = provider, model
@@ -175,6 +208,10 @@ func Limits(provider, model string, o LimitOverride) Limit {
 		if strings.HasPrefix(model, "gemini-3") {
 			l.MinCacheable, l.ThoughtSignatures = 4096, true
 		}
+	case DeepSeek:
+		// The disk cache stores prefix units of 64 tokens and more
+		// (https://api-docs.deepseek.com/guides/kv_cache).
+		l.MinCacheable = 64
 	}
 	if o.ContextWindow != nil {
 		l.ContextWindow, l.MaxInput = *o.ContextWindow, 0
@@ -191,6 +228,29 @@ func Limits(provider, model string, o LimitOverride) Limit {
 	return l
 }
 
+// openRouterLimit is the Limit of an OpenRouter model ("vendor/model"):
+// the limits of the vendor's own model when recite knows it (anthropic/,
+// openai/, google/ models, with "." read as "-" for Claude names), else
+// 128,000 tokens and a 16,384-token reply; Anthropic and Gemini models keep
+// their minimum cacheable prefix, since OpenRouter passes their
+// breakpoints through (docs/providers.md#openrouter-caching).
+func openRouterLimit(model string, o LimitOverride) Limit {
+	vendor, name, _ := strings.Cut(model, "/")
+	var l Limit
+	switch vendor {
+	case "anthropic":
+		l = Limits(Anthropic, strings.ReplaceAll(name, ".", "-"), LimitOverride{})
+	case "openai":
+		l = Limits(OpenAI, name, LimitOverride{})
+	case "google":
+		l = Limits(Gemini, name, LimitOverride{})
+	default:
+		return Limit{ContextWindow: 128_000, MaxOutput: 16_384, MinCacheable: 1024}
+	}
+	l.DeveloperRole = false // OpenRouter takes the system role
+	return l
+}
+
 func fallbackLimit(provider string) Limit {
 	switch provider {
 	case Anthropic:
@@ -202,7 +262,11 @@ func fallbackLimit(provider string) Limit {
 	case Ollama:
 		return Limit{ContextWindow: 32_768, MaxOutput: 32_768}
 	case Text:
-		return Limit{ContextWindow: 8_192}
+		return Limit{ContextWindow: 128_000}
+	case DeepSeek:
+		return Limit{ContextWindow: 128_000, MaxOutput: 8_192}
+	case HuggingFace, Replicate:
+		return Limit{ContextWindow: 32_768, MaxOutput: 4_096}
 	}
 	return Limit{ContextWindow: 200_000}
 }
@@ -237,11 +301,27 @@ func openAIDeveloperFamily(model string) bool {
 	return false
 }
 
-// NumCtx is the Ollama options.num_ctx of a prompt fitted to budget tokens
-// that counts tokens and asks for a reply of reply tokens: the budget, or
-// the prompt when the pinned sections made it longer, plus the reply, so
-// Ollama never truncates the prompt's start (the system prompt) to make
-// room (https://docs.ollama.com/context-length).
-func NumCtx(budget, tokens, reply int) int {
-	return max(budget, tokens) + max(reply, 0)
+// NumCtxStep is the granule of the Ollama options.num_ctx recite writes,
+// in tokens (NumCtx).
+const NumCtxStep = 2048
+
+// NumCtx is the Ollama options.num_ctx of a prompt of tokens tokens that
+// asks for a reply of reply tokens from a model with a window of window
+// tokens: the smallest NumCtxStep·2^k that holds the prompt and the reply,
+// at most the window. It is not the whole window, for which Ollama would
+// allocate the whole KV cache, and it changes only when the prompt
+// outgrows it, at most once per doubling, since a new num_ctx reloads the
+// model (https://docs.ollama.com/context-length). Ollama truncates a
+// prompt over num_ctx from its start (the system prompt), so the prompt
+// is fitted to the window first.
+func NumCtx(tokens, reply, window int) int {
+	need := max(tokens, 0) + max(reply, 0)
+	n := NumCtxStep
+	for n < need {
+		n *= 2
+	}
+	if window > 0 && n > window {
+		n = max(window, NumCtxStep)
+	}
+	return n
 }

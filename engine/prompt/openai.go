@@ -50,16 +50,13 @@ func systemRole(opts RenderOptions) string {
 }
 
 // PromptCacheKey is the OpenAI prompt_cache_key of p: "recite-" and the
-// first 16 hex digits of the SHA-256 of the stable tier's text, so the
-// requests that share a stable prefix are routed to the same cache
-// (https://developers.openai.com/api/docs/guides/prompt-caching). "" when
-// the stable tier is empty.
+// first 16 hex digits of the SHA-256 of the target's name and its
+// conversation's log, so every turn of one conversation is routed to the
+// same cache whatever changes in the prompt
+// (https://developers.openai.com/api/docs/guides/prompt-caching). A target
+// without a conversation is keyed by its name alone.
 func PromptCacheKey(p *Prompt) string {
-	s := p.TierText(Stable)
-	if s == "" {
-		return ""
-	}
-	sum := sha256.Sum256([]byte(s))
+	sum := sha256.Sum256([]byte("recite\x00" + p.Target + "\x00" + p.Conversation))
 	return "recite-" + hex.EncodeToString(sum[:8])
 }
 

@@ -136,6 +136,13 @@ type Message struct {
 	ToolName   string
 	// IsError marks a failed tool result.
 	IsError bool
+	// Tokens is the message's count, set by Prompt.Count.
+	Tokens int
+
+	// placeholder marks the result pairTools writes for a call whose
+	// result is not recorded (yet): it changes when the result comes, so
+	// no cache breakpoint goes on it.
+	placeholder bool
 }
 
 // ToolCall is one tool invocation. Arguments is the JSON text exactly as the
@@ -160,6 +167,20 @@ type Prompt struct {
 	Messages []Message
 	// Cuts say what the budget pass shortened or dropped, in order.
 	Cuts []string
+	// Conversation names the conversation's log ("" for none): with the
+	// target it keys the OpenAI prompt_cache_key (PromptCacheKey).
+	Conversation string
+	// Tools is the tools block of the bodies that declare tools
+	// (anthropic, openrouter), in its order, when FixedTools is set: a
+	// call to another tool is written as text
+	// (docs/providers.md#a-stable-tools-block). Without FixedTools the
+	// block lists the tools the messages call, in order of first use.
+	Tools      []string
+	FixedTools bool
+	// LowWater is the share of the room left for messages that Fit keeps
+	// when it must drop some (docs/formats.md#cache-aware-eviction); 0
+	// means 0.5.
+	LowWater float64
 }
 
 // Add inserts s in its fixed position. A section with an empty body (and,
@@ -234,5 +255,6 @@ func (p *Prompt) Clone() *Prompt {
 	c.Sections = append([]Section(nil), p.Sections...)
 	c.Messages = append([]Message(nil), p.Messages...)
 	c.Cuts = append([]string(nil), p.Cuts...)
+	c.Tools = append([]string(nil), p.Tools...)
 	return &c
 }

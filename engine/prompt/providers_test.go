@@ -216,15 +216,22 @@ func TestResponsesBody(t *testing.T) {
 	if head["instructions"] == "" || head["prompt_cache_key"] != PromptCacheKey(p) || !strings.HasPrefix(PromptCacheKey(p), "recite-") {
 		t.Errorf("instructions or prompt_cache_key missing: %v", head["prompt_cache_key"])
 	}
-	// The key follows the stable prefix only.
+	// The key follows the target and its conversation, never the prompt's
+	// text: every turn of a conversation goes to the same cache.
 	q := Assemble(fixtureInput())
 	q.Section(IDState).Body += "\nchanged"
-	if PromptCacheKey(q) != PromptCacheKey(p) {
-		t.Error("a semi-tier edit changed prompt_cache_key")
-	}
 	q.Section(IDSystem).Body += "\nchanged"
+	q.Messages = q.Messages[:1]
+	if PromptCacheKey(q) != PromptCacheKey(p) {
+		t.Error("an edit of the prompt changed prompt_cache_key")
+	}
+	q.Conversation = "other.jsonl"
 	if PromptCacheKey(q) == PromptCacheKey(p) {
-		t.Error("a stable-tier edit kept prompt_cache_key")
+		t.Error("another conversation kept prompt_cache_key")
+	}
+	q.Conversation, q.Target = p.Conversation, "other"
+	if PromptCacheKey(q) == PromptCacheKey(p) {
+		t.Error("another target kept prompt_cache_key")
 	}
 }
 
@@ -252,10 +259,42 @@ func TestOllamaNumCtx(t *testing.T) {
 	if req.Options.NumCtx != 131_072 || req.Options.NumPredict != DefaultMaxTokens || req.Stream || req.Model != DefaultOllamaModel {
 		t.Errorf("default ollama body: %+v", req.Options)
 	}
-	body, _ = Render(p, Ollama, RenderOptions{NumCtx: NumCtx(8000, 9000, 1000), Stream: true})
+	body, _ = Render(p, Ollama, RenderOptions{NumCtx: NumCtx(9000, 1000, 131_072), Stream: true})
 	_ = json.Unmarshal(body, &req)
-	if req.Options.NumCtx != 10_000 || !req.Stream {
-		t.Errorf("num_ctx %d stream %v: want the prompt's 9000 tokens plus the 1000 of the reply, streaming", req.Options.NumCtx, req.Stream)
+	if req.Options.NumCtx != 16_384 || !req.Stream {
+		t.Errorf("num_ctx %d stream %v: want 16384 (the 9000 tokens of the prompt plus the 1000 of the reply, to the next 2048·2^k), streaming", req.Options.NumCtx, req.Stream)
+	}
+}
+
+// TestNumCtx: num_ctx holds the prompt and the reply, is a multiple of
+// 2048, stays the same while the prompt grows inside it (a new num_ctx
+// reloads the model) and never passes the window.
+func TestNumCtx(t *testing.T) {
+	for _, tt := range []struct{ tokens, reply, window, want int }{
+		{0, 0, 131_072, 2048},
+		{6000, 4096, 131_072, 16_384}, // a 6k prompt: not the whole window
+		{2048 - 100, 100, 131_072, 2048},
+		{2048 - 99, 100, 131_072, 4096},
+		{120_000, 4096, 131_072, 131_072},
+		{200_000, 4096, 131_072, 131_072},
+		{5000, 1000, 3000, 3000}, // a window below the step is the window
+	} {
+		if got := NumCtx(tt.tokens, tt.reply, tt.window); got != tt.want || got%NumCtxStep != 0 && got != tt.window {
+			t.Errorf("NumCtx(%d, %d, %d) = %d, want %d", tt.tokens, tt.reply, tt.window, got, tt.want)
+		}
+	}
+	prev, changes := NumCtx(6000, 4096, 131_072), 0
+	for tokens := 6000; tokens < 100_000; tokens += 300 {
+		if n := NumCtx(tokens, 4096, 131_072); n != prev {
+			changes++
+			if n < tokens+4096 {
+				t.Fatalf("num_ctx %d below the prompt of %d tokens and the reply", n, tokens)
+			}
+			prev = n
+		}
+	}
+	if changes > 3 {
+		t.Errorf("num_ctx changed %d times while the prompt grew from 6k to 100k tokens; a change reloads the model", changes)
 	}
 }
 
@@ -299,7 +338,7 @@ func TestPromptLimitNoReplyForFiles(t *testing.T) {
 	if got := Limits(Markdown, "", LimitOverride{}).PromptLimit(4096); got != 200_000 {
 		t.Errorf("markdown limit %d", got)
 	}
-	if got := Limits(Text, "", LimitOverride{}).PromptLimit(4096); got != 8192 {
+	if got := Limits(Text, "", LimitOverride{}).PromptLimit(4096); got != 128_000 {
 		t.Errorf("text limit %d", got)
 	}
 }

@@ -38,7 +38,20 @@ type RenderOptions struct {
 	// Messages API continues (prefill); without it a final assistant turn
 	// is followed by a user turn asking to continue.
 	Prefill bool
+	// HuggingFaceAPI selects the huggingface shape: "chat" (the router's
+	// Chat Completions, the default) or "text-generation" (inputs and
+	// parameters, for a text-generation endpoint).
+	HuggingFaceAPI string
+	// Custom is the provider recite.yaml defines, when the body is for
+	// one (Render's provider is its name).
+	Custom *Custom
 }
+
+// Hugging Face API shapes (RenderOptions.HuggingFaceAPI).
+const (
+	HuggingFaceChat           = "chat"
+	HuggingFaceTextGeneration = "text-generation"
+)
 
 // OpenAI API shapes (RenderOptions.OpenAIAPI).
 const (
@@ -55,6 +68,9 @@ func (o RenderOptions) model(provider string) string {
 	if o.Model != "" {
 		return o.Model
 	}
+	if o.Custom != nil && o.Custom.Name == provider {
+		return o.Custom.Model
+	}
 	return DefaultModel(provider)
 }
 
@@ -68,6 +84,9 @@ func (o RenderOptions) maxTokens() int {
 
 // limit returns the limits of the model a body of provider names.
 func (o RenderOptions) limit(provider string) Limit {
+	if o.Custom != nil && o.Custom.Name == provider {
+		return o.Custom.limit()
+	}
 	return Limits(provider, o.model(provider), o.Override)
 }
 
@@ -93,6 +112,18 @@ func Render(p *Prompt, provider string, opts RenderOptions) ([]byte, error) {
 		return marshal(geminiBody(p, opts))
 	case Ollama:
 		return marshal(ollamaBody(p, opts))
+	case DeepSeek, OpenRouter:
+		return marshal(compatBody(p, provider, opts))
+	case HuggingFace:
+		if opts.HuggingFaceAPI == HuggingFaceTextGeneration {
+			return marshal(textGenerationBody(p, opts))
+		}
+		return marshal(compatBody(p, provider, opts))
+	case Replicate:
+		return marshal(replicateBody(p, opts))
+	}
+	if opts.Custom != nil && opts.Custom.Name == provider {
+		return marshal(compatBody(p, provider, opts))
 	}
 	return nil, fmt.Errorf("unknown provider %q", provider)
 }
@@ -243,8 +274,9 @@ const noResult = "(no result recorded)"
 // it (its call was pruned, or it follows other messages) becomes a user
 // message "Tool result (NAME): …" after the run's results, in every
 // shape (the markdown and text renders, and so `recite conversation show`,
-// included). A call recorded without an id gets "call_N_K" (message N,
-// call K), so its result can name it. msgs is not changed.
+// included). A call recorded without an id gets one made from its
+// message's id (missingCallID), so its result can name it. msgs is not
+// changed.
 func pairTools(msgs []Message) []Message {
 	out := make([]Message, 0, len(msgs))
 	orphan := func(m Message) Message {
@@ -272,7 +304,7 @@ func pairTools(msgs []Message) []Message {
 			a.ToolCalls = append([]ToolCall(nil), a.ToolCalls...)
 			for k := range a.ToolCalls {
 				if a.ToolCalls[k].ID == "" {
-					a.ToolCalls[k].ID = fmt.Sprintf("call_%d_%d", n, k)
+					a.ToolCalls[k].ID = missingCallID(a.ID, n, k)
 				}
 			}
 			out = append(out, a)
@@ -302,11 +334,78 @@ func pairTools(msgs []Message) []Message {
 		}
 		for c, ok := range answered {
 			if !ok {
-				out = append(out, Message{Role: "tool", ToolCallID: calls[c].ID, ToolName: calls[c].Name, Content: noResult})
+				out = append(out, Message{Role: "tool", ToolCallID: calls[c].ID, ToolName: calls[c].Name, Content: noResult, placeholder: true})
 			}
 		}
 		out = append(out, late...)
 		i = j
 	}
 	return out
+}
+
+// missingCallID is the id of call k of a message recorded without one:
+// "call_" and the message's id made valid for every provider (toolID) and
+// "_K", which stays the same however the history before the message is
+// pruned (docs/providers.md#a-stable-tools-block); "call_N_K" (message N of
+// the list) for a message without an id.
+func missingCallID(msgID string, n, k int) string {
+	if msgID == "" {
+		return fmt.Sprintf("call_%d_%d", n, k)
+	}
+	return fmt.Sprintf("call_%s_%d", toolID(msgID), k)
+}
+
+// flattenCalls returns msgs with every tool call whose tool is not in the
+// tools block written as text in its message ("[tool call NAME ID]
+// ARGUMENTS" lines after the content), so that pairTools carries its
+// result as a user text, as for a pruned call. A block that changes only
+// at an eviction thus never needs a new tool between two evictions
+// (docs/providers.md#a-stable-tools-block). msgs is not changed; a nil
+// block keeps every call.
+func flattenCalls(msgs []Message, block map[string]bool) []Message {
+	if block == nil {
+		return msgs
+	}
+	out := make([]Message, 0, len(msgs))
+	for _, m := range msgs {
+		if m.Role != "assistant" || len(m.ToolCalls) == 0 {
+			out = append(out, m)
+			continue
+		}
+		var keep []ToolCall
+		text := m.Content
+		for _, tc := range m.ToolCalls {
+			if block[toolName(tc.Name)] {
+				keep = append(keep, tc)
+				continue
+			}
+			if text != "" {
+				text += "\n"
+			}
+			text += "[tool call " + tc.Name + " " + tc.ID + "] " + tc.Arguments
+		}
+		m.Content, m.ToolCalls = text, keep
+		out = append(out, m)
+	}
+	return out
+}
+
+// toolBlock returns the tools block of p for the bodies that declare
+// tools: with FixedTools, p.Tools made valid function names (toolName),
+// once each, in order, and the set of them; otherwise nil and a nil set,
+// and the body lists the tools its messages call.
+func toolBlock(p *Prompt) ([]string, map[string]bool) {
+	if !p.FixedTools {
+		return nil, nil
+	}
+	set := map[string]bool{}
+	out := []string{}
+	for _, t := range p.Tools {
+		n := toolName(t)
+		if !set[n] {
+			set[n] = true
+			out = append(out, n)
+		}
+	}
+	return out, set
 }

@@ -30,11 +30,15 @@ type recited struct {
 // Responses API and Gemini 2.5 (function calls kept as calls) for a second
 // target; both carry conversation conv when it is not "".
 func treeConfig(conv string) string {
-	c := "targets:\n  - name: agent\n    providers: [markdown, anthropic, openai, gemini, ollama, text]\n"
+	c := "targets:\n  - name: agent\n    providers: [markdown, anthropic, openai, gemini, ollama, text, deepseek, openrouter, huggingface, replicate]\n"
 	if conv != "" {
 		c += "    conversation: " + conv + "\n"
 	}
-	c += "  - name: responses\n    providers: [openai, gemini]\n    openai_api: responses\n    models: {gemini: gemini-2.5-pro}\n"
+	// The other forms: the Responses API, Gemini 2.5, a Hugging Face
+	// text-generation endpoint, an OpenRouter model without breakpoints,
+	// and a declared tools block.
+	c += "  - name: responses\n    providers: [openai, gemini, huggingface, openrouter]\n    openai_api: responses\n    huggingface_api: text-generation\n" +
+		"    models: {gemini: gemini-2.5-pro, openrouter: meta-llama/llama-3.3-70b-instruct}\n    tool_set: [bash, Read, edit]\n"
 	if conv != "" {
 		c += "    conversation: " + conv + "\n"
 	}
@@ -99,7 +103,7 @@ func buildTree(t *testing.T, name, root string, recs []conversation.Record) []re
 }
 
 // transcriptRecords imports a Claude Code transcript.
-func transcriptRecords(t *testing.T, path string) []conversation.Record {
+func transcriptRecords(t testing.TB, path string) []conversation.Record {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -195,8 +199,10 @@ func send(t *testing.T, servers map[string]string, r recited) (int, string) {
 
 func servers(t *testing.T, f *fakeAPI) map[string]string {
 	out := map[string]string{}
-	for _, p := range []string{prompt.Anthropic, prompt.OpenAI, prompt.Gemini, prompt.Ollama} {
-		out[p] = f.start(t, p).URL
+	for _, p := range prompt.Providers() {
+		if p != prompt.Markdown && p != prompt.Text {
+			out[p] = f.start(t, p).URL
+		}
 	}
 	return out
 }
@@ -220,8 +226,8 @@ func acceptEvery(t *testing.T, bodies []recited) {
 			t.Errorf("%s: the fake %s API answered %d: %s", name, r.provider, code, answer)
 		}
 	}
-	for _, p := range []string{prompt.Anthropic, prompt.OpenAI, prompt.Gemini, prompt.Ollama} {
-		if seen[p] == 0 {
+	for _, p := range prompt.Providers() {
+		if seen[p] == 0 && p != prompt.Markdown && p != prompt.Text {
 			t.Errorf("no %s body was checked", p)
 		}
 	}
@@ -289,6 +295,17 @@ func TestFakeAPIsReject(t *testing.T) {
 		{prompt.OpenAI, "", `{"model":"gpt-6.1-sol","input":[{"type":"function_call","call_id":"c","name":"x","arguments":"{}"}]}`, "no tool output found"},
 		{prompt.Gemini, "gemini-3.8-flash", `{"contents":[{"role":"user","parts":[{"text":"q"}]},{"role":"model","parts":[{"functionCall":{"name":"f","args":{}}}]},{"role":"user","parts":[{"functionResponse":{"name":"f","response":{}}}]}]}`, "missing a thought_signature"},
 		{prompt.Gemini, "gemini-2.5-pro", `{"contents":[{"role":"user","parts":[{"text":"q"}]},{"role":"model","parts":[{"functionCall":{"name":"f","args":{}}}]},{"role":"user","parts":[{"text":"no response"}]}]}`, "number of function response parts"},
+		{prompt.DeepSeek, "", `{"model":"deepseek-chat","max_tokens":10,"messages":[{"role":"user","content":"q"},{"role":"assistant","content":"a","reasoning_content":"r"},{"role":"user","content":"q"}]}`, "reasoning_content"},
+		{prompt.DeepSeek, "", `{"model":"deepseek-chat","max_tokens":100000,"messages":[{"role":"user","content":"q"}]}`, "valid range of max_tokens"},
+		{prompt.DeepSeek, "", `{"model":"deepseek-chat","max_tokens":10,"session_id":"s","messages":[{"role":"user","content":"q"}]}`, "session_id"},
+		{prompt.OpenRouter, "", `{"model":"claude-sonnet-5-5","max_tokens":10,"messages":[{"role":"user","content":"q"}]}`, "not a valid model ID"},
+		{prompt.OpenRouter, "", `{"model":"anthropic/claude-sonnet-5.5","max_tokens":10,"messages":[{"role":"user","content":"q"},{"role":"assistant","content":null,"tool_calls":[{"id":"a","type":"function","function":{"name":"x","arguments":"{}"}}]},{"role":"tool","tool_call_id":"a","content":"r"}]}`, "requires a tool definition"},
+		{prompt.OpenRouter, "", `{"model":"anthropic/claude-sonnet-5.5","max_tokens":10,"messages":[{"role":"user","content":[{"type":"text","text":"q","cache_control":{"type":"persistent"}}]}]}`, "cache_control map[type:persistent]"},
+		{prompt.HuggingFace, "", `{"model":"meta-llama/Llama-3.3-70B-Instruct","max_tokens":10,"messages":[{"role":"user","content":[{"type":"text","text":"q","cache_control":{"type":"ephemeral"}}]}]}`, "only OpenRouter passes it on"},
+		{prompt.HuggingFace, "meta-llama/Llama-3.3-70B-Instruct", `{"inputs":"q","parameters":{"max_new_tokens":0}}`, "max_new_tokens must be strictly positive"},
+		{prompt.HuggingFace, "meta-llama/Llama-3.3-70B-Instruct", `{"inputs":"q","parameters":{"max_tokens":10}}`, "schema"},
+		{prompt.Replicate, "meta/meta-llama-3.1-405b-instruct", `{"input":{"system_prompt":"s","max_tokens":10}}`, "schema"},
+		{prompt.Replicate, "meta/meta-llama-3.1-405b-instruct", `{"input":{"prompt":"q","max_tokens":0}}`, "schema"},
 		{prompt.Ollama, "", `{"model":"gemma4","messages":[{"role":"user","content":"x"}]}`, "num_ctx is not set"},
 		{prompt.Ollama, "", `{"model":"gemma4","options":{"num_ctx":30,"num_predict":5},"messages":[{"role":"user","content":"` + long + `"}]}`, "prompt is too long"},
 	} {

@@ -1,6 +1,7 @@
 package providertest
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -29,7 +30,9 @@ func (f *fakeAPI) start(t *testing.T, provider string) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		model := ""
-		if provider == prompt.Gemini {
+		if m, ok := urlModel(provider, r.URL.Path); ok {
+			model = m
+		} else if provider == prompt.Gemini {
 			// POST /v1beta/models/MODEL:generateContent
 			p := strings.TrimPrefix(r.URL.Path, "/v1beta/models/")
 			model = strings.TrimSuffix(p, ":generateContent")
@@ -63,8 +66,34 @@ func endpoint(provider, model string, body []byte) string {
 		return "/v1/chat/completions"
 	case prompt.Gemini:
 		return "/v1beta/models/" + model + ":generateContent"
+	case prompt.DeepSeek:
+		return "/chat/completions"
+	case prompt.OpenRouter:
+		return "/api/v1/chat/completions"
+	case prompt.HuggingFace:
+		if strings.Contains(string(body), `"inputs":`) {
+			return "/hf-inference/models/" + model
+		}
+		return "/v1/chat/completions"
+	case prompt.Replicate:
+		return "/v1/models/" + model + "/predictions"
 	}
 	return "/api/chat"
+}
+
+// urlModel returns the model of a request whose URL carries it
+// (Replicate, a Hugging Face text-generation endpoint).
+func urlModel(provider, path string) (string, bool) {
+	switch provider {
+	case prompt.Replicate:
+		m, ok := strings.CutPrefix(path, "/v1/models/")
+		m, ok2 := strings.CutSuffix(m, "/predictions")
+		return m, ok && ok2 && strings.Count(m, "/") == 1
+	case prompt.HuggingFace:
+		m, ok := strings.CutPrefix(path, "/hf-inference/models/")
+		return m, ok && m != ""
+	}
+	return "", false
 }
 
 func apiError(provider, msg string) any {
@@ -122,8 +151,93 @@ func (f *fakeAPI) check(provider, model, path string, body []byte) error {
 		return f.openAIChat(req, l, tokens)
 	case prompt.Gemini:
 		return f.gemini(req, l, tokens)
+	case prompt.DeepSeek, prompt.OpenRouter:
+		return f.compatChat(provider, body, req, l, tokens)
+	case prompt.HuggingFace:
+		if req["inputs"] != nil {
+			return f.textGeneration(req, l)
+		}
+		return f.compatChat(provider, body, req, l, tokens)
+	case prompt.Replicate:
+		return f.replicate(req, l)
 	}
 	return f.ollama(req, l, tokens)
+}
+
+// compatChat applies what the OpenAI-compatible APIs check on top of
+// Chat Completions' rules (openAIChat): DeepSeek refuses reasoning_content
+// in the input (https://api-docs.deepseek.com/guides/reasoning_model) and a
+// max_tokens over the model's; OpenRouter wants a vendor/model name, a
+// tools entry for every call an Anthropic model replays, and at most 4
+// cache_control markers; every provider counts max_tokens against the
+// window. raw is the body as sent (the SDK's form drops the extensions).
+func (f *fakeAPI) compatChat(provider string, raw []byte, req map[string]any, l prompt.Limit, tokens int) error {
+	model, _ := req["model"].(string)
+	maxTokens, _ := req["max_tokens"].(float64)
+	if maxTokens < 1 || l.MaxOutput > 0 && int(maxTokens) > l.MaxOutput {
+		return fmt.Errorf("invalid max_tokens value, the valid range of max_tokens is [1, %d]", l.MaxOutput)
+	}
+	if bytes.Contains(raw, []byte(`"reasoning_content"`)) {
+		return fmt.Errorf("the reasoning_content of earlier turns must not be in the input messages")
+	}
+	if provider == prompt.OpenRouter {
+		if !strings.Contains(model, "/") {
+			return fmt.Errorf("%q is not a valid model ID", model)
+		}
+		tools := map[string]bool{}
+		for _, t := range items(req["tools"]) {
+			fn, _ := t["function"].(map[string]any)
+			tools[fmt.Sprint(fn["name"])] = true
+		}
+		for i, m := range items(req["messages"]) {
+			for _, c := range items(m["tool_calls"]) {
+				fn, _ := c["function"].(map[string]any)
+				if prompt.OpenRouterBreakpoints(model) && !tools[fmt.Sprint(fn["name"])] {
+					return fmt.Errorf("messages.%d: tool_use %v requires a tool definition in tools", i, fn["name"])
+				}
+			}
+		}
+		if n := bytes.Count(raw, []byte(`"cache_control"`)); n > prompt.AnthropicMaxBreakpoints {
+			return fmt.Errorf("a maximum of 4 blocks with cache_control may be provided. Found %d", n)
+		}
+	}
+	l.MaxInput = 0
+	if err := f.openAIChat(req, l, 0); err != nil {
+		return err
+	}
+	return tokensWithin(tokens+int(maxTokens), l.ContextWindow)
+}
+
+// textGeneration checks a text-generation request as TGI does: inputs
+// and max_new_tokens within the model's window.
+func (f *fakeAPI) textGeneration(req map[string]any, l prompt.Limit) error {
+	in, _ := req["inputs"].(string)
+	params, _ := req["parameters"].(map[string]any)
+	n, _ := params["max_new_tokens"].(float64)
+	if n < 1 {
+		return fmt.Errorf("max_new_tokens must be strictly positive")
+	}
+	if t := f.count(in); t+int(n) > l.ContextWindow {
+		return fmt.Errorf("inputs tokens + max_new_tokens must be <= %d. Given: %d inputs tokens and %d max_new_tokens", l.ContextWindow, t, int(n))
+	}
+	return nil
+}
+
+// replicate checks a prediction's input as the language models on
+// Replicate do: a prompt, max_tokens at least 1, and the prompt, system
+// prompt and reply within the model's window.
+func (f *fakeAPI) replicate(req map[string]any, l prompt.Limit) error {
+	in, _ := req["input"].(map[string]any)
+	p, _ := in["prompt"].(string)
+	sys, _ := in["system_prompt"].(string)
+	n, _ := in["max_tokens"].(float64)
+	if p == "" {
+		return fmt.Errorf("input.prompt is required")
+	}
+	if n < 1 {
+		return fmt.Errorf("input.max_tokens: must be greater than or equal to 1")
+	}
+	return tokensWithin(f.count(sys+p)+int(n), l.ContextWindow)
 }
 
 func tokensWithin(tokens, limit int) error {

@@ -34,6 +34,19 @@ type geminiRequest struct {
 func sdkDecode(provider string, body []byte) ([]byte, error) {
 	var v any
 	var required func() error
+	if provider == prompt.HuggingFace && bytes.Contains(body, []byte(`"inputs":`)) || provider == prompt.Replicate {
+		return schemaDecode(provider, body)
+	}
+	if compatible(provider) {
+		// The OpenAI-compatible APIs take Chat Completions bodies: openai-go
+		// decodes them once their documented extensions are checked and
+		// taken out (compatExtensions).
+		b, err := compatExtensions(provider, body)
+		if err != nil {
+			return nil, err
+		}
+		body, provider = b, prompt.OpenAI
+	}
 	switch provider {
 	case prompt.Anthropic:
 		var p anthropic.MessageNewParams
