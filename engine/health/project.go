@@ -20,8 +20,14 @@ import (
 // conversation the project's health is evaluated on (Iterations): the
 // window of the circuit breaker's counters for a conversation-driven loop.
 // It is far above every threshold (stall, spin and decline count at most
-// a few iterations), and it bounds what is read of a long log.
+// a few iterations), and it bounds what is read of a long log. It is no
+// more than the index's iteration ledger holds
+// (conversation.IterationLedger), so they are read from it alone.
 const HealthIterations = 100
+
+// The build fails when HealthIterations outgrows the ledger (a longer
+// health window would walk a log's read order for the rest).
+const _ = uint(conversation.IterationLedger - HealthIterations)
 
 // Iterations returns the iterations the project's health is evaluated on
 // and where they came from (a loop file or a conversation log, "" when
@@ -30,11 +36,13 @@ const HealthIterations = 100
 // the targets' and the most recently active one), the newest
 // HealthIterations of each, merged in time order. `recite status`, the
 // recitation the Claude Code hook prints, the prompts and preservation
-// blocks all evaluate these, so they report the same health. Logs are read
-// from their end through their index (Store.Window, at most TailMaxBytes
-// of each), so the cost does not grow with a log's length. store may be
-// nil (no conversations); a log that cannot be read is a diagnostic and
-// is left out.
+// blocks all evaluate these, so they report the same health. They are
+// taken from each log's index (Store.Iterations: the iteration ledger
+// names them, at most TailMaxBytes of them are read), so no other record
+// is read and the cost grows neither with a log's length nor with the
+// messages between its iteration records. store may be nil (no
+// conversations); a log that cannot be read is a diagnostic and is left
+// out.
 func Iterations(ctx context.Context, store *conversation.Store, cfg *config.Config, active *planning.Loop) ([]signals.IterationRecord, string, []markdown.Diagnostic) {
 	if active != nil && len(active.Iterations) > 0 {
 		return signals.IterationsFromLoop(active), layout.PlanningDir + "/" + active.Path, nil
@@ -45,22 +53,18 @@ func Iterations(ctx context.Context, store *conversation.Store, cfg *config.Conf
 	var recs []conversation.Record
 	var diags []markdown.Diagnostic
 	for _, id := range DefaultConversations(cfg, store) {
-		w, wdiags, err := store.Window(ctx, id, conversation.WindowOptions{Iterations: HealthIterations, MaxBytes: TailMaxBytes})
+		own, _, wdiags, err := store.Iterations(ctx, id, HealthIterations, TailMaxBytes)
 		diags = append(diags, wdiags...)
 		if err != nil {
 			diags = append(diags, markdown.Diagnostic{Path: layout.ConversationLog(id), Message: fmt.Sprintf("health: %v", err)})
 			continue
 		}
-		var own []conversation.Record
-		for _, r := range w.Records[w.Inherited:] {
-			if r.Kind == conversation.KindIteration {
-				if r.Conversation == "" {
-					r.Conversation = id
-				}
-				own = append(own, r)
+		for i := range own {
+			if own[i].Conversation == "" {
+				own[i].Conversation = id
 			}
 		}
-		recs = append(recs, own[max(0, len(own)-HealthIterations):]...)
+		recs = append(recs, own...)
 	}
 	if len(recs) == 0 {
 		return nil, "", diags
@@ -71,13 +75,14 @@ func Iterations(ctx context.Context, store *conversation.Store, cfg *config.Conf
 
 // Project evaluates the project's health on its iterations (Iterations)
 // with recite.yaml's circuit_breaker thresholds: a Report without signals
-// or conversations. The diagnostics are Iterations'.
-func Project(ctx context.Context, dir string, cfg *config.Config, active *planning.Loop) (*Report, []markdown.Diagnostic) {
-	var store *conversation.Store
+// or conversations. store is the conversation store to read through; nil
+// opens the project's when it has a conversations folder. The diagnostics
+// are Iterations'.
+func Project(ctx context.Context, dir string, store *conversation.Store, cfg *config.Config, active *planning.Loop) (*Report, []markdown.Diagnostic) {
 	var diags []markdown.Diagnostic
 	// A project without conversations has none to read (and gets no
 	// folder from a build).
-	if convDir := filepath.Join(dir, filepath.FromSlash(layout.ConversationsDir)); dirExists(convDir) {
+	if convDir := filepath.Join(dir, filepath.FromSlash(layout.ConversationsDir)); store == nil && dirExists(convDir) {
 		var err error
 		if store, err = conversation.Open(convDir); err != nil {
 			diags = append(diags, markdown.Diagnostic{Path: layout.ConversationsDir, Message: err.Error()})
@@ -93,9 +98,10 @@ func Project(ctx context.Context, dir string, cfg *config.Config, active *planni
 // PromptHealth computes the prompt's health and approach lines (Lines,
 // ApproachLines) from the project's health (Project): the active loop's
 // rows, else the conversations' iteration records, as `recite status`
-// reports them; health lines are none when there is no iteration.
-func PromptHealth(ctx context.Context, dir string, cfg *config.Config, active *planning.Loop) (health, approach []string) {
-	rep, _ := Project(ctx, dir, cfg, active)
+// reports them; health lines are none when there is no iteration. store
+// is as Project's.
+func PromptHealth(ctx context.Context, dir string, store *conversation.Store, cfg *config.Config, active *planning.Loop) (health, approach []string) {
+	rep, _ := Project(ctx, dir, store, cfg, active)
 	return Lines(rep, active), ApproachLines(active)
 }
 

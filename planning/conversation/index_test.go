@@ -87,11 +87,14 @@ func readModel(t testing.TB, s *Store, id string) *model {
 func (m *model) window(opts WindowOptions) (recs []Record, inherited, first int, complete bool) {
 	unbounded := opts.Messages <= 0 && opts.Iterations <= 0
 	msgs, iters := 0, 0
+	// A log with fewer iteration records than asked for is walked back to
+	// its first one, not further.
+	wantIters := min(opts.Iterations, len(m.iterations()))
 	var used int64
 	all := append(slices.Clone(m.inh), m.own...)
 	i := len(all)
 	for i > 0 {
-		if !unbounded && msgs >= opts.Messages && iters >= opts.Iterations {
+		if !unbounded && msgs >= opts.Messages && iters >= wantIters {
 			break
 		}
 		r := all[i-1]
@@ -116,6 +119,35 @@ func (m *model) window(opts WindowOptions) (recs []Record, inherited, first int,
 		first = len(m.c.Messages) - msgs + 1
 	}
 	return recs, inherited, first, i == 0
+}
+
+// iterations are the model's own iteration records in read order.
+func (m *model) iterations() []Record {
+	var out []Record
+	for _, r := range m.own {
+		if r.Kind == KindIteration {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// lastIterations is the model's answer to Snapshot.Iterations(n,
+// maxBytes): the newest n own iteration records, as many as fit in
+// maxBytes from the newest back.
+func (m *model) lastIterations(n int, maxBytes int64) []Record {
+	its := m.iterations()
+	its = its[max(0, len(its)-n):]
+	var used int64
+	i := len(its)
+	for ; i > 0; i-- {
+		if l := m.lens[its[i-1].ID]; maxBytes > 0 && used+l > maxBytes {
+			break
+		} else {
+			used += l
+		}
+	}
+	return its[i:]
 }
 
 // ids is the comma-separated ids of recs.
@@ -190,6 +222,19 @@ func checkIndexed(t testing.TB, s *Store, id string) {
 				fmt.Sprint(c.Deliverables) != fmt.Sprint(m.c.Deliverables) {
 				t.Errorf("%s: whole window's Conversation differs from Read", id)
 			}
+		}
+	}
+	// The newest iteration records, from the iteration ledger.
+	for _, q := range []struct {
+		n   int
+		max int64
+	}{{1, 0}, {2, 0}, {3, 200}, {IterationLedger, 0}, {IterationLedger + 5, 0}, {len(m.c.Iterations) + 1, 1 << 20}, {4, 1}} {
+		got, err := sn.Iterations(q.n, q.max)
+		if err != nil {
+			t.Fatalf("%s: Iterations(%d, %d): %v", id, q.n, q.max, err)
+		}
+		if want := m.lastIterations(q.n, q.max); ids(got) != ids(want) || !sameJSON(got, want) && len(want) > 0 {
+			t.Errorf("%s: Iterations(%d, %d) = %s\nwant %s", id, q.n, q.max, ids(got), ids(want))
 		}
 	}
 	// Message numbers, from the newest back.
