@@ -20,14 +20,8 @@ import (
 // conversation the project's health is evaluated on (Iterations): the
 // window of the circuit breaker's counters for a conversation-driven loop.
 // It is far above every threshold (stall, spin and decline count at most
-// a few iterations), and it bounds what is read of a long log. It is no
-// more than the index's iteration ledger holds
-// (conversation.IterationLedger), so they are read from it alone.
+// a few iterations), and it bounds what is read of a long log.
 const HealthIterations = 100
-
-// The build fails when HealthIterations outgrows the ledger (a longer
-// health window would walk a log's read order for the rest).
-const _ = uint(conversation.IterationLedger - HealthIterations)
 
 // Iterations returns the iterations the project's health is evaluated on
 // and where they came from (a loop file or a conversation log, "" when
@@ -37,12 +31,12 @@ const _ = uint(conversation.IterationLedger - HealthIterations)
 // HealthIterations of each, merged in time order. `recite status`, the
 // recitation the Claude Code hook prints, the prompts and preservation
 // blocks all evaluate these, so they report the same health. They are
-// taken from each log's index (Store.Iterations: the iteration ledger
-// names them, at most TailMaxBytes of them are read), so no other record
-// is read and the cost grows neither with a log's length nor with the
-// messages between its iteration records. store may be nil (no
-// conversations); a log that cannot be read is a diagnostic and is left
-// out.
+// found through each log's index, among its newest TailMaxBytes of
+// records (Store.Iterations): no other record is read, so the cost grows
+// neither with a log's length nor with the messages between its
+// iteration records (16 bytes of index each), and a log without any
+// costs nothing. store may be nil (no conversations); a log that cannot
+// be read is a diagnostic and is left out.
 func Iterations(ctx context.Context, store *conversation.Store, cfg *config.Config, active *planning.Loop) ([]signals.IterationRecord, string, []markdown.Diagnostic) {
 	if active != nil && len(active.Iterations) > 0 {
 		return signals.IterationsFromLoop(active), layout.PlanningDir + "/" + active.Path, nil

@@ -35,9 +35,9 @@ import (
 // rebuilt from the log whenever a check fails.
 
 // indexVersion is the version of both index files. Version 2 added the
-// entry flags, the prompt count and the ledger (ledger.go); version 3 the
-// iteration ledger (IterRefs). An index of an older version is rebuilt.
-const indexVersion = 3
+// entry flags, the prompt count and the ledger (ledger.go); a version 1
+// index is rebuilt.
+const indexVersion = 2
 
 // indexMagic starts the header file.
 const indexMagic = "recite-conversation-index"
@@ -109,10 +109,6 @@ type indexHeader struct {
 	// ascending.
 	StopRefs  []int `json:"stop_refs,omitempty"`
 	ErrorRefs []int `json:"error_refs,omitempty"`
-	// IterRefs are the read-order positions of the newest IterationLedger
-	// iteration entries, ascending: the newest iteration records are read
-	// without walking the records between them (Snapshot.Iterations).
-	IterRefs []int `json:"iter_refs,omitempty"`
 }
 
 // tornLine is one line of the log that is not a valid record.

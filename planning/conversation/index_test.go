@@ -133,21 +133,20 @@ func (m *model) iterations() []Record {
 }
 
 // lastIterations is the model's answer to Snapshot.Iterations(n,
-// maxBytes): the newest n own iteration records, as many as fit in
-// maxBytes from the newest back.
+// maxBytes): the own iteration records of Window{Iterations: n, MaxBytes:
+// maxBytes}.
 func (m *model) lastIterations(n int, maxBytes int64) []Record {
-	its := m.iterations()
-	its = its[max(0, len(its)-n):]
-	var used int64
-	i := len(its)
-	for ; i > 0; i-- {
-		if l := m.lens[its[i-1].ID]; maxBytes > 0 && used+l > maxBytes {
-			break
-		} else {
-			used += l
+	if n <= 0 {
+		return nil
+	}
+	recs, inh, _, _ := m.window(WindowOptions{Iterations: n, MaxBytes: maxBytes})
+	var out []Record
+	for _, r := range recs[inh:] {
+		if r.Kind == KindIteration {
+			out = append(out, r)
 		}
 	}
-	return its[i:]
+	return out
 }
 
 // ids is the comma-separated ids of recs.
@@ -224,11 +223,11 @@ func checkIndexed(t testing.TB, s *Store, id string) {
 			}
 		}
 	}
-	// The newest iteration records, from the iteration ledger.
+	// The newest iteration records, read alone.
 	for _, q := range []struct {
 		n   int
 		max int64
-	}{{1, 0}, {2, 0}, {3, 200}, {IterationLedger, 0}, {IterationLedger + 5, 0}, {len(m.c.Iterations) + 1, 1 << 20}, {4, 1}} {
+	}{{1, 0}, {2, 0}, {3, 200}, {100, 0}, {100, 700}, {len(m.c.Iterations) + 1, 1 << 20}, {4, 1}} {
 		got, err := sn.Iterations(q.n, q.max)
 		if err != nil {
 			t.Fatalf("%s: Iterations(%d, %d): %v", id, q.n, q.max, err)

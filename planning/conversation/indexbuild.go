@@ -59,7 +59,7 @@ func (x *indexer) addFlagged(r *Record, off, n int64, f byte) error {
 		return err
 	}
 	h := &x.h
-	h.note(h.Entries, r.Kind, f)
+	h.note(h.Entries, f)
 	h.Entries++
 	switch r.Kind {
 	case KindMessage:
@@ -196,7 +196,6 @@ func indexSorted(log io.ReaderAt, size int64, gen uint64, out io.Writer) (*index
 		}
 	}
 	x.h.Lines = nl
-	x.h.trimLedger()
 	if err := x.w.Flush(); err != nil {
 		return nil, err
 	}
@@ -266,7 +265,6 @@ func indexUnsorted(log io.ReaderAt, size int64, gen uint64, out io.Writer) (*ind
 		}
 	}
 	x.h.Lines = nl
-	x.h.trimLedger()
 	if err := x.w.Flush(); err != nil {
 		return nil, err
 	}
@@ -316,7 +314,6 @@ func catchUp(log io.ReaderAt, size int64, h *indexHeader, ord io.WriterAt) error
 	}
 	x.h.Lines += nl
 	x.h.Size = size
-	x.h.trimLedger()
 	if err := x.h.seal(log); err != nil {
 		return err
 	}

@@ -71,23 +71,9 @@ func recordFlags(r *Record) byte {
 	return f
 }
 
-// IterationLedger is how many of the newest iteration records the index
-// header lists (its iteration ledger), so that a reader takes them without
-// walking the records between them: Snapshot.Iterations reads up to that
-// many from the ledger alone.
-const IterationLedger = 128
-
-// note adds the entry at read-order position pos, of kind k and flagged f,
-// to the header's counts and ledgers.
-func (h *indexHeader) note(pos int, k Kind, f byte) {
-	if k == KindIteration {
-		// Amortised: trimmed to IterationLedger when it doubles, and by
-		// trimLedger before the header is used or saved.
-		if len(h.IterRefs) == 2*IterationLedger {
-			h.IterRefs = append(make([]int, 0, 2*IterationLedger), h.IterRefs[IterationLedger:]...)
-		}
-		h.IterRefs = append(h.IterRefs, pos)
-	}
+// note adds the entry at read-order position pos, flagged f, to the
+// header's counts and ledger.
+func (h *indexHeader) note(pos int, f byte) {
 	if f&flagPrompt != 0 {
 		h.Prompts++
 	}
@@ -107,29 +93,17 @@ func pushRef(refs []int, pos int) []int {
 	return append(refs, pos)
 }
 
-// trimLedger keeps the newest IterationLedger positions of the iteration
-// ledger (note lets it grow to twice that).
-func (h *indexHeader) trimLedger() {
-	if n := len(h.IterRefs); n > IterationLedger {
-		h.IterRefs = append(h.IterRefs[:0:0], h.IterRefs[n-IterationLedger:]...)
-	}
-}
-
-// checkLedger reports whether the header's ledgers are well formed: at
-// most maxLedger stop and error positions, the newest IterationLedger
-// iterations (as many as the log has, up to that), each list ascending and
-// inside the entries, and a prompt count no larger than the messages.
+// checkLedger reports whether the header's ledger is well formed: at most
+// maxLedger positions per list, ascending, inside the entries, and a
+// prompt count no larger than the messages.
 func (h *indexHeader) checkLedger() error {
 	if h.Prompts < 0 || h.Prompts > h.Messages {
 		return fmt.Errorf("%w: %d prompts of %d messages", errBadIndex, h.Prompts, h.Messages)
 	}
-	if len(h.IterRefs) != min(h.Iterations, IterationLedger) {
-		return fmt.Errorf("%w: iteration ledger of %d for %d iterations", errBadIndex, len(h.IterRefs), h.Iterations)
-	}
-	if len(h.StopRefs) > maxLedger || len(h.ErrorRefs) > maxLedger {
-		return fmt.Errorf("%w: ledger of %d and %d", errBadIndex, len(h.StopRefs), len(h.ErrorRefs))
-	}
-	for _, refs := range [][]int{h.StopRefs, h.ErrorRefs, h.IterRefs} {
+	for _, refs := range [][]int{h.StopRefs, h.ErrorRefs} {
+		if len(refs) > maxLedger {
+			return fmt.Errorf("%w: ledger of %d", errBadIndex, len(refs))
+		}
 		for i, p := range refs {
 			if p < 0 || p >= h.Entries || i > 0 && p <= refs[i-1] {
 				return fmt.Errorf("%w: ledger position %d", errBadIndex, p)

@@ -22,8 +22,8 @@ type WindowOptions struct {
 	// holds: it starts at the Iterations-th last one (or earlier, for
 	// Messages), or at the log's first one when it has fewer (the index
 	// counts them: a log without any is not walked for them). A reader
-	// that wants only the iteration records takes them from the index's
-	// iteration ledger instead (Snapshot.Iterations).
+	// that wants only the iteration records reads them alone
+	// (Snapshot.Iterations).
 	Iterations int
 	// MaxBytes, when positive, bounds the bytes of log lines (newlines not
 	// counted) the window holds: the newest record that would pass it ends
