@@ -47,7 +47,7 @@ var scaleLogs = []struct {
 // 760 MB) and streamed, never held in memory.
 func hookScaleLog(tb testing.TB, messages, every int) string {
 	tb.Helper()
-	p := filepath.Join(os.TempDir(), "recite-bench-logs-v2", fmt.Sprintf("hook-%d-%d.jsonl", messages, every))
+	p := filepath.Join(os.TempDir(), "recite-bench-logs-v3", fmt.Sprintf("hook-%d-%d.jsonl", messages, every))
 	return cachedLog(tb, p, func(w io.Writer) error {
 		return enginetest.WriteHookLog(w, enginetest.HookLogOptions{Conversation: scaleConversation, Messages: messages, IterationEvery: every, Seed: 1})
 	})

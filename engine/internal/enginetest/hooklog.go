@@ -30,8 +30,8 @@ type HookLogOptions struct {
 // claude-code` records a Claude Code session (engine/claudecode): a meta
 // record, then turns of a prompt (source claude-code:UserPromptSubmit),
 // 2–18 tool calls each recorded as the assistant's call and the tool's
-// result (PostToolUse; about one in 16 a failure, PostToolUseFailure with
-// is_error), and the turn's last reply (Stop). Ids are ULIDs of the
+// result (PostToolUse; about one in 16 a failure, PostToolUseFailure, the
+// result with is_error), and the turn's last reply (Stop). Ids are ULIDs of the
 // records' times, times nanosecond-precise and increasing, contents of the
 // sizes real sessions show (tool results from a line to about 4 KB:
 // command output, numbered file reads, edits, searches). Records are
@@ -89,8 +89,10 @@ func (g *hookLogGen) message(r conversation.Record) error {
 	g.msgs++
 	if n := g.opts.IterationEvery; n > 0 && g.msgs%n == 0 {
 		lines := 3 + g.rnd.IntN(20)
-		it := conversation.Record{Kind: conversation.KindIteration, Content: "Updated the handler and re-ran the tests.", OutputLines: &lines,
-			FilesModified: []string{g.path()}, Source: "claude-code:Stop"}
+		it := conversation.Record{Kind: conversation.KindIteration, Content: "Updated the handler and re-ran the tests.", OutputLines: &lines, Source: "claude-code:Stop"}
+		if g.rnd.IntN(2) == 0 {
+			it.FilesModified = []string{g.path()}
+		}
 		if g.rnd.IntN(3) == 0 {
 			it.ErrorHash = fmt.Sprintf("%016x", g.rnd.Uint64())
 		}
@@ -108,14 +110,16 @@ func (g *hookLogGen) turn() error {
 		g.calls++
 		id := fmt.Sprintf("toolu_01%022d", g.calls)
 		name, args, out, failed := g.tool()
+		// The call and its result come in one event, and carry its name.
+		source := "claude-code:PostToolUse"
+		if failed {
+			source = "claude-code:PostToolUseFailure"
+		}
 		if err := g.message(conversation.Record{Role: conversation.RoleAssistant, Provider: "anthropic",
-			ToolCalls: []conversation.ToolCall{{ID: id, Name: name, Arguments: args}}, Source: "claude-code:PostToolUse"}); err != nil {
+			ToolCalls: []conversation.ToolCall{{ID: id, Name: name, Arguments: args}}, Source: source}); err != nil {
 			return err
 		}
-		res := conversation.Record{Role: conversation.RoleTool, Content: out, ToolCallID: id, ToolName: name, Source: "claude-code:PostToolUse"}
-		if failed {
-			res.IsError, res.Source = true, "claude-code:PostToolUseFailure"
-		}
+		res := conversation.Record{Role: conversation.RoleTool, Content: out, ToolCallID: id, ToolName: name, Source: source, IsError: failed}
 		if err := g.message(res); err != nil {
 			return err
 		}
@@ -175,6 +179,9 @@ func (g *hookLogGen) tool() (name, args, out string, failed bool) {
 			fmt.Fprintf(&b, "ok  \tgithub.com/acme/app/%s\t0.%03ds\n", strings.TrimSuffix(p, ".go"), g.rnd.IntN(1000))
 		}
 		out = strings.TrimSuffix(b.String(), "\n")
+		if g.rnd.IntN(30) == 0 {
+			out = "" // a command that prints nothing
+		}
 		if failed {
 			out = fmt.Sprintf("Exit code 1\n--- FAIL: TestHandler%d (0.00s)\n    %s:%d: got %d, want 200\nFAIL\ngithub.com/acme/app/internal\t0.%03ds", g.rnd.IntN(50), p, 10+g.rnd.IntN(300), 400+g.rnd.IntN(100), g.rnd.IntN(1000))
 		}
