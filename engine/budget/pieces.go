@@ -288,7 +288,10 @@ func (c *Counter) countPieces(s string) (int, bool) {
 	if len(missing) == 0 {
 		return n, true
 	}
-	if len(missing) <= maxRankedMissing && !c.opts.noRanks {
+	// A few new pieces among known ones (an edit): counted with the rank
+	// table. Mostly new text (a cold count) is encoded by the codec, as
+	// below, which costs less per piece once built.
+	if len(missing) <= maxRankedMissing && len(missing)*4 <= len(pieces) && !c.opts.noRanks {
 		if m, ok := c.countRanked(pieces, missing); ok {
 			return n + m, true
 		}
@@ -329,9 +332,9 @@ func (c *Counter) countPieces(s string) (int, bool) {
 
 // maxRankedMissing is how many pieces a text may lack in the piece cache
 // for them to be counted with the encoding's rank table (ranks.go), at a
-// few microseconds each; more (a cold count) build the codec, whose
-// vocabulary costs as much as a few thousand of them but which then
-// counts faster.
+// few microseconds each (when they are at most a quarter of its pieces);
+// more build the codec, whose vocabulary costs as much as a few thousand
+// of them but which then counts faster.
 const maxRankedMissing = 1024
 
 // countRanked counts the missing pieces of pieces with the encoding's
