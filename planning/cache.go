@@ -60,7 +60,15 @@ type cacheEntry struct {
 	// skipped is set when the file was binary.
 	diags   []Diagnostic
 	skipped bool
-	doc     *markdown.Document
+	// doc is the parsed document: nil for a raw or skipped read, and for
+	// an entry seeded from the parsed-file cache until it is used
+	// (undecoded: blob holds its binary form; Cache.document decodes it).
+	// docDiags are the document's own diagnostics (doc.Diagnostics), kept
+	// apart so that a read of the front matter for its diagnostics alone
+	// decodes nothing.
+	doc       *markdown.Document
+	undecoded bool
+	docDiags  []Diagnostic
 	// derived holds results computed from doc (see derive).
 	derived map[string]any
 	// sum is the SHA-256 of the bytes read, once computed (hasSum); an
@@ -188,14 +196,14 @@ func (c *Cache) store(k cacheKey, st fileStat, readAt time.Time, data []byte, di
 	if c == nil {
 		e := &cacheEntry{diags: diags, skipped: skipped, data: data}
 		if !skipped && !raw {
-			e.doc = markdown.Parse(k.path, data)
+			e.setDoc(markdown.Parse(k.path, data))
 		}
 		return e
 	}
 	c.mu.Lock()
 	c.seen[k] = true
 	old := c.entries[k]
-	if old != nil && old.skipped == skipped && old.sameBytes(data) && (raw || skipped || old.doc != nil) {
+	if old != nil && old.skipped == skipped && old.sameBytes(data) && (raw || skipped || old.hasDoc()) {
 		// The same bytes read again: worth saving only under a new stat,
 		// so a build over an unchanged tree leaves the parsed-file cache
 		// as it was (an entry saved racy is read and hashed again by the
@@ -214,18 +222,56 @@ func (c *Cache) store(k cacheKey, st fileStat, readAt time.Time, data []byte, di
 	c.misses++
 	c.mu.Unlock()
 	e := &cacheEntry{stat: st, readAt: readAt, data: data, diags: diags, skipped: skipped}
+	var prev *markdown.Document
+	if old != nil && !skipped && !raw {
+		prev = c.document(old)
+	}
 	switch {
 	case skipped, raw:
-	case old != nil && old.doc != nil:
-		e.doc = c.reader.Reparse(old.doc, data)
+	case prev != nil:
+		e.setDoc(c.reader.Reparse(prev, data))
 	default:
-		e.doc = c.reader.Parse(k.path, data)
+		e.setDoc(c.reader.Parse(k.path, data))
 	}
 	c.mu.Lock()
 	c.entries[k] = e
 	c.dirty = true
 	c.mu.Unlock()
 	return e
+}
+
+// setDoc makes doc the entry's document.
+func (e *cacheEntry) setDoc(doc *markdown.Document) {
+	e.doc, e.undecoded, e.docDiags = doc, false, doc.Diagnostics
+}
+
+// hasDoc reports whether the entry holds a document, decoded or not.
+func (e *cacheEntry) hasDoc() bool { return e.doc != nil || e.undecoded }
+
+// document returns e's document, decoding it on first use when e was
+// seeded from the parsed-file cache; nil when e has none, or when its
+// bytes do not decode (the entry then holds no document, and the file is
+// parsed again by the next read of it). A nil cache holds decoded entries
+// only.
+func (c *Cache) document(e *cacheEntry) *markdown.Document {
+	if c == nil || e == nil {
+		if e == nil {
+			return nil
+		}
+		return e.doc
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e.undecoded {
+		doc, err := markdown.DecodeDocumentString(e.blob)
+		e.undecoded = false
+		if err == nil {
+			e.doc = doc
+		} else {
+			e.hasBlob, e.blob = false, ""
+		}
+	}
+	return e.doc
 }
 
 // derive returns the result of fn for the document of e, computed once per

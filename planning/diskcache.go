@@ -33,9 +33,10 @@ import (
 //	little-endian), then per entry: its path and whether only the front
 //	matter was read, the file's stat (size, modification and change time,
 //	inode, device, mode), when it was read, the SHA-256 of the bytes read,
-//	whether it was skipped (binary), its reading diagnostics, and either the
-//	bytes themselves (a file read raw, such as config.json) or the parsed
-//	document (markdown's binary form); last the CRC-32C (Castagnoli) of
+//	whether it was skipped (binary), its reading diagnostics, its
+//	document's diagnostics, and either the bytes themselves (a file read
+//	raw, such as config.json) or the parsed document (markdown's binary
+//	form, decoded when a load uses it); last the CRC-32C (Castagnoli) of
 //	everything before it.
 //
 // Integers are varints unless said. A load reads the base, then the
@@ -79,8 +80,10 @@ func journalPath(path string) string {
 }
 
 const (
-	diskMagic   = "RPFC"
-	diskVersion = 2
+	diskMagic = "RPFC"
+	// diskVersion 3 keeps each document's diagnostics beside it, so that
+	// documents are decoded only when used.
+	diskVersion = 3
 	// diskHeaderLen is magic, versions, kind, base CRC and count.
 	diskHeaderLen = 24
 	kindBase      = 0
@@ -136,7 +139,7 @@ func (c *Cache) LoadFile(path string) (ok bool) {
 	if c == nil {
 		return false
 	}
-	data, err := os.ReadFile(path)
+	data, err := readBase(path)
 	if err != nil {
 		return false
 	}
@@ -409,17 +412,19 @@ func appendDiskEntry(b []byte, k cacheKey, e *cacheEntry) ([]byte, error) {
 	}
 	b = append(b, sum[:]...)
 	flag(e.skipped)
-	b = binary.AppendUvarint(b, uint64(len(e.diags)))
-	for _, d := range e.diags {
-		str(d.Path)
-		b = binary.AppendVarint(b, int64(d.Line))
-		str(d.Message)
+	for _, diags := range [][]Diagnostic{e.diags, e.docDiags} {
+		b = binary.AppendUvarint(b, uint64(len(diags)))
+		for _, d := range diags {
+			str(d.Path)
+			b = binary.AppendVarint(b, int64(d.Line))
+			str(d.Message)
+		}
 	}
 	switch {
 	case e.skipped:
 		b = append(b, 0)
 		return b, nil
-	case e.doc == nil:
+	case !e.hasDoc():
 		b = append(b, 1) // read raw: the bytes
 		if !e.hasBlob {
 			e.blob, e.hasBlob = string(e.data), true
@@ -558,6 +563,19 @@ func (r *diskReader) str() string { return r.take(r.uvarint()) }
 
 func (r *diskReader) flag() bool { return r.take(1) == "\x01" }
 
+// diagnostics reads a count and that many diagnostics.
+func (r *diskReader) diagnostics() []Diagnostic {
+	nd := r.uvarint()
+	if nd > uint64(len(r.b)) {
+		r.fail()
+	}
+	var out []Diagnostic
+	for i := uint64(0); i < nd && r.err == nil; i++ {
+		out = append(out, Diagnostic{Path: r.str(), Line: int(r.varint()), Message: r.str()})
+	}
+	return out
+}
+
 func (r *diskReader) entry() (diskEntry, error) {
 	k := cacheKey{path: r.str(), fmOnly: r.flag()}
 	e := &cacheEntry{}
@@ -568,13 +586,7 @@ func (r *diskReader) entry() (diskEntry, error) {
 	copy(e.sum[:], r.take(sha256.Size))
 	e.hasSum = true
 	e.skipped = r.flag()
-	nd := r.uvarint()
-	if nd > uint64(len(r.b)) {
-		r.fail()
-	}
-	for i := uint64(0); i < nd && r.err == nil; i++ {
-		e.diags = append(e.diags, Diagnostic{Path: r.str(), Line: int(r.varint()), Message: r.str()})
-	}
+	e.diags, e.docDiags = r.diagnostics(), r.diagnostics()
 	kind := r.take(1)
 	if r.err != nil {
 		return diskEntry{}, r.err
@@ -585,12 +597,9 @@ func (r *diskReader) entry() (diskEntry, error) {
 		e.blob, e.hasBlob = r.str(), true
 		e.data = []byte(e.blob)
 	case kind[0] == 2 && !e.skipped:
-		e.blob, e.hasBlob = r.str(), true
-		doc, err := markdown.DecodeDocumentString(e.blob)
-		if err != nil || r.err != nil {
-			return diskEntry{}, fmt.Errorf("%w: %v", errDiskCache, errors.Join(err, r.err))
-		}
-		e.doc = doc
+		// Decoded when a load uses it (Cache.document): a new process
+		// decodes the documents it reads, not every one the cache holds.
+		e.blob, e.hasBlob, e.undecoded = r.str(), true, true
 	default:
 		return diskEntry{}, fmt.Errorf("%w: entry kind %d", errDiskCache, kind[0])
 	}

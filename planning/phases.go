@@ -66,7 +66,7 @@ func (l *loader) scanPhases(byPath map[string]*walked) []*diskPhase {
 			if _, dup := summaries[dp][key]; !dup {
 				summaries[dp][key] = w.path
 			}
-			l.readDoc(w, true) // front matter diagnostics
+			l.checkFrontMatter(w)
 			continue
 		}
 		dp.plans = append(dp.plans, &Plan{Path: w.path, ID: planID(parts[len(parts)-1]), pairKey: key})
