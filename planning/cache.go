@@ -34,6 +34,8 @@ type Cache struct {
 	hits     int
 	misses   int
 	skips    int
+	// derivations counts the runs of derive's functions (tests).
+	derivations int
 	// dirty is set when an entry was added, refreshed or dropped since the
 	// cache was seeded from or saved to its file (diskcache.go); saved once
 	// it was. base is the parsed-file cache's base file as last loaded or
@@ -42,6 +44,8 @@ type Cache struct {
 	base         diskBase
 	// now is the clock, replaceable in tests.
 	now func() time.Time
+	// model is the key of the derived results' model (derivedModel).
+	model string
 }
 
 type cacheKey struct {
@@ -69,8 +73,12 @@ type cacheEntry struct {
 	doc       *markdown.Document
 	undecoded bool
 	docDiags  []Diagnostic
-	// derived holds results computed from doc (see derive).
-	derived map[string]any
+	// derived holds results computed from doc (see derive); saved those
+	// of them kept in the parsed-file cache, in their saved form, under
+	// the model savedModel (derivedcache.go).
+	derived    map[string]any
+	saved      map[string]string
+	savedModel string
 	// sum is the SHA-256 of the bytes read, once computed (hasSum); an
 	// entry seeded from the parsed-file cache has it instead of data.
 	sum    [32]byte
@@ -135,7 +143,7 @@ func (st fileStat) trusted(cur fileStat, readAt time.Time) bool {
 // NewCache returns an empty cache.
 func NewCache() *Cache {
 	return &Cache{entries: map[cacheKey]*cacheEntry{}, seen: map[cacheKey]bool{}, dirs: map[string]*dirEntry{}, seenDirs: map[string]bool{},
-		reader: markdown.NewReader(), now: time.Now}
+		reader: markdown.NewReader(), now: time.Now, model: derivedModel()}
 }
 
 // Stats reports how many parses were served from the cache (hits, including
@@ -276,24 +284,49 @@ func (c *Cache) document(e *cacheEntry) *markdown.Document {
 
 // derive returns the result of fn for the document of e, computed once per
 // document and kept with the entry: a file whose bytes did not change gives
-// the same result without running fn. Results are shared between Projects
-// and must be treated as read-only (or copied before changes).
+// the same result without running fn, in this process and, for the kinds
+// the parsed-file cache saves (derivedcache.go), in the next ones. Results
+// are shared between Projects and must be treated as read-only (or copied
+// before changes).
 func (c *Cache) derive(e *cacheEntry, key string, fn func() any) any {
 	if c == nil || e == nil {
 		return fn()
 	}
 	c.mu.Lock()
 	v, ok := e.derived[key]
+	saved, isSaved := e.saved[key]
 	c.mu.Unlock()
 	if ok {
 		return v
 	}
+	if isSaved {
+		if v, ok := decodeDerived(key, saved); ok {
+			c.mu.Lock()
+			if e.derived == nil {
+				e.derived = map[string]any{}
+			}
+			e.derived[key] = v
+			c.mu.Unlock()
+			return v
+		}
+	}
 	v = fn()
+	s, save := encodeDerived(key, v)
 	c.mu.Lock()
+	c.derivations++
 	if e.derived == nil {
 		e.derived = map[string]any{}
 	}
 	e.derived[key] = v
+	if save && (e.savedModel != c.model || e.saved[key] != s) {
+		if e.savedModel != c.model {
+			e.saved, e.savedModel = map[string]string{}, c.model
+		}
+		e.saved[key] = s
+		// Saved again with its result (in the journal, if it was in the
+		// base).
+		e.disk, c.dirty = notOnDisk, true
+	}
 	c.mu.Unlock()
 	return v
 }

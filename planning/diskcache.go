@@ -28,7 +28,9 @@ import (
 //	matter was read, the file's stat (size, modification and change time,
 //	inode, device, mode), when it was read, the SHA-256 of the bytes read,
 //	whether it was skipped (binary), its reading diagnostics, its
-//	document's diagnostics, and either the bytes themselves (a file read
+//	document's diagnostics, the results derived from it (the key of their
+//	model, their number, and each derivation's name and saved form:
+//	derivedcache.go), and either the bytes themselves (a file read
 //	raw, such as config.json) or the parsed document (markdown's binary
 //	form, decoded when a load uses it); last the CRC-32C (Castagnoli) of
 //	everything before it.
@@ -76,7 +78,8 @@ func journalPath(path string) string {
 const (
 	diskMagic = "RPFC"
 	// diskVersion 3 keeps each document's diagnostics beside it, so that
-	// documents are decoded only when used.
+	// documents are decoded only when used, and the results derived from
+	// it.
 	diskVersion = 3
 	// diskHeaderLen is magic, versions, kind, base CRC and count.
 	diskHeaderLen = 24
@@ -157,16 +160,22 @@ func (c *Cache) LoadFile(path string) (ok bool) {
 	if len(c.entries) > 0 {
 		return false
 	}
-	maps := make(map[cacheKey]*cacheEntry, len(base.entries)+len(journal.entries))
+	entries := make(map[cacheKey]*cacheEntry, len(base.entries)+len(journal.entries))
 	for _, de := range base.entries {
 		de.entry.disk = inBase
-		maps[de.key] = de.entry
+		entries[de.key] = de.entry
 	}
 	for _, de := range journal.entries {
 		de.entry.disk = inJournal
-		maps[de.key] = de.entry
+		entries[de.key] = de.entry
 	}
-	c.entries = maps
+	for _, e := range entries {
+		if e.savedModel != c.model {
+			// Derived by another model: derived again, and saved anew.
+			e.saved, e.savedModel = nil, ""
+		}
+	}
+	c.entries = entries
 	c.base = diskBase{ok: true, crc: base.crc, n: len(base.entries), bytes: len(data)}
 	// A journal that cannot be used is replaced by the next save even when
 	// nothing else changed.

@@ -9,6 +9,8 @@ import (
 	"hash/crc32"
 	"io"
 	"io/fs"
+	"maps"
+	"slices"
 	"time"
 	"unsafe"
 
@@ -119,6 +121,12 @@ func appendDiskEntry(b []byte, k cacheKey, e *cacheEntry) ([]byte, error) {
 			b = binary.AppendVarint(b, int64(d.Line))
 			str(d.Message)
 		}
+	}
+	str(e.savedModel)
+	b = binary.AppendUvarint(b, uint64(len(e.saved)))
+	for _, kind := range slices.Sorted(maps.Keys(e.saved)) {
+		str(kind)
+		str(e.saved[kind])
 	}
 	switch {
 	case e.skipped:
@@ -287,6 +295,18 @@ func (r *diskReader) entry() (diskEntry, error) {
 	e.hasSum = true
 	e.skipped = r.flag()
 	e.diags, e.docDiags = r.diagnostics(), r.diagnostics()
+	e.savedModel = r.str()
+	ns := r.uvarint()
+	if ns > uint64(len(r.b)) {
+		r.fail()
+	}
+	for i := uint64(0); i < ns && r.err == nil; i++ {
+		if e.saved == nil {
+			e.saved = map[string]string{}
+		}
+		kind := r.str()
+		e.saved[kind] = r.str()
+	}
 	kind := r.take(1)
 	if r.err != nil {
 		return diskEntry{}, r.err

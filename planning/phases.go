@@ -145,7 +145,7 @@ func (l *loader) plan(w *walked, pl *Plan, doc *markdown.Document) {
 		parsePlan(q, doc)
 		return q
 	}).(*Plan)
-	pl.Markdown, pl.Title, pl.Type, pl.Objective = q.Markdown, q.Title, q.Type, q.Objective
+	pl.Markdown, pl.Title, pl.Type, pl.Objective = doc, q.Title, q.Type, q.Objective
 	pl.FilesModified, pl.Tasks = q.FilesModified, q.Tasks
 }
 
