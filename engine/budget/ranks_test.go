@@ -125,7 +125,7 @@ func TestRankCountIsTheCodecs(t *testing.T) {
 			}
 			checked++
 		}
-		t.Log(fmt.Sprintf("%s: %d pieces counted alike", enc, checked))
+		t.Logf("%s: %d pieces counted alike", enc, checked)
 	}
 }
 
