@@ -36,8 +36,9 @@ test:
 
 # Replays of long sessions on real trees: thousands of builds in one
 # goroutine, which the race detector makes ten times slower without
-# anything to find; they skip under -race and run here without it.
-REPLAY_TESTS := ^(TestCompressionCacheStability|TestCompressionSavings)$$
+# anything to find; they skip under -race and run here without it. So does
+# the count of the records a build decodes on 1,000,000-message logs.
+REPLAY_TESTS := ^(TestCompressionCacheStability|TestCompressionSavings|TestBuildDecodesWhatItReads)$$
 # The same for the prompt-cache replays of real and synthetic sessions,
 # one build a step (docs/providers.md#prompt-caching).
 PROVIDER_REPLAY_TESTS := ^(TestReplayTranscripts|TestReplaySynthetic)$$

@@ -40,6 +40,7 @@ import (
 	"github.com/recite-dev/recite/engine/secrets"
 	"github.com/recite-dev/recite/markdown"
 	"github.com/recite-dev/recite/planning"
+	"github.com/recite-dev/recite/planning/conversation"
 )
 
 // Layout of the files the engine owns, relative to the project root
@@ -74,6 +75,10 @@ type Engine struct {
 	scope *scope.Scope
 	// demote keeps the demoted form of the documents prompts embed.
 	demote *prompt.DemoteCache
+	// records keeps the conversation records the engine's readers decoded
+	// (its stores share it), so a build, a status or a hook event decodes
+	// each record it reads once.
+	records *conversation.RecordCache
 	// renders caches each target's rendered body per provider (render).
 	rendersMu   sync.Mutex
 	renders     map[string]cachedRender
@@ -94,7 +99,9 @@ type Engine struct {
 // a changed file; token counts and redactions of unchanged text are kept
 // too (the warm path of `recite watch`). Options: WithProgress.
 func New(dir string, opts ...Option) *Engine {
-	e := &Engine{dir: dir, parsed: planning.NewCache(), scope: scope.New(dir), redactor: secrets.New(dir), demote: prompt.NewDemoteCache()}
+	e := &Engine{dir: dir, parsed: planning.NewCache(), scope: scope.New(dir), redactor: secrets.New(dir), demote: prompt.NewDemoteCache(),
+		records: conversation.NewRecordCache()}
+	e.scope.ShareRecords(e.records)
 	for _, o := range opts {
 		o(e)
 	}

@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
 
 	"github.com/recite-dev/recite/engine/claudecode"
@@ -42,6 +44,7 @@ func IterationRecords(recs []conversation.Record) []signals.IterationRecord {
 func (e *Engine) collectSignals(ctx context.Context, cfg *config.Config, proj *planning.Project, src health.Sources) (*health.Collected, []Diagnostic) {
 	src.Active = scope.ActiveLoop(proj)
 	src.HookAgents = claudecode.HookAgents
+	src.Store = e.readStore()
 	return health.Collect(ctx, e.dir, cfg, proj, src)
 }
 
@@ -49,7 +52,24 @@ func (e *Engine) collectSignals(ctx context.Context, cfg *config.Config, proj *p
 // project's health (health.PromptHealth: the active loop's rows, else the
 // conversations' iteration records, as `recite status` reports them).
 func (e *Engine) promptHealth(ctx context.Context, cfg *config.Config, proj *planning.Project) (lines, approach []string) {
-	return health.PromptHealth(ctx, e.dir, cfg, scope.ActiveLoop(proj))
+	return health.PromptHealth(ctx, e.dir, e.readStore(), cfg, scope.ActiveLoop(proj))
+}
+
+// readStore is the project's conversation store for reading, sharing the
+// engine's decoded records (Engine.records), or nil when the project has
+// no conversations folder (reading creates none) or it cannot be opened
+// (the readers then report why).
+func (e *Engine) readStore() *conversation.Store {
+	dir := filepath.Join(e.dir, filepath.FromSlash(ConversationsDir))
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return nil
+	}
+	s, err := conversation.Open(dir)
+	if err != nil {
+		return nil
+	}
+	s.Records = e.records
+	return s
 }
 
 // readPreserved parses the preservation blocks of context-preserved.md

@@ -209,7 +209,7 @@ func (h hookEngine) OpenSignals(ctx context.Context, known []signals.Signal) ([]
 	if err != nil {
 		return nil, nil, err
 	}
-	sigs, diags := health.OpenSignals(ctx, h.e.dir, health.OpenSources{Project: proj, Known: known, HookAgents: claudecode.HookAgents})
+	sigs, diags := health.OpenSignals(ctx, h.e.dir, health.OpenSources{Project: proj, Known: known, HookAgents: claudecode.HookAgents, Store: h.e.readStore()})
 	return h.e.redactSignals(sigs), diags, nil
 }
 

@@ -44,6 +44,7 @@ func (e *Engine) OpenConversations() (*conversation.Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.Records = e.records
 	if err := e.redactor.Wire(s); err != nil {
 		return nil, err
 	}

@@ -34,6 +34,8 @@ type Cache struct {
 	hits     int
 	misses   int
 	skips    int
+	// derivations counts the runs of derive's functions (tests).
+	derivations int
 	// dirty is set when an entry was added, refreshed or dropped since the
 	// cache was seeded from or saved to its file (diskcache.go); saved once
 	// it was. base is the parsed-file cache's base file as last loaded or
@@ -42,6 +44,8 @@ type Cache struct {
 	base         diskBase
 	// now is the clock, replaceable in tests.
 	now func() time.Time
+	// model is the key of the derived results' model (derivedModel).
+	model string
 }
 
 type cacheKey struct {
@@ -60,9 +64,21 @@ type cacheEntry struct {
 	// skipped is set when the file was binary.
 	diags   []Diagnostic
 	skipped bool
-	doc     *markdown.Document
-	// derived holds results computed from doc (see derive).
-	derived map[string]any
+	// doc is the parsed document: nil for a raw or skipped read, and for
+	// an entry seeded from the parsed-file cache until it is used
+	// (undecoded: blob holds its binary form; Cache.document decodes it).
+	// docDiags are the document's own diagnostics (doc.Diagnostics), kept
+	// apart so that a read of the front matter for its diagnostics alone
+	// decodes nothing.
+	doc       *markdown.Document
+	undecoded bool
+	docDiags  []Diagnostic
+	// derived holds results computed from doc (see derive); saved those
+	// of them kept in the parsed-file cache, in their saved form, under
+	// the model savedModel (derivedcache.go).
+	derived    map[string]any
+	saved      map[string]string
+	savedModel string
 	// sum is the SHA-256 of the bytes read, once computed (hasSum); an
 	// entry seeded from the parsed-file cache has it instead of data.
 	sum    [32]byte
@@ -127,7 +143,7 @@ func (st fileStat) trusted(cur fileStat, readAt time.Time) bool {
 // NewCache returns an empty cache.
 func NewCache() *Cache {
 	return &Cache{entries: map[cacheKey]*cacheEntry{}, seen: map[cacheKey]bool{}, dirs: map[string]*dirEntry{}, seenDirs: map[string]bool{},
-		reader: markdown.NewReader(), now: time.Now}
+		reader: markdown.NewReader(), now: time.Now, model: derivedModel()}
 }
 
 // Stats reports how many parses were served from the cache (hits, including
@@ -188,14 +204,14 @@ func (c *Cache) store(k cacheKey, st fileStat, readAt time.Time, data []byte, di
 	if c == nil {
 		e := &cacheEntry{diags: diags, skipped: skipped, data: data}
 		if !skipped && !raw {
-			e.doc = markdown.Parse(k.path, data)
+			e.setDoc(markdown.Parse(k.path, data))
 		}
 		return e
 	}
 	c.mu.Lock()
 	c.seen[k] = true
 	old := c.entries[k]
-	if old != nil && old.skipped == skipped && old.sameBytes(data) && (raw || skipped || old.doc != nil) {
+	if old != nil && old.skipped == skipped && old.sameBytes(data) && (raw || skipped || old.hasDoc()) {
 		// The same bytes read again: worth saving only under a new stat,
 		// so a build over an unchanged tree leaves the parsed-file cache
 		// as it was (an entry saved racy is read and hashed again by the
@@ -214,12 +230,16 @@ func (c *Cache) store(k cacheKey, st fileStat, readAt time.Time, data []byte, di
 	c.misses++
 	c.mu.Unlock()
 	e := &cacheEntry{stat: st, readAt: readAt, data: data, diags: diags, skipped: skipped}
+	var prev *markdown.Document
+	if old != nil && !skipped && !raw {
+		prev = c.document(old)
+	}
 	switch {
 	case skipped, raw:
-	case old != nil && old.doc != nil:
-		e.doc = c.reader.Reparse(old.doc, data)
+	case prev != nil:
+		e.setDoc(c.reader.Reparse(prev, data))
 	default:
-		e.doc = c.reader.Parse(k.path, data)
+		e.setDoc(c.reader.Parse(k.path, data))
 	}
 	c.mu.Lock()
 	c.entries[k] = e
@@ -228,26 +248,85 @@ func (c *Cache) store(k cacheKey, st fileStat, readAt time.Time, data []byte, di
 	return e
 }
 
+// setDoc makes doc the entry's document.
+func (e *cacheEntry) setDoc(doc *markdown.Document) {
+	e.doc, e.undecoded, e.docDiags = doc, false, doc.Diagnostics
+}
+
+// hasDoc reports whether the entry holds a document, decoded or not.
+func (e *cacheEntry) hasDoc() bool { return e.doc != nil || e.undecoded }
+
+// document returns e's document, decoding it on first use when e was
+// seeded from the parsed-file cache; nil when e has none, or when its
+// bytes do not decode (the entry then holds no document, and the file is
+// parsed again by the next read of it). A nil cache holds decoded entries
+// only.
+func (c *Cache) document(e *cacheEntry) *markdown.Document {
+	if c == nil || e == nil {
+		if e == nil {
+			return nil
+		}
+		return e.doc
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e.undecoded {
+		doc, err := markdown.DecodeDocumentString(e.blob)
+		e.undecoded = false
+		if err == nil {
+			e.doc = doc
+		} else {
+			e.hasBlob, e.blob = false, ""
+		}
+	}
+	return e.doc
+}
+
 // derive returns the result of fn for the document of e, computed once per
 // document and kept with the entry: a file whose bytes did not change gives
-// the same result without running fn. Results are shared between Projects
-// and must be treated as read-only (or copied before changes).
+// the same result without running fn, in this process and, for the kinds
+// the parsed-file cache saves (derivedcache.go), in the next ones. Results
+// are shared between Projects and must be treated as read-only (or copied
+// before changes).
 func (c *Cache) derive(e *cacheEntry, key string, fn func() any) any {
 	if c == nil || e == nil {
 		return fn()
 	}
 	c.mu.Lock()
 	v, ok := e.derived[key]
+	saved, isSaved := e.saved[key]
 	c.mu.Unlock()
 	if ok {
 		return v
 	}
+	if isSaved {
+		if v, ok := decodeDerived(key, saved); ok {
+			c.mu.Lock()
+			if e.derived == nil {
+				e.derived = map[string]any{}
+			}
+			e.derived[key] = v
+			c.mu.Unlock()
+			return v
+		}
+	}
 	v = fn()
+	s, save := encodeDerived(key, v)
 	c.mu.Lock()
+	c.derivations++
 	if e.derived == nil {
 		e.derived = map[string]any{}
 	}
 	e.derived[key] = v
+	if save && (e.savedModel != c.model || e.saved[key] != s) {
+		if e.savedModel != c.model {
+			e.saved, e.savedModel = map[string]string{}, c.model
+		}
+		e.saved[key] = s
+		// Saved again with its result (in the journal, if it was in the
+		// base).
+		e.disk, c.dirty = notOnDisk, true
+	}
 	c.mu.Unlock()
 	return v
 }

@@ -1,24 +1,18 @@
 package planning
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/sha256"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
-	"unsafe"
 
 	"github.com/recite-dev/recite/internal/fsutil"
-	"github.com/recite-dev/recite/markdown"
 )
 
 // The parsed-file cache keeps a Cache's entries on disk between processes
@@ -33,9 +27,12 @@ import (
 //	little-endian), then per entry: its path and whether only the front
 //	matter was read, the file's stat (size, modification and change time,
 //	inode, device, mode), when it was read, the SHA-256 of the bytes read,
-//	whether it was skipped (binary), its reading diagnostics, and either the
-//	bytes themselves (a file read raw, such as config.json) or the parsed
-//	document (markdown's binary form); last the CRC-32C (Castagnoli) of
+//	whether it was skipped (binary), its reading diagnostics, its
+//	document's diagnostics, the results derived from it (the key of their
+//	model, their number, and each derivation's name and saved form:
+//	derivedcache.go), and either the bytes themselves (a file read
+//	raw, such as config.json) or the parsed document (markdown's binary
+//	form, decoded when a load uses it); last the CRC-32C (Castagnoli) of
 //	everything before it.
 //
 // Integers are varints unless said. A load reads the base, then the
@@ -79,8 +76,11 @@ func journalPath(path string) string {
 }
 
 const (
-	diskMagic   = "RPFC"
-	diskVersion = 2
+	diskMagic = "RPFC"
+	// diskVersion 3 keeps each document's diagnostics beside it, so that
+	// documents are decoded only when used, and the results derived from
+	// it.
+	diskVersion = 3
 	// diskHeaderLen is magic, versions, kind, base CRC and count.
 	diskHeaderLen = 24
 	kindBase      = 0
@@ -136,7 +136,7 @@ func (c *Cache) LoadFile(path string) (ok bool) {
 	if c == nil {
 		return false
 	}
-	data, err := os.ReadFile(path)
+	data, err := readBase(path)
 	if err != nil {
 		return false
 	}
@@ -160,16 +160,22 @@ func (c *Cache) LoadFile(path string) (ok bool) {
 	if len(c.entries) > 0 {
 		return false
 	}
-	maps := make(map[cacheKey]*cacheEntry, len(base.entries)+len(journal.entries))
+	entries := make(map[cacheKey]*cacheEntry, len(base.entries)+len(journal.entries))
 	for _, de := range base.entries {
 		de.entry.disk = inBase
-		maps[de.key] = de.entry
+		entries[de.key] = de.entry
 	}
 	for _, de := range journal.entries {
 		de.entry.disk = inJournal
-		maps[de.key] = de.entry
+		entries[de.key] = de.entry
 	}
-	c.entries = maps
+	for _, e := range entries {
+		if e.savedModel != c.model {
+			// Derived by another model: derived again, and saved anew.
+			e.saved, e.savedModel = nil, ""
+		}
+	}
+	c.entries = entries
 	c.base = diskBase{ok: true, crc: base.crc, n: len(base.entries), bytes: len(data)}
 	// A journal that cannot be used is replaced by the next save even when
 	// nothing else changed.
@@ -313,289 +319,4 @@ func (old *cacheEntry) sameBytes(data []byte) bool {
 		return bytes.Equal(old.data, data)
 	}
 	return sha256.Sum256(data) == old.sum
-}
-
-// encodeDiskCache formats the entries (sorted, with their keys) as a base
-// file's bytes, within the bounds.
-func encodeDiskCache(keys []cacheKey, ents []*cacheEntry) []byte {
-	var b bytes.Buffer
-	recs, _, _ := encodeRecords(keys, ents, maxDiskEntries, maxDiskBytes)
-	_, _ = writeDiskFile(&b, kindBase, 0, recs)
-	return b.Bytes()
-}
-
-// diskRecord is one entry as saved: its head (up to the payload, which is
-// e.blob).
-type diskRecord struct {
-	head []byte
-	e    *cacheEntry
-}
-
-// encodeRecords encodes the entries (sorted, with their keys) up to the
-// bounds (at most maxN entries; the entry that passes maxBytes is the
-// last) and returns them with their bytes; cut reports that the bounds
-// left entries out. An entry whose document cannot be encoded is left out.
-func encodeRecords(keys []cacheKey, ents []*cacheEntry, maxN, maxBytes int) (recs []diskRecord, size int, cut bool) {
-	for i, e := range ents {
-		if len(recs) >= maxN || size > maxBytes {
-			return recs, size, true
-		}
-		head, err := appendDiskEntry(nil, keys[i], e)
-		if err != nil {
-			continue
-		}
-		recs = append(recs, diskRecord{head, e})
-		size += len(head) + len(e.blob)
-	}
-	return recs, size, false
-}
-
-// writeDiskFile writes a cache file of the kind (a journal names the CRC
-// of its base) holding recs to w, and returns its CRC-32C; the payloads
-// are written as they are, not copied.
-func writeDiskFile(w io.Writer, kind, base uint32, recs []diskRecord) (uint32, error) {
-	crc := crc32.New(castagnoli)
-	bw := bufio.NewWriterSize(io.MultiWriter(w, crc), 256<<10)
-	b := []byte(diskMagic)
-	b = binary.LittleEndian.AppendUint32(b, diskVersion)
-	b = binary.LittleEndian.AppendUint32(b, markdown.BinaryVersion)
-	b = binary.LittleEndian.AppendUint32(b, kind)
-	b = binary.LittleEndian.AppendUint32(b, base)
-	b = binary.LittleEndian.AppendUint32(b, uint32(len(recs)))
-	_, _ = bw.Write(b)
-	for _, r := range recs {
-		_, _ = bw.Write(r.head)
-		_, _ = bw.WriteString(r.e.blob)
-	}
-	if err := bw.Flush(); err != nil {
-		return 0, err
-	}
-	sum := crc.Sum32()
-	_, err := w.Write(binary.LittleEndian.AppendUint32(nil, sum))
-	return sum, err
-}
-
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
-
-// appendDiskEntry appends one entry up to its payload (which follows it:
-// e.blob, encoded here once), computing its hash once when the entry has
-// its bytes. The cache's lock is held.
-func appendDiskEntry(b []byte, k cacheKey, e *cacheEntry) ([]byte, error) {
-	str := func(s string) {
-		b = binary.AppendUvarint(b, uint64(len(s)))
-		b = append(b, s...)
-	}
-	flag := func(v bool) {
-		if v {
-			b = append(b, 1)
-		} else {
-			b = append(b, 0)
-		}
-	}
-	str(k.path)
-	flag(k.fmOnly)
-	st := e.stat
-	b = binary.AppendVarint(b, st.size)
-	b = binary.AppendVarint(b, st.mtime)
-	b = binary.AppendVarint(b, st.ctime)
-	b = binary.AppendUvarint(b, st.ino)
-	b = binary.AppendUvarint(b, st.dev)
-	b = binary.AppendUvarint(b, uint64(st.mode))
-	b = binary.AppendVarint(b, e.readAt.UnixNano())
-	sum := e.sum
-	if e.data != nil || !e.hasSum {
-		sum = sha256.Sum256(e.data)
-		e.sum, e.hasSum = sum, true
-	}
-	b = append(b, sum[:]...)
-	flag(e.skipped)
-	b = binary.AppendUvarint(b, uint64(len(e.diags)))
-	for _, d := range e.diags {
-		str(d.Path)
-		b = binary.AppendVarint(b, int64(d.Line))
-		str(d.Message)
-	}
-	switch {
-	case e.skipped:
-		b = append(b, 0)
-		return b, nil
-	case e.doc == nil:
-		b = append(b, 1) // read raw: the bytes
-		if !e.hasBlob {
-			e.blob, e.hasBlob = string(e.data), true
-		}
-	default:
-		b = append(b, 2)
-		if !e.hasBlob {
-			// Sized for the usual whole document (its binary form is
-			// about 1.4 times the file), so the encoding is not copied
-			// as it grows; front matter alone is small.
-			size := int64(512)
-			if !k.fmOnly {
-				size += e.stat.size * 3 / 2
-			}
-			doc, err := e.doc.AppendBinary(make([]byte, 0, size))
-			if err != nil {
-				return b, err
-			}
-			if cap(doc) > len(doc)+len(doc)/4+512 {
-				// Far smaller than the buffer: copied, so the entry does
-				// not keep the buffer alive.
-				e.blob = string(doc)
-			} else {
-				// The second unsafe conversion of the package: doc is
-				// never written again once encoded.
-				e.blob = unsafe.String(unsafe.SliceData(doc), len(doc))
-			}
-			e.hasBlob = true
-		}
-	}
-	return binary.AppendUvarint(b, uint64(len(e.blob))), nil
-}
-
-// diskEntry is one decoded entry.
-type diskEntry struct {
-	key   cacheKey
-	entry *cacheEntry
-}
-
-// diskFile is one decoded cache file: its kind, the CRC of the base a
-// journal extends, its own CRC and its entries.
-type diskFile struct {
-	kind, base, crc uint32
-	entries         []diskEntry
-}
-
-// decodeDiskCache parses a cache file, base or journal. It takes data
-// over: the entries' strings (paths, diagnostics, payloads, the documents'
-// text) are slices of it rather than copies, so a build in a new process
-// neither copies the cache (megabytes on a large tree) nor faults in fresh
-// pages for the copy; the caller must not change data afterwards. Every
-// error wraps errDiskCache.
-func decodeDiskCache(data []byte) (diskFile, error) {
-	if len(data) < diskHeaderLen+4 {
-		return diskFile{}, fmt.Errorf("%w: %d bytes", errDiskCache, len(data))
-	}
-	body, sum := data[:len(data)-4], binary.LittleEndian.Uint32(data[len(data)-4:])
-	if crc32.Checksum(body, castagnoli) != sum {
-		return diskFile{}, fmt.Errorf("%w: checksum", errDiskCache)
-	}
-	if string(body[:4]) != diskMagic || binary.LittleEndian.Uint32(body[4:]) != diskVersion ||
-		binary.LittleEndian.Uint32(body[8:]) != markdown.BinaryVersion {
-		return diskFile{}, fmt.Errorf("%w: magic or version", errDiskCache)
-	}
-	f := diskFile{kind: binary.LittleEndian.Uint32(body[12:]), base: binary.LittleEndian.Uint32(body[16:]), crc: sum}
-	if f.kind != kindBase && f.kind != kindJournal || f.kind == kindBase && f.base != 0 {
-		return diskFile{}, fmt.Errorf("%w: kind %d", errDiskCache, f.kind)
-	}
-	n := int(binary.LittleEndian.Uint32(body[20:]))
-	if n > maxDiskEntries {
-		return diskFile{}, fmt.Errorf("%w: %d entries", errDiskCache, n)
-	}
-	// One of the two unsafe conversions of the package: body is never
-	// written again (see above), which is what makes a string of it sound
-	// (unsafe.String's contract).
-	r := &diskReader{b: unsafe.String(unsafe.SliceData(body[diskHeaderLen:]), len(body)-diskHeaderLen)}
-	f.entries = make([]diskEntry, 0, min(n, len(r.b)/sha256.Size))
-	for range n {
-		de, err := r.entry()
-		if err != nil {
-			return diskFile{}, err
-		}
-		f.entries = append(f.entries, de)
-	}
-	if len(r.b) != 0 {
-		return diskFile{}, fmt.Errorf("%w: trailing bytes", errDiskCache)
-	}
-	return f, nil
-}
-
-// diskReader reads the entries of a cache file from a string, so the
-// documents' strings are slices of it.
-type diskReader struct {
-	b   string
-	err error
-}
-
-func (r *diskReader) fail() {
-	if r.err == nil {
-		r.err = fmt.Errorf("%w: truncated entry", errDiskCache)
-	}
-	r.b = ""
-}
-
-func (r *diskReader) uvarint() uint64 {
-	v, n := binary.Uvarint([]byte(r.b[:min(len(r.b), binary.MaxVarintLen64)]))
-	if n <= 0 {
-		r.fail()
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
-
-func (r *diskReader) varint() int64 {
-	v, n := binary.Varint([]byte(r.b[:min(len(r.b), binary.MaxVarintLen64)]))
-	if n <= 0 {
-		r.fail()
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
-
-func (r *diskReader) take(n uint64) string {
-	if n > uint64(len(r.b)) {
-		r.fail()
-		return ""
-	}
-	v := r.b[:n]
-	r.b = r.b[n:]
-	return v
-}
-
-func (r *diskReader) str() string { return r.take(r.uvarint()) }
-
-func (r *diskReader) flag() bool { return r.take(1) == "\x01" }
-
-func (r *diskReader) entry() (diskEntry, error) {
-	k := cacheKey{path: r.str(), fmOnly: r.flag()}
-	e := &cacheEntry{}
-	e.stat = fileStat{size: r.varint(), mtime: r.varint(), ctime: r.varint(), ino: r.uvarint(), dev: r.uvarint(), mode: fs.FileMode(r.uvarint())}
-	if at := r.varint(); at != 0 {
-		e.readAt = time.Unix(0, at)
-	}
-	copy(e.sum[:], r.take(sha256.Size))
-	e.hasSum = true
-	e.skipped = r.flag()
-	nd := r.uvarint()
-	if nd > uint64(len(r.b)) {
-		r.fail()
-	}
-	for i := uint64(0); i < nd && r.err == nil; i++ {
-		e.diags = append(e.diags, Diagnostic{Path: r.str(), Line: int(r.varint()), Message: r.str()})
-	}
-	kind := r.take(1)
-	if r.err != nil {
-		return diskEntry{}, r.err
-	}
-	switch {
-	case kind[0] == 0 && e.skipped:
-	case kind[0] == 1 && !e.skipped:
-		e.blob, e.hasBlob = r.str(), true
-		e.data = []byte(e.blob)
-	case kind[0] == 2 && !e.skipped:
-		e.blob, e.hasBlob = r.str(), true
-		doc, err := markdown.DecodeDocumentString(e.blob)
-		if err != nil || r.err != nil {
-			return diskEntry{}, fmt.Errorf("%w: %v", errDiskCache, errors.Join(err, r.err))
-		}
-		e.doc = doc
-	default:
-		return diskEntry{}, fmt.Errorf("%w: entry kind %d", errDiskCache, kind[0])
-	}
-	if r.err != nil {
-		return diskEntry{}, r.err
-	}
-	return diskEntry{k, e}, nil
 }

@@ -635,3 +635,51 @@ func FuzzDecodeDiskCache(f *testing.F) {
 		}
 	})
 }
+
+// TestDiskCacheLazyDocuments: a new process decodes the documents its load
+// uses, not the front matter it reads for diagnostics alone, nor entries it
+// does not use; a document whose bytes do not decode (under a good CRC) is
+// parsed again from its file, and the model is a fresh load's.
+func TestDiskCacheLazyDocuments(t *testing.T) {
+	dir := diskTree(t)
+	path := filepath.Join(t.TempDir(), DiskCacheFile)
+	warmBase(t, dir, path)
+	want := freshModel(t, dir)
+
+	c, p, ok, parsed := loadProcess(t, dir, path)
+	if !ok || parsed != 0 || summaryJSON(t, p) != want {
+		t.Fatalf("warm load: seeded %v, %d parsed, model equal %v", ok, parsed, summaryJSON(t, p) == want)
+	}
+	var decoded, lazy int
+	for k, e := range c.entries {
+		switch {
+		case e.doc != nil && k.fmOnly:
+			t.Errorf("%s: front matter read for its diagnostics was decoded", k.path)
+		case e.doc != nil:
+			decoded++
+		case e.undecoded:
+			lazy++
+		}
+	}
+	if decoded == 0 || lazy == 0 {
+		t.Errorf("%d documents decoded, %d left undecoded", decoded, lazy)
+	}
+
+	// Damage the document of ROADMAP.md in the base, and re-seal it.
+	f := readDiskFile(t, path)
+	var keys []cacheKey
+	var ents []*cacheEntry
+	for _, de := range f.entries {
+		if de.key.path == "ROADMAP.md" && !de.key.fmOnly {
+			de.entry.blob = "\x00not a document"
+		}
+		keys, ents = append(keys, de.key), append(ents, de.entry)
+	}
+	if err := os.WriteFile(path, encodeDiskCache(keys, ents), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, p, ok, parsed = loadProcess(t, dir, path)
+	if !ok || parsed != 1 || summaryJSON(t, p) != want {
+		t.Errorf("a document that does not decode: seeded %v, %d parsed (want 1), model equal %v", ok, parsed, summaryJSON(t, p) == want)
+	}
+}

@@ -162,7 +162,7 @@ func (l *loader) build() {
 	for i := range l.files {
 		w := &l.files[i]
 		if !l.read[w.path] && strings.HasSuffix(w.path, ".md") && w.role != "recite" {
-			l.readDoc(w, true)
+			l.checkFrontMatter(w)
 		}
 	}
 	l.finish()

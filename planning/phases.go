@@ -66,7 +66,7 @@ func (l *loader) scanPhases(byPath map[string]*walked) []*diskPhase {
 			if _, dup := summaries[dp][key]; !dup {
 				summaries[dp][key] = w.path
 			}
-			l.readDoc(w, true) // front matter diagnostics
+			l.checkFrontMatter(w)
 			continue
 		}
 		dp.plans = append(dp.plans, &Plan{Path: w.path, ID: planID(parts[len(parts)-1]), pairKey: key})
@@ -145,7 +145,7 @@ func (l *loader) plan(w *walked, pl *Plan, doc *markdown.Document) {
 		parsePlan(q, doc)
 		return q
 	}).(*Plan)
-	pl.Markdown, pl.Title, pl.Type, pl.Objective = q.Markdown, q.Title, q.Type, q.Objective
+	pl.Markdown, pl.Title, pl.Type, pl.Objective = doc, q.Title, q.Type, q.Objective
 	pl.FilesModified, pl.Tasks = q.FilesModified, q.Tasks
 }
 

@@ -79,11 +79,21 @@ func fileRole(p string) string {
 // counts, their front matter is checked).
 func (l *loader) readDoc(w *walked, fmOnly bool) *markdown.Document {
 	e := l.load(w, fmOnly, false)
-	if e == nil || e.doc == nil {
+	doc := l.cache.document(e)
+	if doc == nil {
 		return nil
 	}
-	l.p.Diagnostics = append(l.p.Diagnostics, e.doc.Diagnostics...)
-	return e.doc
+	l.p.Diagnostics = append(l.p.Diagnostics, e.docDiags...)
+	return doc
+}
+
+// checkFrontMatter reads a markdown file's front matter for its
+// diagnostics alone (a summary, a file recite does not interpret): from
+// the cache, it decodes no document.
+func (l *loader) checkFrontMatter(w *walked) {
+	if e := l.load(w, true, false); e != nil && e.hasDoc() {
+		l.p.Diagnostics = append(l.p.Diagnostics, e.docDiags...)
+	}
 }
 
 // readFile reads a file within the size limit; binary or non-UTF-8 content
@@ -111,6 +121,9 @@ func (l *loader) load(w *walked, fmOnly, raw bool) *cacheEntry {
 	}
 	k := cacheKey{path: w.path, fmOnly: fmOnly && !raw}
 	e := l.cache.fresh(k, w.stat, raw)
+	if e != nil && !raw && !k.fmOnly && !e.skipped && l.cache.document(e) == nil {
+		e = nil // its cached document does not decode: parsed again
+	}
 	if e == nil {
 		readAt := l.cache.clock()
 		data, err := fs.ReadFile(l.fsys, w.path)

@@ -14,9 +14,10 @@ import (
 	"github.com/tiktoken-go/tokenizer"
 )
 
-// countingCodecs returns Options whose codec factory counts its calls.
+// countingCodecs returns Options whose codec factory counts its calls,
+// without the rank tables: every piece the caches lack builds the codec.
 func countingCodecs(dir string, builds *atomic.Int32) Options {
-	return Options{CacheDir: dir, newCodec: func(e tokenizer.Encoding) (tokenizer.Codec, error) {
+	return Options{CacheDir: dir, noRanks: true, newCodec: func(e tokenizer.Encoding) (tokenizer.Codec, error) {
 		builds.Add(1)
 		return tokenizer.Get(e)
 	}}

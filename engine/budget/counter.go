@@ -31,6 +31,10 @@ type Options struct {
 
 	// newCodec builds the codec; tests replace it to count the builds.
 	newCodec func(tokenizer.Encoding) (tokenizer.Codec, error)
+	// noRanks counts no piece with the rank tables (ranks.go), so that
+	// tests can tell the pieces the piece cache answered from those it
+	// did not by the codec builds.
+	noRanks bool
 }
 
 // Counter counts tokens. It is safe for concurrent use.
@@ -46,7 +50,10 @@ type Options struct {
 // hash no cache holds is split into the pieces the tokenizer's
 // pre-tokenizer makes, and when every piece's count is known the text's
 // count is their sum, so a new process after a one-word edit builds no
-// codec when the new word was seen before. Its file is read on the first
+// codec when the new word was seen before, and the few pieces it lacks
+// (a word never seen) are counted with the encoding's rank table
+// (ranks.go), which builds no vocabulary: the codec is built only for a
+// text of many new pieces (a cold count). Its file is read on the first
 // text that misses the text cache, and written by Save.
 type Counter struct {
 	name string
@@ -193,7 +200,8 @@ func paragraphEnd(s string) int {
 // count counts s unless its count is cached: by its pieces when the
 // counter has an on-disk cache and s is valid UTF-8 (the codec's split of
 // invalid UTF-8 turns bytes into U+FFFD, so the pieces are not substrings
-// of s), else with the codec.
+// of s; a few pieces the piece cache lacks are counted with the rank
+// table, without the codec), else with the codec.
 func (c *Counter) count(s string) int {
 	key := keyOf(s)
 	if n, ok := c.lookup(key); ok {

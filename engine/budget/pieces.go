@@ -288,6 +288,14 @@ func (c *Counter) countPieces(s string) (int, bool) {
 	if len(missing) == 0 {
 		return n, true
 	}
+	// A few new pieces among known ones (an edit): counted with the rank
+	// table. Mostly new text (a cold count) is encoded by the codec, as
+	// below, which costs less per piece once built.
+	if len(missing) <= maxRankedMissing && len(missing)*4 <= len(pieces) && !c.opts.noRanks {
+		if m, ok := c.countRanked(pieces, missing); ok {
+			return n + m, true
+		}
+	}
 	codec, err := c.loadCodec()
 	if err != nil {
 		return 0, false
@@ -317,6 +325,46 @@ func (c *Counter) countPieces(s string) (int, bool) {
 		seen[p] = len(tokens)
 		alone, counts = append(alone, p), append(counts, len(tokens))
 		n += len(tokens)
+	}
+	c.storePieces(alone, counts)
+	return n, true
+}
+
+// maxRankedMissing is how many pieces a text may lack in the piece cache
+// for them to be counted with the encoding's rank table (ranks.go), at a
+// few microseconds each (when they are at most a quarter of its pieces);
+// more build the codec, whose vocabulary costs as much as a few thousand
+// of them but which then counts faster.
+const maxRankedMissing = 1024
+
+// countRanked counts the missing pieces of pieces with the encoding's
+// rank table, without the codec, and stores their counts; ok is false
+// (nothing stored) when one cannot be counted so: longer than
+// maxRankedPiece, or split otherwise on its own (see countPieces).
+func (c *Counter) countRanked(pieces []string, missing []int) (n int, ok bool) {
+	tab, ok := ranksOf(c.name)
+	if !ok {
+		return 0, false
+	}
+	alone := make([]string, 0, len(missing))
+	counts := make([]int, 0, len(missing))
+	seen := make(map[string]int, len(missing))
+	for _, i := range missing {
+		p := pieces[i]
+		if m, ok := seen[p]; ok {
+			n += m
+			continue
+		}
+		if len(p) > maxRankedPiece {
+			return 0, false
+		}
+		if sub, err := c.splitPieces(p); err != nil || len(sub) != 1 {
+			return 0, false
+		}
+		m := tab.count(p)
+		seen[p] = m
+		alone, counts = append(alone, p), append(counts, m)
+		n += m
 	}
 	c.storePieces(alone, counts)
 	return n, true

@@ -107,6 +107,18 @@ func checkPiecesExact(t *testing.T, enc string, texts []string) {
 	if builds.Load() != 0 {
 		t.Errorf("%s: counting from the piece cache built the codec", enc)
 	}
+	// With the rank tables and a piece cache of other texts (the
+	// repository's docs): the new pieces of each text are counted with
+	// the table where they are few, else with the codec; exactly.
+	ranked, _ := NewCounterWith(enc, Options{CacheDir: t.TempDir()})
+	for _, s := range exactTexts(t, filepath.Join("..", "..", "docs"), ".md") {
+		ranked.Count(s)
+	}
+	for i, s := range texts {
+		if got := ranked.Count(s); got != want[i] {
+			t.Fatalf("%s with the rank table: %d tokens, codec.Count %d, for %.80q…", enc, got, want[i], s)
+		}
+	}
 	t.Logf("%s: %d texts (%d KB), %d tokens, %d pieces cached (%d KB of piece text)", enc, len(texts), totalLen(texts)>>10, sum(want), pieces.len(), len(pieces.text)>>10)
 }
 

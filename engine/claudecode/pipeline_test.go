@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/recite-dev/recite/engine"
 	"github.com/recite-dev/recite/engine/claudecode"
+	"github.com/recite-dev/recite/engine/internal/enginetest"
 	"github.com/recite-dev/recite/engine/signals"
 	"github.com/recite-dev/recite/internal/sharedtest"
 	"github.com/recite-dev/recite/planning/conversation"
@@ -392,4 +394,66 @@ func cmpOr(a, b string) string {
 		return a
 	}
 	return b
+}
+
+// TestHookLogShape: the logs the benchmarks generate
+// (enginetest.WriteHookLog) have the shape the hook writes: every record
+// of a generated log has a kind, role, source and set of fields some
+// record has that a shared transcript, replayed through the hook, leaves
+// in the session's log, and every such shape of a message there is
+// generated too.
+func TestHookLogShape(t *testing.T) {
+	type shape struct{ kind, role, source, keys string }
+	shapes := func(t *testing.T, log []byte) map[shape]bool {
+		out := map[shape]bool{}
+		for line := range bytes.Lines(log) {
+			var m map[string]any
+			if err := json.Unmarshal(line, &m); err != nil {
+				t.Fatal(err)
+			}
+			if m["kind"] == "iteration" {
+				// The replays run outside git, so no turn of theirs
+				// changed a file; a turn that did has files_modified.
+				delete(m, "files_modified")
+			}
+			keys := slices.Sorted(maps.Keys(m))
+			str := func(k string) string { s, _ := m[k].(string); return s }
+			out[shape{str("kind"), str("role"), str("source"), strings.Join(keys, ",")}] = true
+		}
+		return out
+	}
+	real := map[shape]bool{}
+	for _, f := range []string{"entireio__cli__cc_90f6622c5b_1_full.jsonl", "obsessiondb__chkit__fa_02322a2710_0_full.jsonl"} {
+		path := filepath.Join(sharedtest.Dir(t), "transcripts", f)
+		proj := newProject(t)
+		for _, m := range hookEvents(t, cutAtCompaction(t, path)) {
+			m["session_id"], m["transcript_path"], m["cwd"] = "real", path, proj
+			b, err := json.Marshal(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out, errOut bytes.Buffer
+			engine.RunClaudeHook(context.Background(), claudecode.Options{Deadline: noDeadline}, bytes.NewReader(b), &out, &errOut)
+		}
+		b, err := os.ReadFile(filepath.Join(proj, ".planning", "conversations", "cc-real.jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		maps.Copy(real, shapes(t, b))
+	}
+	var gen bytes.Buffer
+	if err := enginetest.WriteHookLog(&gen, enginetest.HookLogOptions{Conversation: "cc-real", Messages: 5000, IterationEvery: 50, Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	generated := shapes(t, gen.Bytes())
+	for s := range generated {
+		if !real[s] {
+			t.Errorf("generated, never written by the hook: %+v", s)
+		}
+	}
+	for s := range real {
+		if s.kind == "message" && !generated[s] {
+			t.Errorf("written by the hook, never generated: %+v", s)
+		}
+	}
 }

@@ -81,6 +81,10 @@ type Sources struct {
 	HookAgents []string
 	// Active is the active loop (nil: none).
 	Active *planning.Loop
+	// Store, when set, is the conversation store to read through (its
+	// RecordCache shared with the process's other readers); nil opens the
+	// project's.
+	Store *conversation.Store
 }
 
 // DefaultConversations are the conversations a status or a manual preserve
@@ -132,9 +136,12 @@ func Collect(ctx context.Context, dir string, cfg *config.Config, proj *planning
 	var diags []markdown.Diagnostic
 	rep := &Report{Conversations: []string{}}
 	col := &Collected{Report: rep, Loop: src.Active}
-	store, err := conversation.Open(filepath.Join(dir, filepath.FromSlash(layout.ConversationsDir)))
-	if err != nil {
-		diags = append(diags, markdown.Diagnostic{Path: layout.ConversationsDir, Message: err.Error()})
+	store := src.Store
+	if store == nil {
+		var err error
+		if store, err = conversation.Open(filepath.Join(dir, filepath.FromSlash(layout.ConversationsDir))); err != nil {
+			diags = append(diags, markdown.Diagnostic{Path: layout.ConversationsDir, Message: err.Error()})
+		}
 	}
 	ids := src.Conversations
 	if ids == nil && store != nil {

@@ -39,6 +39,10 @@ type OpenSources struct {
 	// HookAgents name the agents whose iteration records repeat an error
 	// their tool messages hold (Sources.HookAgents).
 	HookAgents []string
+	// Store, when set, is the conversation store to read through
+	// (Sources.Store); nil opens the project's when it has a conversations
+	// folder.
+	Store *conversation.Store
 }
 
 // OpenSignals returns the stop signals a new session of the project must
@@ -60,8 +64,11 @@ func OpenSignals(ctx context.Context, dir string, src OpenSources) ([]signals.Si
 	var iters []conversation.Record
 	var diags []markdown.Diagnostic
 	var read []string // the conversations read
-	if convDir := filepath.Join(dir, filepath.FromSlash(layout.ConversationsDir)); dirExists(convDir) {
-		store, err := conversation.Open(convDir)
+	if convDir := filepath.Join(dir, filepath.FromSlash(layout.ConversationsDir)); src.Store != nil || dirExists(convDir) {
+		store, err := src.Store, error(nil)
+		if store == nil {
+			store, err = conversation.Open(convDir)
+		}
 		if err != nil {
 			diags = append(diags, markdown.Diagnostic{Path: layout.ConversationsDir, Message: err.Error()})
 		} else {

@@ -36,10 +36,12 @@ const HealthIterations = 100
 // started (docs/architecture.md#one-health). `recite status`, the
 // recitation the agent hooks print, the status line, the prompts and
 // preservation blocks all evaluate these, so they report the same health.
-// Logs are read from their end through their index (Store.Window, at most
-// TailMaxBytes of each), so the cost does not grow with a log's length.
-// store may be nil (no conversations); a log that cannot be read is a
-// diagnostic and is left out.
+// They are found through each log's index, among its newest TailMaxBytes
+// of records (Store.Iterations): no other record is read, so the cost
+// grows neither with a log's length nor with the messages between its
+// iteration records (16 bytes of index each), and a log without any
+// costs nothing. store may be nil (no conversations); a log that cannot
+// be read is a diagnostic and is left out.
 func Iterations(ctx context.Context, store *conversation.Store, cfg *config.Config, active *planning.Loop) ([]signals.IterationRecord, string, []markdown.Diagnostic) {
 	if active != nil && len(active.Iterations) > 0 {
 		return signals.IterationsFromLoop(active), layout.PlanningDir + "/" + active.Path, nil
@@ -50,22 +52,18 @@ func Iterations(ctx context.Context, store *conversation.Store, cfg *config.Conf
 	var recs []conversation.Record
 	ids, diags := HistoryConversations(ctx, cfg, store)
 	for _, id := range ids {
-		w, wdiags, err := store.Window(ctx, id, conversation.WindowOptions{Iterations: HealthIterations, MaxBytes: TailMaxBytes, OnlyIterations: true})
+		own, _, wdiags, err := store.Iterations(ctx, id, HealthIterations, TailMaxBytes)
 		diags = append(diags, wdiags...)
 		if err != nil {
 			diags = append(diags, markdown.Diagnostic{Path: layout.ConversationLog(id), Message: fmt.Sprintf("health: %v", err)})
 			continue
 		}
-		var own []conversation.Record
-		for _, r := range w.Records[w.Inherited:] {
-			if r.Kind == conversation.KindIteration {
-				if r.Conversation == "" {
-					r.Conversation = id
-				}
-				own = append(own, r)
+		for i := range own {
+			if own[i].Conversation == "" {
+				own[i].Conversation = id
 			}
 		}
-		recs = append(recs, own[max(0, len(own)-HealthIterations):]...)
+		recs = append(recs, own...)
 	}
 	if len(recs) == 0 {
 		return nil, "", diags
@@ -118,13 +116,14 @@ func HistoryConversations(ctx context.Context, cfg *config.Config, store *conver
 
 // Project evaluates the project's health on its iterations (Iterations)
 // with recite.yaml's circuit_breaker thresholds: a Report without signals
-// or conversations. The diagnostics are Iterations'.
-func Project(ctx context.Context, dir string, cfg *config.Config, active *planning.Loop) (*Report, []markdown.Diagnostic) {
-	var store *conversation.Store
+// or conversations. store is the conversation store to read through; nil
+// opens the project's when it has a conversations folder. The diagnostics
+// are Iterations'.
+func Project(ctx context.Context, dir string, store *conversation.Store, cfg *config.Config, active *planning.Loop) (*Report, []markdown.Diagnostic) {
 	var diags []markdown.Diagnostic
 	// A project without conversations has none to read (and gets no
 	// folder from a build).
-	if convDir := filepath.Join(dir, filepath.FromSlash(layout.ConversationsDir)); dirExists(convDir) {
+	if convDir := filepath.Join(dir, filepath.FromSlash(layout.ConversationsDir)); store == nil && dirExists(convDir) {
 		var err error
 		if store, err = conversation.Open(convDir); err != nil {
 			diags = append(diags, markdown.Diagnostic{Path: layout.ConversationsDir, Message: err.Error()})
@@ -140,9 +139,10 @@ func Project(ctx context.Context, dir string, cfg *config.Config, active *planni
 // PromptHealth computes the prompt's health and approach lines (Lines,
 // ApproachLines) from the project's health (Project): the active loop's
 // rows, else the conversations' iteration records, as `recite status`
-// reports them; health lines are none when there is no iteration.
-func PromptHealth(ctx context.Context, dir string, cfg *config.Config, active *planning.Loop) (health, approach []string) {
-	rep, _ := Project(ctx, dir, cfg, active)
+// reports them; health lines are none when there is no iteration. store
+// is as Project's.
+func PromptHealth(ctx context.Context, dir string, store *conversation.Store, cfg *config.Config, active *planning.Loop) (health, approach []string) {
+	rep, _ := Project(ctx, dir, store, cfg, active)
 	return Lines(rep, active), ApproachLines(active)
 }
 

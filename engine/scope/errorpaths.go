@@ -34,6 +34,7 @@ func (sp *Scope) ErrorPaths(ctx context.Context, proj *planning.Project, convs [
 	var texts []signals.Signal
 	if len(convs) > 0 {
 		if store, err := conversation.Open(filepath.Join(sp.dir, filepath.FromSlash(layout.ConversationsDir))); err == nil {
+			store.Records = sp.records
 			for _, id := range convs {
 				if ctx.Err() != nil {
 					break

@@ -9,6 +9,7 @@ import (
 	"github.com/recite-dev/recite/engine/internal/ignore"
 	"github.com/recite-dev/recite/engine/internal/layout"
 	"github.com/recite-dev/recite/planning"
+	"github.com/recite-dev/recite/planning/conversation"
 )
 
 // FileEntry is one project file that may enter an agent's context.
@@ -34,10 +35,16 @@ const maxErrorPaths = 64
 type Scope struct {
 	dir  string
 	tree *treeCache
+	// records keeps the conversation records read (ShareRecords).
+	records *conversation.RecordCache
 }
 
 // New returns the Scope of the project rooted at dir.
 func New(dir string) *Scope { return &Scope{dir: dir} }
+
+// ShareRecords makes the conversation reads of the scope (ErrorPaths)
+// share the records c keeps with the process's other readers.
+func (sp *Scope) ShareRecords(c *conversation.RecordCache) { sp.records = c }
 
 // relPath is p relative to the project root (layout.RelPath).
 func (sp *Scope) relPath(p string) (string, bool) { return layout.RelPath(sp.dir, p) }

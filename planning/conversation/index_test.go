@@ -87,11 +87,14 @@ func readModel(t testing.TB, s *Store, id string) *model {
 func (m *model) window(opts WindowOptions) (recs []Record, inherited, first int, complete bool) {
 	unbounded := opts.Messages <= 0 && opts.Iterations <= 0
 	msgs, iters := 0, 0
+	// A log with fewer iteration records than asked for is walked back to
+	// its first one, not further.
+	wantIters := min(opts.Iterations, len(m.iterations()))
 	var used int64
 	all := append(slices.Clone(m.inh), m.own...)
 	i := len(all)
 	for i > 0 {
-		if !unbounded && msgs >= opts.Messages && iters >= opts.Iterations {
+		if !unbounded && msgs >= opts.Messages && iters >= wantIters {
 			break
 		}
 		r := all[i-1]
@@ -116,6 +119,34 @@ func (m *model) window(opts WindowOptions) (recs []Record, inherited, first int,
 		first = len(m.c.Messages) - msgs + 1
 	}
 	return recs, inherited, first, i == 0
+}
+
+// iterations are the model's own iteration records in read order.
+func (m *model) iterations() []Record {
+	var out []Record
+	for _, r := range m.own {
+		if r.Kind == KindIteration {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// lastIterations is the model's answer to Snapshot.Iterations(n,
+// maxBytes): the own iteration records of Window{Iterations: n, MaxBytes:
+// maxBytes}.
+func (m *model) lastIterations(n int, maxBytes int64) []Record {
+	if n <= 0 {
+		return nil
+	}
+	recs, inh, _, _ := m.window(WindowOptions{Iterations: n, MaxBytes: maxBytes})
+	var out []Record
+	for _, r := range recs[inh:] {
+		if r.Kind == KindIteration {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // ids is the comma-separated ids of recs.
@@ -190,6 +221,19 @@ func checkIndexed(t testing.TB, s *Store, id string) {
 				fmt.Sprint(c.Deliverables) != fmt.Sprint(m.c.Deliverables) {
 				t.Errorf("%s: whole window's Conversation differs from Read", id)
 			}
+		}
+	}
+	// The newest iteration records, read alone.
+	for _, q := range []struct {
+		n   int
+		max int64
+	}{{1, 0}, {2, 0}, {3, 200}, {100, 0}, {100, 700}, {len(m.c.Iterations) + 1, 1 << 20}, {4, 1}} {
+		got, err := sn.Iterations(q.n, q.max)
+		if err != nil {
+			t.Fatalf("%s: Iterations(%d, %d): %v", id, q.n, q.max, err)
+		}
+		if want := m.lastIterations(q.n, q.max); ids(got) != ids(want) || !sameJSON(got, want) && len(want) > 0 {
+			t.Errorf("%s: Iterations(%d, %d) = %s\nwant %s", id, q.n, q.max, ids(got), ids(want))
 		}
 	}
 	// Message numbers, from the newest back.
@@ -609,37 +653,4 @@ func sameJSON(a, b any) bool {
 	x, _ := json.Marshal(a)
 	y, _ := json.Marshal(b)
 	return bytes.Equal(x, y)
-}
-
-// TestWindowOnlyIterations: an iteration-only window holds the newest N
-// iteration records and nothing between them, in read order.
-func TestWindowOnlyIterations(t *testing.T) {
-	ctx := context.Background()
-	s, err := Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Create(ctx, "c", Meta{}); err != nil {
-		t.Fatal(err)
-	}
-	t0 := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
-	for i := range 50 {
-		if err := s.Append(ctx, "c",
-			Record{Kind: KindMessage, Role: RoleUser, Content: "go on", Time: t0.Add(time.Duration(2*i) * time.Second)},
-			Record{Kind: KindIteration, Content: fmt.Sprintf("turn %d", i), Time: t0.Add(time.Duration(2*i+1) * time.Second)}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	w, _, err := s.Window(ctx, "c", WindowOptions{Iterations: 7, OnlyIterations: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(w.Records) != 7 || w.Complete {
-		t.Fatalf("%d records (complete %v), want the 7 newest iterations", len(w.Records), w.Complete)
-	}
-	for i, r := range w.Records {
-		if r.Kind != KindIteration || r.Content != fmt.Sprintf("turn %d", 43+i) {
-			t.Errorf("record %d: %s %q", i, r.Kind, r.Content)
-		}
-	}
 }

@@ -183,7 +183,7 @@ func (c *chainView) maxTime(m int) (time.Time, error) {
 	if err != nil {
 		return t, err
 	}
-	r, err := newLineReader(c.v.log, c.v.hdr.Size, 0).record(es[0])
+	r, err := c.v.decode(newLineReader(c.v.log, c.v.hdr.Size, 0), c.v.memo.logRecords(c.v), es[0])
 	if err != nil {
 		return t, err
 	}
@@ -298,6 +298,9 @@ func (c *chainView) scan(hi int, onlyMessages bool, yield func(Record, error) bo
 				}
 			}
 			r, err := lr.record(e)
+			if err == nil && c.v.memo != nil {
+				c.v.memo.decoded.Add(1) // a whole log's records are not kept
+			}
 			if err == nil && have && compareKey(prevTime, prevID, r.Time, r.ID) >= 0 {
 				err = fmt.Errorf("%w: records %s and %s out of order", errBadIndex, prevID, r.ID)
 			}

@@ -76,6 +76,9 @@ type Store struct {
 	// conversation's lock before the log is written), for RawRecords. It
 	// belongs in a folder git ignores.
 	RawDir string
+	// Records, when set, keeps the records this store's reads decode, for
+	// every store that shares it (a process's readers; see RecordCache).
+	Records *RecordCache
 
 	mu      sync.Mutex
 	last    time.Time

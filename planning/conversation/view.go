@@ -22,6 +22,10 @@ type logView struct {
 	ord  io.ReaderAt
 	hdr  *indexHeader
 	done func()
+	// file is the log's stat when the view was taken (nil for a log
+	// indexed in memory); memo is the store's RecordCache (nil: none).
+	file os.FileInfo
+	memo *RecordCache
 }
 
 func (v *logView) Close() {
@@ -48,7 +52,7 @@ func (s *Store) view(ctx context.Context, id string) (*logView, error) {
 		return nil, err
 	}
 	if s.NoIndex {
-		return memView(id, p)
+		return memView(id, p, s.Records)
 	}
 	var v *logView
 	err = s.withLock(ctx, id, func() error {
@@ -56,17 +60,18 @@ func (s *Store) view(ctx context.Context, id string) (*logView, error) {
 		v, err = s.indexedView(id, p)
 		return err
 	})
-	if err == nil {
-		return v, nil
-	}
-	if ctx.Err() != nil {
+	if err != nil && ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
 	var ie *indexWriteError
 	if errors.As(err, &ie) || errors.Is(err, errLockDir) {
-		return memView(id, p)
+		return memView(id, p, s.Records)
 	}
-	return nil, err
+	if err != nil {
+		return nil, err
+	}
+	v.memo = s.Records
+	return v, nil
 }
 
 // indexWriteError is an index file that could not be written.
@@ -75,8 +80,9 @@ type indexWriteError struct{ err error }
 func (e *indexWriteError) Error() string { return "write conversation index: " + e.err.Error() }
 func (e *indexWriteError) Unwrap() error { return e.err }
 
-// memView indexes the log at p in memory, without a lock.
-func memView(id, p string) (*logView, error) {
+// memView indexes the log at p in memory, without a lock; memo counts
+// what it decodes (it keeps none of it).
+func memView(id, p string, memo *RecordCache) (*logView, error) {
 	f, err := os.Open(p)
 	if err != nil {
 		return nil, fmt.Errorf("read %q: %w", id, err)
@@ -92,7 +98,7 @@ func memView(id, p string) (*logView, error) {
 		_ = f.Close()
 		return nil, fmt.Errorf("read %q: %w", id, err)
 	}
-	return &logView{id: id, path: p, log: f, ord: ord, hdr: h}, nil
+	return &logView{id: id, path: p, log: f, ord: ord, hdr: h, memo: memo}, nil
 }
 
 // indexedView is view under the lock: it opens the log at p and returns it
@@ -148,7 +154,7 @@ func (s *Store) refreshIndex(id, p string, log *os.File) (*logView, error) {
 			return nil, err
 		}
 	}
-	return &logView{id: id, path: p, log: log, ord: ord, hdr: h, done: func() { _ = ord.Close() }}, nil
+	return &logView{id: id, path: p, log: log, ord: ord, hdr: h, done: func() { _ = ord.Close() }, file: st}, nil
 }
 
 // openIndex loads id's index files and checks them against log (size

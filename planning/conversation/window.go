@@ -20,18 +20,15 @@ type WindowOptions struct {
 	Messages int
 	// Iterations is how many of the newest iteration records the window
 	// holds: it starts at the Iterations-th last one (or earlier, for
-	// Messages).
+	// Messages), or at the log's first one when it has fewer (the index
+	// counts them: a log without any is not walked for them). A reader
+	// that wants only the iteration records reads them alone
+	// (Snapshot.Iterations).
 	Iterations int
 	// MaxBytes, when positive, bounds the bytes of log lines (newlines not
 	// counted) the window holds: the newest record that would pass it ends
 	// the window, so a window can be empty.
 	MaxBytes int64
-	// OnlyIterations makes a window of the newest Iterations iteration
-	// records alone (MaxBytes bounding them): the records between them are
-	// not read, so the cost is that of the iteration records and the index
-	// entries passed over. Such a window has no inherited messages, no
-	// Earlier and no Signals, and is never Complete.
-	OnlyIterations bool
 }
 
 // Window is the newest part of a conversation in read order, with what is
@@ -92,9 +89,12 @@ func (sn *Snapshot) Window(opts WindowOptions) (*Window, error) {
 	unbounded := opts.Messages <= 0 && opts.Iterations <= 0
 	var picks []ordEntry // own records, newest first
 	msgs, iters := 0, 0
+	// The log holds no more iteration records than its index counts: once
+	// they are all in, older records are not wanted for them.
+	wantIters := min(opts.Iterations, c.v.hdr.Iterations)
 	var used int64
 	full := false
-	done := func() bool { return !unbounded && msgs >= opts.Messages && iters >= opts.Iterations }
+	done := func() bool { return !unbounded && msgs >= opts.Messages && iters >= wantIters }
 	var buf []ordEntry
 	var err error
 	block := entriesBlock
@@ -109,9 +109,6 @@ func (sn *Snapshot) Window(opts WindowOptions) (*Window, error) {
 		for _, e := range slices.Backward(buf) {
 			if done() {
 				break
-			}
-			if opts.OnlyIterations && e.Kind != KindIteration {
-				continue
 			}
 			if opts.MaxBytes > 0 && used+e.Len > opts.MaxBytes {
 				full = true
@@ -129,11 +126,6 @@ func (sn *Snapshot) Window(opts WindowOptions) (*Window, error) {
 		i = from
 	}
 	w := &Window{Info: sn.Info}
-	if opts.OnlyIterations {
-		slices.Reverse(picks)
-		w.Records, err = c.v.read(picks, nil)
-		return w, err
-	}
 	ownAll := len(picks) == c.v.hdr.Entries
 	if ownAll && !full && c.inh > 0 && (unbounded || msgs < opts.Messages) {
 		want := c.inh
@@ -193,16 +185,29 @@ func (sn *Snapshot) earlier(w *Window, start, msgs, iters int) error {
 	return nil
 }
 
-// read appends the records of es to out.
+// read appends the records of es (in read order) to out.
 func (v *logView) read(es []ordEntry, out []Record) ([]Record, error) {
-	var span int64 // what one read takes in when es are close together
+	if len(es) == 0 {
+		return out, nil
+	}
+	var span int64 // the bytes of the lines
+	lo, hi := es[0].Off, es[0].Off+es[0].Len
 	for _, e := range es {
 		span += e.Len + 1
+		lo, hi = min(lo, e.Off), max(hi, e.Off+e.Len)
 	}
-	lr := newLineReader(v.log, v.hdr.Size, int(min(span+2, 256<<10)))
+	// Lines close together (a window) are read through one buffer; lines
+	// spread over the log (a ledger's) each alone, so the bytes between
+	// them are not read.
+	buf := 0
+	if hi-lo <= 2*span {
+		buf = int(min(span+2, 256<<10))
+	}
+	lr := newLineReader(v.log, v.hdr.Size, buf)
+	l := v.memo.logRecords(v)
 	var prev *Record
 	for _, e := range es {
-		r, err := lr.record(e)
+		r, err := v.decode(lr, l, e)
 		if err != nil {
 			return out, err
 		}
@@ -282,6 +287,7 @@ func (c *chainView) findMessage(hi int, recID string) (int, error) {
 			return 0, err
 		}
 		lr := newLineReader(c.v.log, c.v.hdr.Size, 0)
+		l := c.v.memo.logRecords(c.v)
 		var buf []ordEntry
 		for i, block := last+1, 8; i > 0; block = min(4*block, entriesBlock) {
 			from := max(0, i-block)
@@ -292,7 +298,7 @@ func (c *chainView) findMessage(hi int, recID string) (int, error) {
 				if e.Kind != KindMessage {
 					continue
 				}
-				r, err := lr.record(e)
+				r, err := c.v.decode(lr, l, e)
 				if err != nil {
 					return 0, err
 				}
