@@ -131,7 +131,6 @@ func Forms() []Form {
 	return list
 }
 
-
 // Alnum is the alphabet of letters and digits, for Gen.
 const Alnum = alnum
 
