@@ -71,7 +71,9 @@ func TestAppendDiskFull(t *testing.T) {
 			}
 			p := filepath.Join(s.Dir, "c.jsonl")
 			before, _ := os.ReadFile(p)
-			s.wrapLog = func(f fsutil.AppendFile) fsutil.AppendFile { return &fullDisk{AppendFile: f, room: room, truncFails: truncFails} }
+			s.wrapLog = func(f fsutil.AppendFile) fsutil.AppendFile {
+				return &fullDisk{AppendFile: f, room: room, truncFails: truncFails}
+			}
 			err := s.Append(ctx, "c", msg(RoleUser, strings.Repeat("lost ", 20)), msg(RoleAssistant, "lost too"))
 			if !errors.Is(err, syscall.ENOSPC) {
 				t.Fatalf("room %d: append = %v, want ENOSPC", room, err)
