@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/recite-dev/recite/engine/internal/layout"
+	"github.com/recite-dev/recite/internal/fsutil"
 	"github.com/recite-dev/recite/templates"
 )
 
@@ -77,7 +78,7 @@ func CheckFile(dir, file string) (*FileCheck, error) {
 	if cfg == nil {
 		return res, nil
 	}
-	planning := os.DirFS(filepath.Join(dir, layout.PlanningDir))
+	planning := fsutil.DirFS(filepath.Join(dir, layout.PlanningDir))
 	for i, tg := range cfg.Targets {
 		if _, _, err := templates.Role(planning, tg.Role); err != nil {
 			key := fmt.Sprintf("targets[%d].role", i)
