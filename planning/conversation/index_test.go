@@ -98,10 +98,14 @@ func (m *model) window(opts WindowOptions) (recs []Record, inherited, first int,
 		if i-1 < len(m.inh) && !unbounded && msgs >= opts.Messages {
 			break // inherited records are messages only
 		}
-		if opts.MaxBytes > 0 && used+m.lens[r.ID] > opts.MaxBytes {
+		size := m.lens[r.ID]
+		if opts.MaxBytes > 0 && size > opts.MaxBytes && i-1 >= len(m.inh) {
+			size = leftOutSize(size) // carried as a note (leftout.go)
+		}
+		if opts.MaxBytes > 0 && used+size > opts.MaxBytes {
 			break
 		}
-		used += m.lens[r.ID]
+		used += size
 		switch r.Kind {
 		case KindMessage:
 			msgs++

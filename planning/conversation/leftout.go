@@ -26,6 +26,16 @@ func LeftOutNote(id string, size int64) string {
 // of a window (see LeftOutNote).
 const LeftOut = "recite:left-out"
 
+// leftOutSize is what the note for a record of n bytes counts against a
+// window's byte bound: the note and the record's leading fields.
+func leftOutSize(n int64) int64 {
+	return int64(len(LeftOutNote("", n))) + leftOutFields
+}
+
+// leftOutFields bounds the bytes of a note record's other fields (id,
+// conversation, kind, time, role).
+const leftOutFields = 160
+
 // leftOutHead is how much of a line leftOutRecord reads: the fields that
 // come before the content (id, conversation, kind, ts, role, agent,
 // provider, model, event) fit in it.

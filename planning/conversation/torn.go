@@ -2,6 +2,7 @@ package conversation
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -37,9 +38,19 @@ func (e *TornError) Error() string {
 // Unwrap returns ErrTorn.
 func (e *TornError) Unwrap() error { return ErrTorn }
 
+// wholeLine reports whether text, a line of a log, is whole: one JSON
+// object. No part of an append cut short is one (a prefix of a JSON object
+// is never a JSON object), nor a line marked torn (fsutil.TornMark); a
+// whole object that is no valid record (no timestamp, an unknown kind) is
+// whole all the same: readers skip it with a diagnostic, and it is not
+// torn.
+func wholeLine(text []byte) bool {
+	return len(text) > 0 && text[0] == '{' && json.Valid(text)
+}
+
 // Committable returns the part of the log data (the file path, for
 // errors) that git may take: everything up to the end of its last whole
-// record, a line that is a record and ends in a newline. What follows is
+// record, a line that is a JSON object and ends in a newline. What follows is
 // a torn tail (an append cut short by a crash or a full disk, a line
 // marked torn) and stays out of git until it is whole or gone. A line
 // that is not a record before a whole one is a *TornError naming it. A
@@ -66,9 +77,10 @@ func Committable(path string, data []byte) ([]byte, error) {
 			// The last line has no newline: torn, or a record whose
 			// newline never came; either way not yet whole.
 		default:
-			if _, bad := parseLine(text); bad != "" {
+			if !wholeLine(text) {
 				if badLine == 0 {
-					badLine, badWhy = lineNo, bad
+					_, badWhy = parseLine(text)
+					badLine = lineNo
 				}
 			} else {
 				if badLine != 0 {
@@ -134,9 +146,7 @@ func (s *Store) healTail(f *os.File, id string, size int64) (newSize int64, torn
 			if nl {
 				return size, false, nil
 			}
-			if text := recordText(line); text == nil {
-				return size, true, nil
-			} else if _, bad := parseLine(text); bad == "" {
+			if text := recordText(line); text == nil || wholeLine(text) {
 				return size, true, nil
 			}
 		}

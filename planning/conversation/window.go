@@ -108,8 +108,7 @@ func (sn *Snapshot) Window(opts WindowOptions) (*Window, error) {
 			}
 			size := e.Len
 			if opts.MaxBytes > 0 && size > opts.MaxBytes {
-				// Too large to carry: a note stands for it (leftout.go).
-				size = int64(len(LeftOutNote("", e.Len))) + 64
+				size = leftOutSize(size) // too large to carry: a note stands for it
 			}
 			if opts.MaxBytes > 0 && used+size > opts.MaxBytes {
 				full = true
