@@ -2,8 +2,14 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 )
 
 // TestTermText: the characters a terminal acts on, the bidi overrides and
@@ -50,5 +56,25 @@ func TestTermWriter(t *testing.T) {
 	}
 	if got, want := b.String(), `é\u001b漢\xe6\xbc`; got != want {
 		t.Errorf("wrote %q, want %q", got, want)
+	}
+}
+
+// TestStatuslineStdinLeftOpen: a stdin that never ends does not hang the
+// status line: past the wait it prints the line without the input.
+func TestStatuslineStdinLeftOpen(t *testing.T) {
+	r, w := io.Pipe()
+	defer w.Close()
+	var out, errOut bytes.Buffer
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, ".planning"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	opts := &statuslineOptions{io: IOStreams{In: r, Out: &out, ErrOut: &errOut}, inputWait: 10 * time.Millisecond}
+	opts.opts.Dir = dir
+	if err := statuslineRun(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	if out.Len() == 0 || !strings.Contains(errOut.String(), "did not end within") {
+		t.Errorf("stdout %q, stderr %q", out.String(), errOut.String())
 	}
 }
