@@ -53,9 +53,11 @@ test-replay:
 	$(GO) test -count=1 -timeout 30m -run '$(REPLAY_TESTS)' ./engine/
 
 # The same for the exactness of the piece counts over every file of the
-# real trees: their realdata part skips under -race and runs here.
+# real trees, and for the secret rules over the real trees and gitleaks'
+# 6,765 examples: they skip under -race and run here.
 test-exact:
 	$(GO) test -count=1 -timeout 30m -run '$(EXACT_TESTS)' ./engine/budget/
+	$(GO) test -count=1 -timeout 30m -run '$(REDACT_TESTS)' ./engine/internal/redact/
 
 RACE_PKGS = $(shell GO=$(GO) GOTOOLCHAIN=$(GOTOOLCHAIN) scripts/race-pkgs.sh)
 NORACE_PKGS = $(filter-out $(RACE_PKGS),$(shell GOTOOLCHAIN=$(GOTOOLCHAIN) $(GO) list $(PKGS)))
@@ -63,6 +65,8 @@ NORACE_PKGS = $(filter-out $(RACE_PKGS),$(shell GOTOOLCHAIN=$(GOTOOLCHAIN) $(GO)
 REPLAY_TESTS := ^(TestCompressionCacheStability|TestCompressionSavings)$$
 
 EXACT_TESTS := ^TestCountPiecesExact$$
+
+REDACT_TESTS := ^(TestRealdataFalsePositives|TestGitleaksExamples)$$
 
 race: test
 

@@ -138,6 +138,7 @@ func TestGitleaksCoverage(t *testing.T) {
 // gitleaks' generator validates a rule, over gitleaks' own examples: each
 // true example gives a finding, each false example none.
 func TestGitleaksExamples(t *testing.T) {
+	skipUnderRace(t)
 	d := loadGitleaks(t)
 	byID := map[string][]ruleSpec{}
 	for _, s := range ruleSpecs() {

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/recite-dev/recite/engine/internal/redact/redacttest"
@@ -147,6 +148,7 @@ func TestRedactProse(t *testing.T) {
 // testdata/realdata-findings.golden (-update rewrites it). Each entry there
 // was read by hand; see the report for the count.
 func TestRealdataFalsePositives(t *testing.T) {
+	skipUnderRace(t)
 	root := filepath.Join(sharedtest.Dir(t), "realdata")
 	r, err := New(testKey)
 	if err != nil {
@@ -326,4 +328,44 @@ func TestRulesCompile(t *testing.T) {
 	if len(r.rules) == 0 || len(r.rules[0].global()) != len(globalAllow) {
 		t.Error("global allowlist not compiled")
 	}
+}
+
+// skipUnderRace skips a test that runs the rules over megabytes in one
+// goroutine: the race detector has nothing to find there and makes it ten
+// times slower; make test runs it without -race (REDACT_TESTS).
+func skipUnderRace(t *testing.T) {
+	t.Helper()
+	if raceDetector {
+		t.Skip("single-goroutine scan of real data: make test runs it without -race")
+	}
+}
+
+// TestRedactConcurrent redacts from many goroutines with one Redactor,
+// whose rules compile on first use (sync.Once): every result is the
+// single-goroutine one. The race detector checks the sharing.
+func TestRedactConcurrent(t *testing.T) {
+	r, err := New(testKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	forms := corpus()
+	want := make([]string, len(forms))
+	ref, _ := New(testKey)
+	for i, f := range forms {
+		want[i], _ = ref.Redact(f.path, f.text)
+	}
+	var wg sync.WaitGroup
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range forms {
+				k := (i + g*7) % len(forms)
+				if got, _ := r.Redact(forms[k].path, forms[k].text); got != want[k] {
+					t.Errorf("goroutine %d, form %d: %q, want %q", g, k, got, want[k])
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }
