@@ -46,11 +46,13 @@ test-race:
 test-norace:
 	$(GO) test -count=1 -timeout 30m $(NORACE_PKGS)
 
-# Replays of long sessions on real trees: thousands of builds in one
-# goroutine, which the race detector makes ten times slower without
-# anything to find; they skip under -race and run here without it.
+# Replays of long sessions on real trees (thousands of builds) and of real
+# Claude Code sessions through the hook, one event after another: the race
+# detector makes them ten times slower without anything to find that the
+# shorter tests do not show; they skip under -race and run here without it.
 test-replay:
 	$(GO) test -count=1 -timeout 30m -run '$(REPLAY_TESTS)' ./engine/
+	$(GO) test -count=1 -timeout 30m -run '$(HOOK_TESTS)' ./engine/claudecode/
 
 # The same for the exactness of the piece counts over every file of the
 # real trees, and for the secret rules over the real trees and gitleaks'
@@ -63,6 +65,8 @@ RACE_PKGS = $(shell GO=$(GO) GOTOOLCHAIN=$(GOTOOLCHAIN) scripts/race-pkgs.sh)
 NORACE_PKGS = $(filter-out $(RACE_PKGS),$(shell GOTOOLCHAIN=$(GOTOOLCHAIN) $(GO) list $(PKGS)))
 
 REPLAY_TESTS := ^(TestCompressionCacheStability|TestCompressionSavings)$$
+
+HOOK_TESTS := ^(TestPipelineRealCompactions|TestClaudeHookOutputLimit)$$
 
 EXACT_TESTS := ^TestCountPiecesExact$$
 

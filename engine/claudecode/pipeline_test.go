@@ -143,6 +143,7 @@ func measure(summary string, before, lost []signals.Signal, out string) measured
 // Every lost signal must be recovered, with no false alarm, within
 // 10,000 UTF-16 code units.
 func TestPipelineRealCompactions(t *testing.T) {
+	skipUnderRace(t)
 	dir := filepath.Join(sharedtest.Dir(t), "transcripts")
 	tests := []struct {
 		file       string
@@ -346,4 +347,15 @@ func cmpOr(a, b string) string {
 		return a
 	}
 	return b
+}
+
+// skipUnderRace skips a test that replays long sessions one hook event
+// after another: the race detector finds nothing there that the shorter
+// hook tests do not show, and makes it ten times slower; make test runs it
+// without -race (HOOK_TESTS).
+func skipUnderRace(t *testing.T) {
+	t.Helper()
+	if raceDetector {
+		t.Skip("sequential replay of real sessions: make test runs it without -race")
+	}
 }
