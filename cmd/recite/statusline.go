@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -18,19 +17,13 @@ type statuslineOptions struct {
 	io   IOStreams
 	opts engine.StatusLineOptions
 	// inputWait bounds the wait for the statusLine JSON on stdin
-	// (statusInputWait; tests shorten it).
+	// (engine.StatusLineOptions.InputWait; 0 is its default, tests
+	// shorten it).
 	inputWait time.Duration
 }
 
-// statusInputWait bounds how long the status line waits for its input:
-// Claude Code writes the statusLine JSON and closes stdin at once, and a
-// stdin left open (a pipe nobody closes) must not hang the status line.
-// Past it, the input read so far is dropped and the line printed without
-// it.
-const statusInputWait = 2 * time.Second
-
 func newStatuslineCmd(g *globalOptions, streams IOStreams, runF func(context.Context, *statuslineOptions) error) *cobra.Command {
-	opts := &statuslineOptions{io: streams, inputWait: statusInputWait}
+	opts := &statuslineOptions{io: streams}
 	return &cobra.Command{
 		Use:   "statusline",
 		Short: "Print one status line for Claude Code (reads its statusLine JSON on stdin)",
@@ -60,9 +53,8 @@ func statuslineRun(ctx context.Context, opts *statuslineOptions) error {
 	in := opts.io.In
 	if opts.io.InTerminal || in == nil {
 		in = strings.NewReader("")
-	} else {
-		in = inputWithin(ctx, in, opts.inputWait, opts.io.ErrOut)
 	}
+	opts.opts.InputWait = opts.inputWait
 	line, err := engine.StatusLine(ctx, opts.opts, in)
 	if err != nil {
 		return err
@@ -72,26 +64,4 @@ func statuslineRun(ctx context.Context, opts *statuslineOptions) error {
 		return fmt.Errorf("write status line: %w", err)
 	}
 	return nil
-}
-
-// inputWithin reads all of in (at most a megabyte and a byte: the parser
-// refuses more) and returns it, or, when in has not ended within wait or
-// ctx is done first, says so on errOut and returns an empty input. The
-// read goes on in the background until the process exits.
-func inputWithin(ctx context.Context, in io.Reader, wait time.Duration, errOut io.Writer) io.Reader {
-	got := make(chan []byte, 1)
-	go func() {
-		b, _ := io.ReadAll(io.LimitReader(in, 1<<20+1))
-		got <- b
-	}()
-	t := time.NewTimer(wait)
-	defer t.Stop()
-	select {
-	case b := <-got:
-		return bytes.NewReader(b)
-	case <-t.C:
-	case <-ctx.Done():
-	}
-	fmt.Fprintf(errOut, "recite statusline: stdin did not end within %s; printed without Claude Code's input\n", wait)
-	return strings.NewReader("")
 }
