@@ -18,34 +18,62 @@ CROSS_TARGETS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64
 BIN := bin/recite
 PKGS := ./...
 
-.PHONY: build test race lint fmtcheck vet tidycheck vulncheck cross check bench bench-files bench-watch fuzz tools clean
+.PHONY: build test test-race test-norace test-replay test-exact race lint fmtcheck vet tidycheck vulncheck cross check bench bench-files bench-watch fuzz tools clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/recite
 
-# The test command the README names. Race detector on; fuzz targets run
-# their seed corpus as ordinary tests. The timeout is per package binary:
-# the engine's replays of long sessions on real trees take minutes under
-# the race detector, more on a saturated machine, and no test waits on
-# the clock, so a slow machine only makes the suite slower, never red.
+# The test command the README names. Four stages, run at the same time
+# (each waits on its own builds and links while the others use the CPU),
+# each stage's output printed whole when it ends. Fuzz targets run their
+# seed corpus as ordinary tests. The timeout is per package binary; no test
+# waits on the clock, so a slow machine (CI under load: make test passes
+# under `stress-ng --cpu 4` on 2 cores) only makes the suite slower, never
+# red.
 test:
-	$(GO) test -race -count=1 -timeout 30m $(PKGS)
-	$(GO) test -count=1 -timeout 30m -run '$(REPLAY_TESTS)' ./engine/
-	$(GO) test -count=1 -timeout 30m -run '$(PROVIDER_REPLAY_TESTS)' ./engine/providertest/
-	$(GO) test -count=1 -timeout 30m -run '$(EXACT_TESTS)' ./engine/budget/
+	@$(MAKE) --no-print-directory -j4 --output-sync=target test-race test-norace test-replay test-exact
 
-# Replays of long sessions on real trees: thousands of builds in one
-# goroutine, which the race detector makes ten times slower without
-# anything to find; they skip under -race and run here without it. So does
-# the count of the records a build decodes on 1,000,000-message logs.
-REPLAY_TESTS := ^(TestCompressionCacheStability|TestCompressionSavings|TestBuildDecodesWhatItReads)$$
-# The same for the prompt-cache replays of real and synthetic sessions,
-# one build a step (docs/providers.md#prompt-caching).
-PROVIDER_REPLAY_TESTS := ^(TestReplayTranscripts|TestReplaySynthetic)$$
+# The race detector on the packages whose code starts goroutines or shares
+# memory between them (scripts/race-pkgs.sh: go statements, channels, sync
+# or sync/atomic in non-test files).
+test-race:
+	$(GO) test -race -count=1 -timeout 30m $(RACE_PKGS)
+
+# The other packages without it: their code runs in one goroutine and
+# holds no package-level state, so the detector has nothing to find there,
+# and it made their tests (cmd/recite's testscripts above all, which run
+# the recite binary hundreds of times) five to ten times slower.
+test-norace:
+	$(GO) test -count=1 -timeout 30m $(NORACE_PKGS)
+
+# Replays of long sessions on real trees (thousands of builds), of real
+# Claude Code sessions through the hook, one event after another: the race
+# detector makes them ten times slower without anything to find that the
+# shorter tests do not show; they skip under -race and run here without it.
+# So does the count of the records a build decodes on 1,000,000-message
+# logs. (The prompt-cache replays of engine/providertest skip under -race
+# too; that package is not a race package, so test-norace runs them.)
+test-replay:
+	$(GO) test -count=1 -timeout 30m -run '$(REPLAY_TESTS)' ./engine/
+	$(GO) test -count=1 -timeout 30m -run '$(HOOK_TESTS)' ./engine/claudecode/
 
 # The same for the exactness of the piece counts over every file of the
-# real trees: their realdata part skips under -race and runs here.
+# real trees, and for the secret rules over the real trees and gitleaks'
+# 6,765 examples: they skip under -race and run here.
+test-exact:
+	$(GO) test -count=1 -timeout 30m -run '$(EXACT_TESTS)' ./engine/budget/
+	$(GO) test -count=1 -timeout 30m -run '$(REDACT_TESTS)' ./engine/internal/redact/
+
+RACE_PKGS = $(shell GO=$(GO) GOTOOLCHAIN=$(GOTOOLCHAIN) scripts/race-pkgs.sh)
+NORACE_PKGS = $(filter-out $(RACE_PKGS),$(shell GOTOOLCHAIN=$(GOTOOLCHAIN) $(GO) list $(PKGS)))
+
+REPLAY_TESTS := ^(TestCompressionCacheStability|TestCompressionSavings|TestBuildDecodesWhatItReads)$$
+
+HOOK_TESTS := ^(TestPipelineRealCompactions|TestClaudeHookOutputLimit)$$
+
 EXACT_TESTS := ^TestCountPiecesExact$$
+
+REDACT_TESTS := ^(TestRealdataFalsePositives|TestGitleaksExamples)$$
 
 race: test
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/recite-dev/recite/engine/config"
 	"github.com/recite-dev/recite/engine/diagnostics"
+	"github.com/recite-dev/recite/internal/fsutil"
 	"github.com/recite-dev/recite/planning"
 	"github.com/recite-dev/recite/templates"
 )
@@ -85,7 +86,7 @@ func (e *Engine) Diagnostics() (*ProjectDiagnostics, error) {
 	if err != nil {
 		return nil, err
 	}
-	proj, err := planning.LoadCached(os.DirFS(dir), e.parsed)
+	proj, err := planning.LoadCached(fsutil.DirFS(dir), e.parsed)
 	if err != nil {
 		return nil, &InputError{Err: fmt.Errorf("%s: %w", dir, err)}
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/recite-dev/recite/internal/fsutil"
 	"github.com/recite-dev/recite/planning"
 )
 
@@ -28,7 +29,7 @@ func (e *Engine) Inspect() (PlanningSummary, error) {
 	if err != nil {
 		return PlanningSummary{}, err
 	}
-	proj, err := planning.LoadCached(os.DirFS(dir), e.parsed)
+	proj, err := planning.LoadCached(fsutil.DirFS(dir), e.parsed)
 	if err != nil {
 		return PlanningSummary{}, &InputError{Err: fmt.Errorf("%s: %w", dir, err)}
 	}

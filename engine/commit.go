@@ -10,6 +10,7 @@ import (
 
 	"github.com/recite-dev/recite/engine/internal/gitstore"
 	"github.com/recite-dev/recite/engine/scope"
+	"github.com/recite-dev/recite/planning/conversation"
 )
 
 // HistoryPaths are the project-relative paths `recite commit` and
@@ -47,6 +48,11 @@ var (
 	// ErrSparse: a sparse checkout leaves the history paths out; the error
 	// names them and `git sparse-checkout add`.
 	ErrSparse = gitstore.ErrSparse
+	// ErrTornRecord: a conversation log holds a line that is not a whole
+	// record before whole ones; the *conversation.TornError names the file
+	// and line, and nothing is committed. A torn last line alone is left
+	// out of the commit instead (docs/formats.md#torn-records).
+	ErrTornRecord = conversation.ErrTorn
 	// ErrLogShrunk: a conversation log has fewer lines than in HEAD (it was
 	// truncated, emptied or replaced), so committing it would drop records
 	// from the branch's newest commit; each log is a *gitstore.ShrunkError
@@ -111,8 +117,10 @@ type CommitResult struct {
 // one moved away for a moment); ErrNoRepository, ErrNoCommits,
 // ErrDetachedHead, ErrBeyondSymlink, ErrIndexLocked (after waiting LockWait
 // or until ctx is done; nothing is written under another process's lock),
-// ErrNoAuthor, ErrLogShrunk (each log joined, nothing committed), wrapped
-// I/O and object errors.
+// ErrNoAuthor, ErrLogShrunk (each log joined, nothing committed),
+// ErrTornRecord, wrapped I/O and object errors. A conversation log is
+// committed up to its last whole record; a failed commit leaves no
+// temporary object files behind.
 func (e *Engine) Commit(ctx context.Context, opts CommitOptions) (CommitResult, error) {
 	if _, err := e.planningDir(); err != nil {
 		if errors.Is(err, ErrNoPlanning) {
@@ -133,6 +141,14 @@ func (e *Engine) Commit(ctx context.Context, opts CommitOptions) (CommitResult, 
 		// The logs are append-only (docs/architecture.md#append-only-logs):
 		// one with fewer lines than in HEAD lost records.
 		AppendOnly: func(path string) bool { return !opts.AllowShrink && strings.HasSuffix(path, ".jsonl") },
+		// A torn record never reaches git: a log is committed up to its
+		// last whole record (docs/formats.md#torn-records).
+		Content: func(path string, content []byte) ([]byte, error) {
+			if !strings.HasSuffix(path, ".jsonl") {
+				return content, nil
+			}
+			return conversation.Committable(path, content)
+		},
 		Scan: func(path string, content []byte) error {
 			fs, err := e.redactor.Scan(path, content)
 			if err != nil {

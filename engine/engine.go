@@ -38,6 +38,7 @@ import (
 	"github.com/recite-dev/recite/engine/prompt"
 	"github.com/recite-dev/recite/engine/scope"
 	"github.com/recite-dev/recite/engine/secrets"
+	"github.com/recite-dev/recite/internal/fsutil"
 	"github.com/recite-dev/recite/markdown"
 	"github.com/recite-dev/recite/planning"
 	"github.com/recite-dev/recite/planning/conversation"
@@ -263,7 +264,7 @@ func (e *Engine) loadPlanning(pdir string) (*planning.Project, error) {
 		e.seeded = true
 		e.parsed.LoadFile(filepath.Join(e.dir, CacheDir, planning.DiskCacheFile))
 	}
-	proj, err := planning.LoadCached(os.DirFS(pdir), e.parsed)
+	proj, err := planning.LoadCached(fsutil.DirFS(pdir), e.parsed)
 	if err != nil {
 		return nil, &InputError{Err: fmt.Errorf("read %s: %w", pdir, err)}
 	}

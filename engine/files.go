@@ -2,10 +2,10 @@ package engine
 
 import (
 	"context"
-	"os"
 
 	"github.com/recite-dev/recite/engine/config"
 	"github.com/recite-dev/recite/engine/scope"
+	"github.com/recite-dev/recite/internal/fsutil"
 	"github.com/recite-dev/recite/planning"
 )
 
@@ -77,7 +77,7 @@ func (e *Engine) loadScope(include []string) (*config.Config, *planning.Project,
 	}
 	proj := &planning.Project{}
 	if pdir, err := e.planningDir(); err == nil {
-		if p, err := planning.LoadCached(os.DirFS(pdir), e.parsed); err == nil {
+		if p, err := planning.LoadCached(fsutil.DirFS(pdir), e.parsed); err == nil {
 			proj = p
 		}
 	}

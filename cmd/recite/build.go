@@ -113,7 +113,7 @@ type renderOptions struct {
 }
 
 func newRenderCmd(g *globalOptions, streams IOStreams, runF func(context.Context, *renderOptions) error) *cobra.Command {
-	opts := &renderOptions{io: streams}
+	opts := &renderOptions{io: streams.raw()} // a request body, byte for byte
 	cmd := &cobra.Command{
 		Use:   "render --target T --provider P",
 		Short: "Print one provider request body to stdout",

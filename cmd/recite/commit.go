@@ -99,6 +99,10 @@ func commitRun(ctx context.Context, opts *commitOptions) error {
 		fmt.Fprintln(opts.io.ErrOut, err)
 		return checkFailed{msg: "a conversation log has fewer lines than in HEAD: records would be lost from the newest commit (git show HEAD:PATH has them); restore the log, or pass --allow-shrink to commit it as it is"}
 	}
+	if errors.Is(err, engine.ErrTornRecord) {
+		fmt.Fprintln(opts.io.ErrOut, err)
+		return checkFailed{msg: "a conversation log holds a torn record before whole ones: nothing committed (git never gets a torn record)"}
+	}
 	if err != nil {
 		return commitHint(err)
 	}

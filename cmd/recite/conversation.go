@@ -102,6 +102,7 @@ type convSayOptions struct {
 	say     engine.SayOptions
 	args    []string
 	noBuild bool
+	json    jsonFlag
 }
 
 func newConvSayCmd(g *globalOptions, streams IOStreams, runF func(context.Context, *convSayOptions) error) *cobra.Command {
@@ -113,7 +114,14 @@ func newConvSayCmd(g *globalOptions, streams IOStreams, runF func(context.Contex
 the targets whose conversation is ID (as recite build does for them), so each
 carries the new message. --no-build only appends. It prints
 "appended message N to ID (ROLE)", N being the message's position (as show
-numbers it), then one line per rebuilt target with the prompt files written.`,
+numbers it), then one line per rebuilt target with the prompt files written.
+
+Exit codes: 0 when the message is recorded, also when only the rebuild
+failed (the failure is reported on stderr: a caller that retries on a
+non-zero exit would record the message twice); 2 when it is not recorded
+(a bad conversation id, an unknown conversation, a full disk: the log is
+left as it was). --json prints {"recorded", "conversation", "id", "number",
+"role", "rebuilt", "rebuild_error", "targets"}.`,
 		Args: cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := opts.say.Validate(); err != nil {
@@ -133,7 +141,21 @@ numbers it), then one line per rebuilt target with the prompt files written.`,
 	f.BoolVar(&s.IsError, "error", false, "mark a failed tool result or error")
 	f.IntVar(&s.Iteration, "iteration", 0, "loop iteration the message belongs to")
 	f.BoolVar(&opts.noBuild, "no-build", false, "only append; leave the prompt files of targets bound to ID as they are")
+	opts.json.addFlag(cmd, "print whether the message was recorded and the prompt files rebuilt as JSON")
 	return cmd
+}
+
+// sayResult is `conversation say --json`: the message as recorded, and
+// whether the rebuild that follows it ran and succeeded.
+type sayResult struct {
+	Recorded     bool     `json:"recorded"`
+	Conversation string   `json:"conversation"`
+	ID           string   `json:"id"`
+	Number       int      `json:"number,omitempty"`
+	Role         string   `json:"role"`
+	Rebuilt      bool     `json:"rebuilt"`
+	RebuildError string   `json:"rebuild_error,omitempty"`
+	Targets      []string `json:"targets,omitempty"`
 }
 
 // messageTo reads a message's text (messageText) and opens the
@@ -162,22 +184,35 @@ func convSayRun(ctx context.Context, opts *convSayOptions) error {
 	if err != nil {
 		return err
 	}
+	out := sayResult{Recorded: true, Conversation: say.ID, ID: res.Record.ID, Number: res.Number, Role: say.Role}
 	n := res.Record.ID
 	if res.Number > 0 {
 		n = strconv.Itoa(res.Number)
 	}
-	fmt.Fprintf(opts.io.Out, "appended message %s to %s (%s)\n", n, say.ID, say.Role)
-	if opts.noBuild {
-		return nil
+	if !opts.json.on {
+		fmt.Fprintf(opts.io.Out, "appended message %s to %s (%s)\n", n, say.ID, say.Role)
 	}
-	rep, err := e.BuildConversation(ctx, say.ID)
-	if err != nil {
-		return fmt.Errorf("message recorded; prompt files not rebuilt: %w", err)
+	if !opts.noBuild {
+		// The message is recorded: whatever the rebuild does, say exits
+		// 0, so a caller that retries on failure never records it twice.
+		rep, err := e.BuildConversation(ctx, say.ID)
+		if err != nil {
+			out.RebuildError = err.Error()
+			fmt.Fprintf(opts.io.ErrOut, "recite: message recorded; prompt files not rebuilt: %v\n", err)
+		} else {
+			out.Rebuilt = true
+			for _, t := range rep.Targets {
+				out.Targets = append(out.Targets, t.Name)
+				if !opts.json.on {
+					fmt.Fprintf(opts.io.Out, "rebuilt target %s: %s\n", t.Name, writeState(t))
+				}
+			}
+			printDiagnosticsOnce(opts.io.ErrOut, e, rep.Diagnostics, bySay)
+		}
 	}
-	for _, t := range rep.Targets {
-		fmt.Fprintf(opts.io.Out, "rebuilt target %s: %s\n", t.Name, writeState(t))
+	if opts.json.on {
+		return printJSON(opts.io.Out, out)
 	}
-	printDiagnosticsOnce(opts.io.ErrOut, e, rep.Diagnostics, bySay)
 	return nil
 }
 

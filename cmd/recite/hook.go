@@ -24,7 +24,7 @@ func newHookCmd(g *globalOptions, streams IOStreams, runF func(context.Context, 
 		Short: "Handle an agent's hook events",
 		Args:  cobra.NoArgs,
 	}
-	opts := &hookOptions{io: streams}
+	opts := &hookOptions{io: streams.raw()} // Claude Code reads the output: not escaped
 	cmd.AddCommand(&cobra.Command{
 		Use:   "claude-code",
 		Short: "Read one Claude Code hook event (JSON) on stdin and act on it",

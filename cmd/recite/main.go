@@ -18,5 +18,7 @@ func main() {
 	if !longRunning(root, os.Args[1:]) {
 		tuneOneShotGC(os.Getenv)
 	}
-	os.Exit(runRoot(context.Background(), root, os.Args[1:], streams))
+	code := runRoot(context.Background(), root, os.Args[1:], streams)
+	streams.flush()
+	os.Exit(code)
 }

@@ -24,7 +24,7 @@ type mcpOptions struct {
 }
 
 func newMCPCmd(g *globalOptions, streams IOStreams, runF func(context.Context, *mcpOptions) error) *cobra.Command {
-	opts := &mcpOptions{io: streams}
+	opts := &mcpOptions{io: streams.raw()} // JSON-RPC on stdout: not escaped
 	cmd := &cobra.Command{
 		Use:   "mcp",
 		Short: "Serve the project's context to an agent over MCP (stdio)",

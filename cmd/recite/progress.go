@@ -28,7 +28,9 @@ func newProgress(s IOStreams) *progressLine {
 	if !s.ErrTerminal {
 		return nil
 	}
-	return &progressLine{w: s.ErrOut, width: s.width()}
+	// Raw: the line is redrawn with carriage returns; its text is
+	// escaped in show.
+	return &progressLine{w: s.raw().ErrOut, width: s.width()}
 }
 
 // option is the engine option that reports progress to p.
@@ -41,7 +43,7 @@ func (p *progressLine) option() engine.Option {
 
 // show draws one step.
 func (p *progressLine) show(pr engine.Progress) {
-	text := progressText(pr)
+	text := termText(progressText(pr))
 	if text == p.last {
 		return
 	}

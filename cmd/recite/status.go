@@ -54,6 +54,12 @@ func statusRun(ctx context.Context, opts *statusOptions) error {
 		return err
 	}
 	return opts.json.print(opts.io.Out, rep, func(w io.Writer) error {
+		if opts.io.color(opts.json.on) {
+			// The colours are escape sequences of the picture's own: what
+			// came from files is escaped first, the picture written as is.
+			termSafeValue(rep)
+			w = opts.io.raw().Out
+		}
 		newPicture(w, opts.io.width(), opts.io.OutTerminal, opts.io.color(opts.json.on)).print(rep)
 		if len(rep.Diagnostics) > 0 {
 			fmt.Fprintln(w)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -15,6 +16,10 @@ import (
 type statuslineOptions struct {
 	io   IOStreams
 	opts engine.StatusLineOptions
+	// inputWait bounds the wait for the statusLine JSON on stdin
+	// (engine.StatusLineOptions.InputWait; 0 is its default, tests
+	// shorten it).
+	inputWait time.Duration
 }
 
 func newStatuslineCmd(g *globalOptions, streams IOStreams, runF func(context.Context, *statuslineOptions) error) *cobra.Command {
@@ -49,6 +54,7 @@ func statuslineRun(ctx context.Context, opts *statuslineOptions) error {
 	if opts.io.InTerminal || in == nil {
 		in = strings.NewReader("")
 	}
+	opts.opts.InputWait = opts.inputWait
 	line, err := engine.StatusLine(ctx, opts.opts, in)
 	if err != nil {
 		return err

@@ -73,7 +73,7 @@ func (h *claudeHook) userPromptSubmit(ctx context.Context) error {
 			recs = append(recs, turnRecord(t, "", -1))
 		}
 		if strings.TrimSpace(text) != "" {
-			r := conversation.Record{Kind: conversation.KindMessage, Role: conversation.RoleUser, Content: capContent(text)}
+			r := conversation.Record{Kind: conversation.KindMessage, Role: conversation.RoleUser, Content: h.capContent(text)}
 			if n, ok := conversation.ParseTaskNotification(text); ok && n.Failed() {
 				r.IsError = true
 			}
@@ -94,10 +94,10 @@ func (h *claudeHook) stop(ctx context.Context) error {
 		h.readState("turn", &t)
 		var recs []conversation.Record
 		if strings.TrimSpace(text) != "" {
-			recs = append(recs, conversation.Record{Kind: conversation.KindMessage, Role: conversation.RoleAssistant, Provider: h.d.provider, Content: capContent(text)})
+			recs = append(recs, conversation.Record{Kind: conversation.KindMessage, Role: conversation.RoleAssistant, Provider: h.d.provider, Content: h.capContent(text)})
 		}
 		if isIteration(t) {
-			recs = append(recs, turnRecord(t, text, replyLines(text)))
+			recs = append(recs, turnRecord(t, h.e.RedactText(text), replyLines(text)))
 		}
 		if err := h.append(ctx, recs...); err != nil {
 			return err
@@ -122,11 +122,11 @@ func (h *claudeHook) toolCall() conversation.Record {
 
 func (h *claudeHook) postToolUseFailure(ctx context.Context) error {
 	text := rawText(h.ev.Error)
-	result := conversation.Record{Kind: conversation.KindMessage, Role: conversation.RoleTool, ToolCallID: h.ev.ToolUseID, ToolName: h.ev.ToolName, Content: capContent(text)}
+	result := conversation.Record{Kind: conversation.KindMessage, Role: conversation.RoleTool, ToolCallID: h.ev.ToolUseID, ToolName: h.ev.ToolName, Content: h.capContent(text)}
 	if h.ev.IsInterrupt {
 		// The user stopped the tool: not an error of the work.
 		result.Internal = true
-		result.Content = capContent(strings.TrimSpace("Interrupted by the user. " + text))
+		result.Content = h.capContent(strings.TrimSpace("Interrupted by the user. " + text))
 	} else {
 		result.IsError = true
 		if strings.TrimSpace(result.Content) == "" {
@@ -212,7 +212,7 @@ func (h *claudeHook) postToolUse(ctx context.Context, res *result) error {
 // last (postToolUse).
 func (h *claudeHook) recordTool(ctx context.Context, res *result, text string, failed bool) error {
 	call := h.toolCall()
-	result := conversation.Record{Kind: conversation.KindMessage, Role: conversation.RoleTool, ToolCallID: h.ev.ToolUseID, ToolName: call.ToolCalls[0].Name, Content: capContent(text), IsError: failed}
+	result := conversation.Record{Kind: conversation.KindMessage, Role: conversation.RoleTool, ToolCallID: h.ev.ToolUseID, ToolName: call.ToolCalls[0].Name, Content: h.capContent(text), IsError: failed}
 	h.redactRecord(&result)
 	lastError := h.turnError(call, result)
 	return h.locked(ctx, func() error {
@@ -373,7 +373,7 @@ func (h *claudeHook) postCompact(ctx context.Context) error {
 	if h.conv != "" && strings.TrimSpace(summary) != "" {
 		errs = append(errs, h.append(ctx,
 			conversation.Record{Kind: conversation.KindMeta, Event: conversation.EventCompactBoundary, Content: strings.TrimSpace("compaction " + h.ev.Trigger)},
-			conversation.Record{Kind: conversation.KindMessage, Role: conversation.RoleUser, CompactSummary: true, Content: capContent(summary)}))
+			conversation.Record{Kind: conversation.KindMessage, Role: conversation.RoleUser, CompactSummary: true, Content: h.capContent(summary)}))
 	}
 	blocks, err := h.e.ReadPreserved()
 	if err != nil {
@@ -392,4 +392,11 @@ func (h *claudeHook) limit() int {
 		return h.opts.MaxOutput
 	}
 	return HookMaxOutput
+}
+
+// capContent is the package's capContent of text with its secrets
+// replaced first: a cut must never halve a secret, whose first half no
+// rule would find any more.
+func (h *claudeHook) capContent(text string) string {
+	return capContent(h.e.RedactText(text))
 }

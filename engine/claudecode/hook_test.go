@@ -401,6 +401,7 @@ func TestFitOutput(t *testing.T) {
 // TestClaudeHookOutputLimit: SessionStart never prints more than 10,000
 // characters, even with a huge preserved block.
 func TestClaudeHookOutputLimit(t *testing.T) {
+	skipUnderRace(t)
 	dir := enginetest.HookProject(t)
 	for i := range 60 {
 		ev := strings.Replace(evFailure, "5433", "5433 #"+strings.Repeat("n", i)+" "+strings.Repeat("payload ", 40), 1)

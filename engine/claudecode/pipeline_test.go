@@ -184,6 +184,7 @@ func measure(summary string, before, lost []signals.Signal, out string) measured
 // (testdata/reinject/, -update rewrites them; the hook's record ids and
 // times are masked).
 func TestPipelineRealCompactions(t *testing.T) {
+	skipUnderRace(t)
 	dir := filepath.Join(sharedtest.Dir(t), "transcripts")
 	tests := []struct {
 		file       string
@@ -455,5 +456,16 @@ func TestHookLogShape(t *testing.T) {
 		if s.kind == "message" && !generated[s] {
 			t.Errorf("written by the hook, never generated: %+v", s)
 		}
+	}
+}
+
+// skipUnderRace skips a test that replays long sessions one hook event
+// after another: the race detector finds nothing there that the shorter
+// hook tests do not show, and makes it ten times slower; make test runs it
+// without -race (HOOK_TESTS).
+func skipUnderRace(t *testing.T) {
+	t.Helper()
+	if raceDetector {
+		t.Skip("sequential replay of real sessions: make test runs it without -race")
 	}
 }

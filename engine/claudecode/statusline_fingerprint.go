@@ -5,8 +5,9 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"io/fs"
-	"os"
 	"time"
+
+	"github.com/recite-dev/recite/internal/fsutil"
 )
 
 // fingerprintSkipped reports the folders of the planning tree the status
@@ -42,7 +43,7 @@ func planningFingerprint(pdir string) (string, time.Time, error) {
 		binary.LittleEndian.PutUint64(buf[8:], uint64(fi.ModTime().UnixNano()))
 		h.Write(buf[:])
 	}
-	fsys := os.DirFS(pdir)
+	fsys := fsutil.DirFS(pdir)
 	if _, err := fs.Stat(fsys, "."); err != nil {
 		return "", time.Time{}, err
 	}

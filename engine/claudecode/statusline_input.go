@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/recite-dev/recite/engine/budget"
 )
@@ -97,6 +98,35 @@ type StatusLineOptions struct {
 	// Dir is the project directory given explicitly (-C); "" takes the
 	// input's workspace.current_dir, else its cwd, else ".".
 	Dir string
+	// InputWait bounds the wait for the input to end (0:
+	// DefaultStatusInputWait): Claude Code writes the statusLine JSON and
+	// closes stdin at once, and a stdin left open (a pipe nobody closes)
+	// must not hang the status line. Past it the line is made without the
+	// input.
+	InputWait time.Duration
+}
+
+// DefaultStatusInputWait is StatusLineOptions.InputWait's default.
+const DefaultStatusInputWait = 2 * time.Second
+
+// inputWithin reads all of in (at most statusInputMax and a byte) within
+// wait, or until ctx is done; ok is false when in had not ended by then.
+// The read goes on in the background until the process exits.
+func inputWithin(ctx context.Context, in io.Reader, wait time.Duration) (b []byte, ok bool) {
+	got := make(chan []byte, 1)
+	go func() {
+		b, _ := io.ReadAll(io.LimitReader(in, statusInputMax+1))
+		got <- b
+	}()
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case b := <-got:
+		return b, true
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	return nil, false
 }
 
 // StatusLine is `recite statusline`: it reads Claude Code's statusLine
@@ -109,7 +139,12 @@ type StatusLineOptions struct {
 // (ParseStatusInput), no planning folder, or a summary that cannot be
 // computed.
 func StatusLine(ctx context.Context, opts StatusLineOptions, open Opener, in io.Reader) (string, error) {
-	si, err := ParseStatusInput(in)
+	wait := opts.InputWait
+	if wait <= 0 {
+		wait = DefaultStatusInputWait
+	}
+	raw, _ := inputWithin(ctx, in, wait) // not ended in time: no input
+	si, err := ParseStatusInput(bytes.NewReader(raw))
 	if err != nil {
 		return "", err
 	}

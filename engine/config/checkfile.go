@@ -9,6 +9,7 @@ import (
 
 	"github.com/recite-dev/recite/engine/internal/layout"
 	"github.com/recite-dev/recite/engine/prompt"
+	"github.com/recite-dev/recite/internal/fsutil"
 	"github.com/recite-dev/recite/templates"
 )
 
@@ -83,7 +84,7 @@ func CheckFile(dir, file string) (*FileCheck, error) {
 		return res, nil
 	}
 	res.Providers = cfg.Catalog().Table()
-	planning := os.DirFS(filepath.Join(dir, layout.PlanningDir))
+	planning := fsutil.DirFS(filepath.Join(dir, layout.PlanningDir))
 	for i, tg := range cfg.Targets {
 		if _, _, err := templates.Role(planning, tg.Role); err != nil {
 			key := fmt.Sprintf("targets[%d].role", i)

@@ -347,7 +347,7 @@ const replayTranscriptSteps = 60
 // which makes it ten times slower with nothing to find.
 func TestReplayTranscripts(t *testing.T) {
 	if raceDetector {
-		t.Skip("a replay of builds in one goroutine: run without -race (make test's REPLAY_TESTS)")
+		t.Skip("a replay of builds in one goroutine: make test runs it without -race (test-norace)")
 	}
 	paths, _ := filepath.Glob(filepath.Join(sharedtest.Dir(t), "transcripts", "*.jsonl"))
 	if len(paths) == 0 {
@@ -413,7 +413,7 @@ const (
 // bodies to the bar of checkReplay.
 func TestReplaySynthetic(t *testing.T) {
 	if raceDetector {
-		t.Skip("a replay of builds in one goroutine: run without -race (make test's REPLAY_TESTS)")
+		t.Skip("a replay of builds in one goroutine: make test runs it without -race (test-norace)")
 	}
 	recs := syntheticSession(syntheticMessages)
 	var steps [][]conversation.Record

@@ -44,7 +44,7 @@ type Result struct {
 func Init(dir, flavor string) (*Result, error) {
 	if flavor == "" {
 		flavor = "gsd"
-		if proj, err := planning.Load(os.DirFS(filepath.Join(dir, layout.PlanningDir))); err == nil && proj.Flavor == planning.FlavorFire {
+		if proj, err := planning.Load(fsutil.DirFS(filepath.Join(dir, layout.PlanningDir))); err == nil && proj.Flavor == planning.FlavorFire {
 			flavor = "fire"
 		}
 	}

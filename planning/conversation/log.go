@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/recite-dev/recite/internal/fsutil"
 	"github.com/recite-dev/recite/markdown"
 )
 
@@ -25,6 +26,9 @@ func encodeRecord(r Record) ([]byte, error) {
 // parseLine decodes one log line into a record and checks the fields every
 // record must have. It returns a message for a diagnostic on failure.
 func parseLine(line []byte) (Record, string) {
+	if len(line) > 0 && line[0] == fsutil.TornMark {
+		return Record{}, "torn record skipped: an append that failed and could not be undone marked it"
+	}
 	var r Record
 	if err := json.Unmarshal(line, &r); err != nil {
 		return Record{}, fmt.Sprintf("torn or malformed record skipped: %v", err)

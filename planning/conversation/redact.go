@@ -7,9 +7,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/recite-dev/recite/internal/fsutil"
 )
@@ -20,23 +22,34 @@ import (
 // placeholder is not a secret.
 type Redactor func(text string) (string, int)
 
-// RedactRecord replaces, in place, the secrets of every text of r that a
-// log stores: the content, the arguments of the tool calls, and the
-// metadata's title, epic, phase, tags and deliverables. Arguments that
-// were valid JSON stay valid JSON: when a replacement would break them,
-// they become the JSON string of the redacted text. Ids, names, roles,
-// paths and hashes are not texts and are left alone. It returns how many
-// values red replaced. The rule: docs/formats.md#secrets-in-committed-files.
+// RedactRecord replaces, in place, the secrets of every text of r, each
+// once it is decoded: the content (a message, a tool's output, an error's
+// text, an event's), the arguments of the tool calls, the agent,
+// provider, model and event names, the files modified, and the
+// metadata's agent type, title, epic, phase, tags and deliverables. A
+// text that is a JSON document (tool arguments, a tool's JSON output) is
+// redacted as text and then string by string, each string decoded, so a
+// secret behind escaped quotes (`{"cmd":"export SECRET_KEY=\"…\""}`) is
+// found as it would be in a shell. Arguments that were valid JSON stay
+// valid JSON: when a replacement would break them, they become the JSON
+// string of the redacted text. The fields that identify rather than say
+// something (IdentityFields) are left alone, since the log and the
+// providers match them byte for byte. It returns how many values red
+// replaced. The rule: docs/formats.md#secrets-in-committed-files.
 func RedactRecord(r *Record, red Redactor) int {
 	n := 0
 	text := func(s *string) {
 		if *s == "" {
 			return
 		}
-		out, k := red(*s)
+		out, k := redactText(*s, red, 0)
 		*s, n = out, n+k
 	}
 	text(&r.Content)
+	text(&r.Agent)
+	text(&r.Provider)
+	text(&r.Model)
+	text(&r.Event)
 	if len(r.ToolCalls) > 0 {
 		calls := append([]ToolCall(nil), r.ToolCalls...) // never the caller's array
 		for k := range calls {
@@ -49,8 +62,10 @@ func RedactRecord(r *Record, red Redactor) int {
 		}
 		r.ToolCalls = calls
 	}
+	r.FilesModified = redactList(r.FilesModified, text)
 	if r.Meta != nil {
 		m := *r.Meta
+		text(&m.AgentType)
 		text(&m.Title)
 		text(&m.Epic)
 		text(&m.Phase)
@@ -59,6 +74,93 @@ func RedactRecord(r *Record, red Redactor) int {
 		r.Meta = &m
 	}
 	return n
+}
+
+// IdentityFields are the string fields of a Record (Go field paths) that
+// RedactRecord leaves alone: ids, kinds and roles, the names a tool call
+// and its result are matched by, a provider's signature replayed byte for
+// byte, a hash, and the source of an imported record. Every other string
+// of a record is redacted (TestRedactRecordEveryField).
+var IdentityFields = []string{
+	"ID", "Conversation", "Kind", "Role", "ToolCalls.ID", "ToolCalls.Name", "ToolCalls.Signature",
+	"ToolCallID", "ToolName", "ErrorHash", "Source", "Meta.Parent",
+}
+
+// maxJSONDepth bounds how many JSON documents inside JSON strings
+// redactText decodes.
+const maxJSONDepth = 4
+
+// redactText redacts s as text, then, when s is a JSON document, each of
+// its strings decoded (keys too), at most maxJSONDepth documents deep.
+func redactText(s string, red Redactor, depth int) (string, int) {
+	out, n := red(s)
+	// Without a backslash every string of a document is written as it
+	// decodes, and the pass over the whole text saw it as it is.
+	if depth >= maxJSONDepth || !looksLikeJSON(out) || !strings.Contains(out, `\`) {
+		return out, n
+	}
+	if js, k, ok := redactJSONStrings(out, red, depth+1); ok && k > 0 {
+		out, n = js, n+k
+	}
+	return out, n
+}
+
+// looksLikeJSON reports whether s starts, after white space, as a JSON
+// object, array or string does.
+func looksLikeJSON(s string) bool {
+	t := strings.TrimLeft(s, " \t\r\n")
+	return t != "" && (t[0] == '{' || t[0] == '[' || t[0] == '"')
+}
+
+// redactJSONStrings redacts every string of the JSON document doc as
+// decoded text (redactText) and writes each changed string back in its
+// place, JSON-encoded; the other bytes stay as they were. ok is false when
+// doc is not one valid JSON document.
+func redactJSONStrings(doc string, red Redactor, depth int) (string, int, bool) {
+	dec := json.NewDecoder(strings.NewReader(doc))
+	dec.UseNumber()
+	var b strings.Builder
+	n, done := 0, 0 // done: bytes of doc copied to b
+	for {
+		prev := dec.InputOffset()
+		tok, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return doc, 0, false
+		}
+		str, isString := tok.(string)
+		if !isString || str == "" {
+			continue
+		}
+		out, k := redactText(str, red, depth)
+		if k == 0 {
+			continue
+		}
+		end := int(dec.InputOffset())
+		start := int(prev) // the token follows white space and the delimiters Token skips
+		for start < end && strings.IndexByte(" \t\r\n,:", doc[start]) >= 0 {
+			start++
+		}
+		var enc bytes.Buffer
+		e := json.NewEncoder(&enc)
+		e.SetEscapeHTML(false)
+		if e.Encode(out) != nil {
+			return doc, 0, false
+		}
+		b.WriteString(doc[done:start])
+		b.Write(bytes.TrimSuffix(enc.Bytes(), []byte("\n")))
+		done, n = end, n+k
+	}
+	if n == 0 {
+		return doc, 0, true
+	}
+	b.WriteString(doc[done:])
+	if !json.Valid([]byte(b.String())) {
+		return doc, 0, false
+	}
+	return b.String(), n, true
 }
 
 // redactList returns a copy of list with text applied to each item.

@@ -1,15 +1,18 @@
 package conversation
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // secretRe is the secret form of these tests: the Redactor below replaces
@@ -243,4 +246,100 @@ func FuzzRedactLines(f *testing.F) {
 			t.Fatalf("a log without secrets changed")
 		}
 	})
+}
+
+// TestRedactRecordEveryField puts a secret in every string field of a
+// record, found by reflection so a field added later is covered too, and
+// checks that RedactRecord replaces it unless IdentityFields names the
+// field; a secret behind escaped quotes in a JSON text is found decoded,
+// and the arguments stay valid JSON.
+func TestRedactRecordEveryField(t *testing.T) {
+	var r Record
+	r.ToolCalls = []ToolCall{{}}
+	r.Meta = &Meta{Tags: []string{""}, Deliverables: []string{""}}
+	r.FilesModified = []string{""}
+	var paths []string
+	var fill func(v reflect.Value, path string)
+	fill = func(v reflect.Value, path string) {
+		switch v.Kind() {
+		case reflect.String:
+			v.SetString("x SECRET-" + strings.NewReplacer(".", "", "[0]", "").Replace(path) + " y")
+			paths = append(paths, path)
+		case reflect.Pointer:
+			if !v.IsNil() {
+				fill(v.Elem(), path)
+			}
+		case reflect.Slice:
+			for i := 0; i < v.Len(); i++ {
+				fill(v.Index(i), path)
+			}
+		case reflect.Struct:
+			if v.Type() == reflect.TypeOf(time.Time{}) {
+				return
+			}
+			for i := 0; i < v.NumField(); i++ {
+				name := v.Type().Field(i).Name
+				if path != "" {
+					name = path + "." + name
+				}
+				fill(v.Field(i), name)
+			}
+		}
+	}
+	fill(reflect.ValueOf(&r).Elem(), "")
+	r.ToolCalls[0].Arguments = `{"command":"export KEY=\"SECRET-inquotes\"","env":{"SECRET-key":1}}`
+	RedactRecord(&r, testRedactor)
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range paths {
+		mark := "SECRET-" + strings.ReplaceAll(p, ".", "")
+		if p == "ToolCalls.Arguments" {
+			mark = "SECRET-inquotes"
+		}
+		kept := bytes.Contains(b, []byte(mark))
+		if identity := slices.Contains(IdentityFields, p); kept != identity {
+			t.Errorf("field %s: secret kept %v, identity field %v", p, kept, identity)
+		}
+	}
+	if a := r.ToolCalls[0].Arguments; !json.Valid([]byte(a)) || strings.Contains(a, "SECRET-") || !strings.Contains(a, `"command":"export KEY=\"⟨secret:test:00000000⟩\""`) {
+		t.Errorf("arguments: %s", a)
+	}
+	for _, f := range IdentityFields {
+		if !slices.Contains(paths, f) {
+			t.Errorf("IdentityFields names %s, which is no string field of Record", f)
+		}
+	}
+}
+
+// TestRedactJSONEscapedQuotes: a secret that only a rule over the decoded
+// string finds (here: a quoted value right after "=") is redacted inside
+// a JSON document with escaped quotes, nested documents too, and a text
+// that is not JSON is left to the text pass.
+func TestRedactJSONEscapedQuotes(t *testing.T) {
+	quoted := regexp.MustCompile(`KEY="([^"]+)"`)
+	red := func(s string) (string, int) {
+		n := 0
+		out := quoted.ReplaceAllStringFunc(s, func(m string) string {
+			if strings.Contains(m, "⟨") {
+				return m
+			}
+			n++
+			return `KEY="⟨secret:test:00000000⟩"`
+		})
+		return out, n
+	}
+	tests := []struct{ in, want string }{
+		{`{"command":"SECRET_KEY=\"abc123\" ./run"}`, `{"command":"SECRET_KEY=\"⟨secret:test:00000000⟩\" ./run"}`},
+		{`[1, "KEY=\"a\"", {"n": null}]`, `[1, "KEY=\"⟨secret:test:00000000⟩\"", {"n": null}]`},
+		{`{"inner":"{\"cmd\":\"KEY=\\\"deep\\\"\"}"}`, `{"inner":"{\"cmd\":\"KEY=\\\"⟨secret:test:00000000⟩\\\"\"}"}`},
+		{`{"broken": "KEY=\"x\"`, `{"broken": "KEY=\"x\"`},
+	}
+	for _, tt := range tests {
+		got, _ := redactText(tt.in, red, 0)
+		if got != tt.want {
+			t.Errorf("redactText(%s)\n got %s\nwant %s", tt.in, got, tt.want)
+		}
+	}
 }

@@ -80,6 +80,10 @@ type Store struct {
 	// every store that shares it (a process's readers; see RecordCache).
 	Records *RecordCache
 
+	// wrapLog, when set (tests), wraps the log file an append writes
+	// through: a writer that fails after N bytes stands for a full disk.
+	wrapLog func(fsutil.AppendFile) fsutil.AppendFile
+
 	mu      sync.Mutex
 	last    time.Time
 	entropy *ulid.MonotonicEntropy
@@ -271,6 +275,9 @@ func (s *Store) Create(ctx context.Context, id string, meta Meta) error {
 			err = cerr
 		}
 		if err != nil {
+			// All or nothing: the log this call made goes (no other
+			// writer has it: they take the same lock).
+			_ = os.Remove(p)
 			return fmt.Errorf("create %q: %w", id, err)
 		}
 		// A log of this id that existed before (deleted by hand) may have
@@ -340,16 +347,18 @@ func (s *Store) appendRecords(ctx context.Context, id string, recs []Record, onl
 		if err := s.keepRaw(id, given.raws); err != nil {
 			return err
 		}
-		if _, err := f.Write(buf); err != nil {
+		var w fsutil.AppendFile = f
+		if s.wrapLog != nil {
+			w = s.wrapLog(f)
+		}
+		if err := fsutil.AppendAll(p, w, given.size, buf, s.NoSync); err != nil {
+			if given.healed || !errors.Is(err, fsutil.ErrAppendUndone) {
+				s.dropIndex(id)
+			}
 			return fmt.Errorf("append to %q: %w", id, err)
 		}
-		if !s.NoSync {
-			if err := f.Sync(); err != nil {
-				return fmt.Errorf("append to %q: sync: %w", id, err)
-			}
-		}
 		n = given.records
-		if given.ids && !onlyNew {
+		if given.ids && !onlyNew || given.healed {
 			// An id the caller chose may repeat one already in the log,
 			// which only a full read can tell: the next reader rebuilds.
 			s.dropIndex(id)
@@ -364,12 +373,15 @@ func (s *Store) appendRecords(ctx context.Context, id string, recs []Record, onl
 }
 
 // appendInfo says what encodeAppend encoded: how many records, whether
-// any came with an id of the caller's, and the records Redact changed as
-// they were.
+// any came with an id of the caller's, the records Redact changed as they
+// were, the log's size before the append, and whether a torn tail was
+// moved out of the log first (healTail).
 type appendInfo struct {
 	records int
 	ids     bool
 	raws    []Record
+	size    int64
+	healed  bool
 }
 
 // encodeAppend stamps and encodes recs for one Write to the log f: a
@@ -389,13 +401,16 @@ func (s *Store) encodeAppend(f *os.File, id string, recs []Record, onlyNew bool,
 		return nil, info, fmt.Errorf("append to %q: %w", id, err)
 	}
 	var buf bytes.Buffer
-	if size := st.Size(); size > 0 {
-		last := make([]byte, 1)
-		if _, err := f.ReadAt(last, size-1); err != nil {
+	info.size = st.Size()
+	if info.size > 0 {
+		size, torn, err := s.healTail(f, id, info.size)
+		if err != nil {
 			return nil, info, fmt.Errorf("append to %q: %w", id, err)
 		}
-		if last[0] != '\n' {
-			buf.WriteByte('\n') // torn tail: start on a new line
+		info.healed = size != info.size
+		info.size = size
+		if torn {
+			buf.WriteByte('\n') // a whole record without its newline: end it
 		}
 	}
 	for _, r := range recs {

@@ -186,11 +186,12 @@ func TestTornLines(t *testing.T) {
 		name      string
 		inject    string // bytes appended to the log after 2 messages
 		wantDiags []int  // lines reported
+		movedOut  bool   // a torn tail the next append moves out of the log (docs/formats.md#torn-records)
 	}{
-		{"torn tail", `{"id":"x","conversation":"c","kind":"mess`, []int{4}},
-		{"garbage tail", "\x00\x00\x00", []int{4}},
-		{"conflict marker", "<<<<<<< HEAD\n", []int{4}},
-		{"no kind", `{"id":"y","ts":"2026-01-01T00:00:00Z"}` + "\n", []int{4}},
+		{"torn tail", `{"id":"x","conversation":"c","kind":"mess`, []int{4}, true},
+		{"garbage tail", "\x00\x00\x00", []int{4}, true},
+		{"conflict marker", "<<<<<<< HEAD\n", []int{4}, false},
+		{"no kind", `{"id":"y","ts":"2026-01-01T00:00:00Z"}` + "\n", []int{4}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -229,6 +230,12 @@ func TestTornLines(t *testing.T) {
 			}
 			if got := contents(c.Messages); got != "a,b,d" {
 				t.Errorf("after append: %q", got)
+			}
+			if tt.movedOut {
+				tt.wantDiags = nil
+				if kept, err := os.ReadFile(filepath.Join(s.tornDir(), "c.jsonl")); err != nil || string(kept) != tt.inject+"\n" {
+					t.Errorf("torn tail kept aside: %q, %v", kept, err)
+				}
 			}
 			checkDiagLines(t, diags, p, tt.wantDiags)
 			tail, err := s.Tail("c", 5)

@@ -27,7 +27,9 @@ type WindowOptions struct {
 	Iterations int
 	// MaxBytes, when positive, bounds the bytes of log lines (newlines not
 	// counted) the window holds: the newest record that would pass it ends
-	// the window, so a window can be empty.
+	// the window, so a window can be empty. A record longer than MaxBytes
+	// alone is carried as a note instead (LeftOutNote, Source LeftOut),
+	// so the window goes on past it.
 	MaxBytes int64
 }
 
@@ -110,12 +112,16 @@ func (sn *Snapshot) Window(opts WindowOptions) (*Window, error) {
 			if done() {
 				break
 			}
-			if opts.MaxBytes > 0 && used+e.Len > opts.MaxBytes {
+			size := e.Len
+			if opts.MaxBytes > 0 && size > opts.MaxBytes {
+				size = leftOutSize(size) // too large to carry: a note stands for it
+			}
+			if opts.MaxBytes > 0 && used+size > opts.MaxBytes {
 				full = true
 				break
 			}
 			picks = append(picks, e)
-			used += e.Len
+			used += size
 			switch e.Kind {
 			case KindMessage:
 				msgs++
@@ -139,7 +145,7 @@ func (sn *Snapshot) Window(opts WindowOptions) (*Window, error) {
 		w.Records, w.Inherited = inh, len(inh)
 	}
 	slices.Reverse(picks)
-	if w.Records, err = c.v.read(picks, w.Records); err != nil {
+	if w.Records, err = c.v.readCarried(picks, w.Records, opts.MaxBytes); err != nil {
 		return nil, err
 	}
 	if n := msgs + w.Inherited; n > 0 {

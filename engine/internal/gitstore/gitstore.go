@@ -139,6 +139,11 @@ type Committer struct {
 	// nothing written. Rewriting lines in place (a redaction migration)
 	// keeps their number and passes.
 	AppendOnly func(path string) bool
+	// Content, when set, gives the part of each file (path as for Select)
+	// the commit may take, from its work-tree content: a log up to its
+	// last whole record. An error refuses the commit, as Scan's do; Scan
+	// and AppendOnly see what Content returned.
+	Content func(path string, content []byte) ([]byte, error)
 }
 
 // ErrShrunk is wrapped by a *ShrunkError.
@@ -258,12 +263,15 @@ func (c Committer) commit(ctx context.Context, repoDir string, prefixes []string
 	if err != nil {
 		return "", nil, err
 	}
-	st := &state{repo: t.repo, top: t.top, gitDir: t.gitDir, prefixes: t.prefixes, project: t.project, sel: c.Select, scan: c.Scan, appendOnly: c.AppendOnly}
+	st := &state{repo: t.repo, top: t.top, gitDir: t.gitDir, prefixes: t.prefixes, project: t.project, sel: c.Select, scan: c.Scan, appendOnly: c.AppendOnly, content: c.Content}
+	tmp := tmpObjects(t.gitDir)
 	if err := st.collect(baseTree, idx); err != nil {
+		removeTmpObjects(t.gitDir, tmp)
 		return "", st, err
 	}
 	hash, err := st.commitChanges(t, parent, baseTree, msg)
 	if err != nil {
+		removeTmpObjects(t.gitDir, tmp)
 		return "", st, err
 	}
 	if !st.updateIndex(idx) {

@@ -29,6 +29,9 @@ type wantFile struct {
 	mode    filemode.FileMode
 	info    os.FileInfo
 	content []byte
+	// cut is the length of the content committed when the Committer's
+	// Content took less than the work-tree file (-1: all of it).
+	cut int64
 }
 
 // state holds one CommitPaths run's view of the paths under the prefixes.
@@ -46,6 +49,8 @@ type state struct {
 	// HEAD's files under the prefixes, by path.
 	appendOnly func(path string) bool
 	inHead     map[string]object.TreeEntry
+	// content is the Committer's Content (nil: a file whole).
+	content func(path string, content []byte) ([]byte, error)
 
 	want        map[string]*wantFile // desired present files
 	candidates  map[string]bool      // every path seen in HEAD, index or work tree
@@ -347,6 +352,7 @@ func (s *state) readWorktree(p string, tracked bool, ignored gitignore.Matcher) 
 	}
 	var content []byte
 	var mode filemode.FileMode
+	cut := int64(-1)
 	switch {
 	case fi.Mode().IsRegular():
 		if !tracked && ignored.Match(strings.Split(p, "/"), false) {
@@ -354,6 +360,13 @@ func (s *state) readWorktree(p string, tracked bool, ignored gitignore.Matcher) 
 		}
 		if content, err = os.ReadFile(fp); err != nil {
 			return nil, fmt.Errorf("read %s: %w", p, err)
+		}
+		n := len(content)
+		if content, err = s.committable(p, content); err != nil {
+			return nil, err
+		}
+		if len(content) != n {
+			cut = int64(len(content))
 		}
 		mode = filemode.Regular
 		if fi.Mode()&0o111 != 0 {
@@ -369,7 +382,7 @@ func (s *state) readWorktree(p string, tracked bool, ignored gitignore.Matcher) 
 		return nil, nil // a directory or special file where a file was
 	}
 	h := plumbing.ComputeHash(plumbing.BlobObject, content)
-	return &wantFile{hash: h, mode: mode, info: fi, content: content}, nil
+	return &wantFile{hash: h, mode: mode, info: fi, content: content, cut: cut}, nil
 }
 
 func (s *state) writeBlob(content []byte) (plumbing.Hash, error) {

@@ -158,5 +158,10 @@ func newEntry(p string, w *wantFile) *index.Entry {
 		Size:       uint32(w.info.Size()),
 	}
 	fillStat(e, w.info)
+	if w.cut >= 0 {
+		// The blob is less than the file: a size that differs from the
+		// file's makes git read it again rather than take it as clean.
+		e.Size = uint32(w.cut)
+	}
 	return e
 }

@@ -48,6 +48,7 @@ type Finding struct {
 
 type rule struct {
 	id        string
+	group     int
 	entropy   float64
 	keywords  []string
 	stopwords []string
@@ -118,15 +119,19 @@ func NewKey() ([]byte, error) {
 // a short key, or if a path expression does not compile, which is a bug in
 // this package.
 func New(key []byte) (*Redactor, error) {
+	return newWith(key, ruleSpecs())
+}
+
+// newWith is New with the rules specs (the tests try one rule alone).
+func newWith(key []byte, specs []ruleSpec) (*Redactor, error) {
 	if len(key) < MinKeySize {
 		return nil, errors.New("redact: key shorter than 16 bytes")
 	}
-	specs := ruleSpecs()
 	r := &Redactor{rules: make([]*rule, 0, len(specs)), key: append([]byte(nil), key...)}
 	global := sync.OnceValue(func() []*regexp.Regexp { return mustCompileAll(globalAllow) })
 	for i := range specs {
 		s := &specs[i]
-		ru := &rule{id: s.id, entropy: s.entropy, keywords: s.keywords, whole: s.whole, nextLine: s.nextLine, check: s.check, global: global,
+		ru := &rule{id: s.id, group: s.group, entropy: s.entropy, keywords: s.keywords, whole: s.whole, nextLine: s.nextLine, check: s.check, global: global,
 			stopwords: append(append([]string(nil), s.stopwords...), globalStopwords...), spec: s}
 		if s.paths != "" {
 			re, err := regexp.Compile(s.paths)
@@ -181,10 +186,14 @@ func (r *Redactor) Redact(path, text string) (string, []Finding) {
 		for _, ln := range keywordLines(lower, lines, ru.keywords) {
 			start, end := lineBounds(text, lines, ln)
 			if ru.nextLine {
-				if ln+1 >= len(lines) {
-					continue
+				// With the lines around it: the keyword may name the
+				// key or be part of the value.
+				if ln > 0 {
+					start, _ = lineBounds(text, lines, ln-1)
 				}
-				_, end = lineBounds(text, lines, ln+1)
+				if ln+1 < len(lines) {
+					_, end = lineBounds(text, lines, ln+1)
+				}
 			}
 			spans = ru.find(text, start, text[start:end], spans)
 		}
@@ -226,10 +235,17 @@ func (ru *rule) find(text string, off int, sub string, spans []span) []span {
 	ru.compile()
 	for _, m := range ru.re.FindAllStringSubmatchIndex(sub, -1) {
 		start, end := m[0], m[1]
-		for g := 2; g+1 < len(m); g += 2 {
-			if m[g] >= 0 && m[g+1] > m[g] {
-				start, end = m[g], m[g+1]
-				break
+		if g := 2 * ru.group; g > 0 {
+			if g+1 >= len(m) || m[g] < 0 {
+				continue
+			}
+			start, end = m[g], m[g+1]
+		} else {
+			for g := 2; g+1 < len(m); g += 2 {
+				if m[g] >= 0 && m[g+1] > m[g] {
+					start, end = m[g], m[g+1]
+					break
+				}
 			}
 		}
 		secret := sub[start:end]
@@ -434,7 +450,7 @@ func Fingerprint() [sha256.Size]byte {
 	}
 	w(fmt.Sprint(rulesRevision))
 	for _, s := range ruleSpecs() {
-		w(s.id, s.regex, s.paths, fmt.Sprint(s.entropy, s.whole, s.nextLine, s.check != nil))
+		w(s.id, s.regex, s.paths, fmt.Sprint(s.entropy, s.whole, s.nextLine, s.check != nil, s.group))
 		w(s.keywords...)
 		w("allow")
 		w(s.allow...)

@@ -32,6 +32,9 @@ type ruleSpec struct {
 	// regex finds the secret; capture group 1, when the regex has one and
 	// it matched, is the secret, else the whole match.
 	regex string
+	// group, when not 0, is the capture group that holds the secret
+	// (gitleaks "secretGroup").
+	group int
 	// entropy is the minimum Shannon entropy (bits per byte) of the
 	// secret, 0 for none (gitleaks "entropy").
 	entropy float64
@@ -55,7 +58,8 @@ type ruleSpec struct {
 	// lines that hold a keyword (see Redactor.Redact).
 	whole bool
 	// nextLine runs the rule on a line that holds a keyword together with
-	// the line after it (a key and its value on two lines).
+	// the lines before and after it, when there are (a key and its value
+	// on two lines: "<token>\n  VALUE\n</token>", YAML block scalars).
 	nextLine bool
 	// check, when set, must accept the secret (e.g. basic-auth: it
 	// decodes to user:password).
@@ -86,9 +90,10 @@ const jwtEnd = `(?:[^\w/\\=-]|$)`
 const genericEnd = `(?:[^\w.=+/-]|$)`
 
 // ruleSpecs are the rules, in the order they are tried: vendors first
-// (cloud, code hosting, chat and payments), then forms.
+// (cloud, code hosting, chat and payments; then the other gitleaks rules,
+// generated in rules_gitleaks.go), then forms.
 func ruleSpecs() []ruleSpec {
-	return slices.Concat(cloudRules(), codeHostingRules(), serviceRules(), formRules())
+	return slices.Concat(cloudRules(), codeHostingRules(), serviceRules(), gitleaksRules(), formRules())
 }
 
 // cloudRules are the cloud providers' keys.
@@ -96,11 +101,11 @@ func cloudRules() []ruleSpec {
 	return []ruleSpec{
 		// Cloud providers.
 		{id: "aws-access-token", regex: `\b((?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16})\b`, entropy: 3,
-			keywords: []string{"a3t", "akia", "asia", "abia", "acca"}},
+			keywords: []string{"a3t", "akia", "asia", "abia", "acca"}, allow: []string{`.+EXAMPLE$`}},
 		{id: "aws-secret-access-key", // recite: the secret half, by its usual names
 			regex:    `(?i)aws[\w.-]{0,20}secret[\w.-]{0,20}[\s'"]{0,3}(?:=|:|=>)[\x60'"\s]{0,5}([A-Za-z0-9/+=]{40})` + b64End,
 			keywords: []string{"aws"}},
-		{id: "gcp-api-key", regex: `\b(AIza[\w-]{35})` + tokenEnd, entropy: 4, keywords: []string{"aiza"}},
+		{id: "gcp-api-key", regex: `\b(AIza[\w-]{35})` + tokenEnd, entropy: 4, keywords: []string{"aiza"}, allow: gcpAllow},
 		{id: "azure-ad-client-secret", regex: `(?:^|[\\'"\x60\s>=:(,)])([a-zA-Z0-9_~.]{3}\dQ~[a-zA-Z0-9_~.-]{31,34})(?:$|[\\'"\x60\s<),])`, entropy: 3,
 			keywords: []string{"q~"}},
 		{id: "azure-storage-key", // recite: connection strings
@@ -137,12 +142,19 @@ func serviceRules() []ruleSpec {
 		{id: "slack-app-token", regex: `(?i)xapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+`, entropy: 2, keywords: []string{"xapp"}},
 		{id: "slack-legacy-token", regex: `xox[os]-\d+-\d+-\d+-[a-fA-F\d]+`, entropy: 2, keywords: []string{"xoxo", "xoxs"}},
 		{id: "slack-webhook-url", regex: `(?:https?://)?hooks.slack.com/(?:services|workflows|triggers)/[A-Za-z0-9+/]{43,56}`, keywords: []string{"hooks.slack.com"}},
-		{id: "discord-api-token", regex: `(?i)(?:discord)(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)[\x60'"\s=]{0,5}([a-f0-9]{64})` + tokenEnd, keywords: []string{"discord"}},
-		{id: "telegram-bot-api-token", regex: `(?i)(?:telegr)(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)[\x60'"\s=]{0,5}([0-9]{5,16}:(?-i:A)[a-z0-9_\-]{34})` + tokenEnd, keywords: []string{"telegr"}},
+		{id: "discord-api-token", regex: `(?i)(?:discord)(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)[\x60'"\s=]{0,5}([a-f0-9]{64})` + tokenEnd, nextLine: true, keywords: []string{"discord"}},
+		{id: "telegram-bot-api-token", regex: `(?i)(?:telegr)(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)[\x60'"\s=]{0,5}([0-9]{5,16}:(?-i:A)[a-z0-9_\-]{34})` + tokenEnd, nextLine: true, keywords: []string{"telegr"}},
 		{id: "stripe-access-token", regex: `\b((?:sk|rk)_(?:test|live|prod)_[a-zA-Z0-9]{10,99})` + tokenEnd, entropy: 2, keywords: []string{"sk_test", "sk_live", "sk_prod", "rk_test", "rk_live", "rk_prod"}},
 		{id: "sendgrid-api-token", regex: `\b(SG\.(?i)[a-z0-9=_\-\.]{66})` + tokenEnd, entropy: 2, keywords: []string{"sg."}},
-		{id: "mailgun-private-api-token", regex: `(?i)(?:mailgun)(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)[\x60'"\s=]{0,5}(key-[a-f0-9]{32})` + tokenEnd, keywords: []string{"mailgun"}},
+		{id: "mailgun-private-api-token", regex: `(?i)(?:mailgun)(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)[\x60'"\s=]{0,5}(key-[a-f0-9]{32})` + tokenEnd, nextLine: true, keywords: []string{"mailgun"}},
 		{id: "twilio-api-key", regex: `SK[0-9a-fA-F]{32}`, entropy: 3, keywords: []string{"sk"}},
+		{id: "twilio-account-sid", // recite: the account SID that goes with an auth token (AC + 32 hex)
+			regex: `AC[0-9a-f]{32}\b`, entropy: 3, keywords: []string{"ac"}, whole: true},
+		{id: "twilio-auth-token", // recite: a Twilio auth token (32 hex) after its name, "auth" or "twilio"
+			regex:   `(?i)(?:twilio|auth)[\w.-]{0,20}[\s'"]{0,3}(?:=|:|=>|,|[ \t])[\x60'"\s]{0,5}([a-f0-9]{32})\b`,
+			entropy: 3, keywords: []string{"twilio", "auth"}, nextLine: true},
+		{id: "google-oauth-access-token", // recite: Google OAuth 2.0 access tokens
+			regex: `\b(ya29\.[\w-]{20,})` + tokenEnd, entropy: 3, keywords: []string{"ya29."}},
 		{id: "shopify-access-token", regex: `shpat_[a-fA-F0-9]{32}`, entropy: 2, keywords: []string{"shpat_"}},
 		{id: "openai-api-key", regex: `\b(sk-(?:proj|svcacct|admin)-(?:[A-Za-z0-9_-]{74}|[A-Za-z0-9_-]{58})T3BlbkFJ(?:[A-Za-z0-9_-]{74}|[A-Za-z0-9_-]{58})\b|sk-[a-zA-Z0-9]{20}T3BlbkFJ[a-zA-Z0-9]{20})` + tokenEnd, entropy: 3, keywords: []string{"t3blbkfj"}},
 		{id: "anthropic-api-key", regex: `\b(sk-ant-api03-[a-zA-Z0-9_\-]{93}AA)` + tokenEnd, keywords: []string{"sk-ant-api03"}},
@@ -162,11 +174,11 @@ func formRules() []ruleSpec {
 		// commands (curl-auth-header, curl-auth-user, ported below); the
 		// recite rules find the same header grammar anywhere: HTTP dumps,
 		// JS header objects, YAML, fetch calls.
-		{id: "curl-auth-header", regex: `\bcurl\b.*?[ \t](?:-H|--header)(?:=|[ \t]{0,5})(?:"` + curlHeader + `"|'` + curlHeader + `')(?:\B|\s|\z)`,
-			entropy: 2.75, keywords: []string{"curl"}},
-		{id: "curl-auth-user", // gitleaks, less its `"user:"` form (a user name alone is no secret)
-			regex:   `\bcurl\b.*[ \t](?:-u|--user)(?:=|[ \t]{0,5})("(?::[^"]{3,}|[^:"]{3,}:[^"]{3,})"|'(?:[^:']{3,}:[^']{3,})'|(?:(?:"[^"]{3,}"|'[^']{3,}'|[\w$@.-]+):(?:"[^"]{3,}"|'[^']{3,}'|[\w${}@.-]+)))(?:\s|\z)`,
-			entropy: 2, keywords: []string{"curl"},
+		{id: "curl-auth-header", regex: `\bcurl\b(?:.*?|.*?(?:[\r\n]{1,2}.*?){1,5})[ \t\n\r](?:-H|--header)(?:=|[ \t]{0,5})(?:"` + curlHeader + `"|'` + curlHeader + `')(?:\B|\s|\z)`,
+			entropy: 2.75, keywords: []string{"curl"}, whole: true},
+		{id: "curl-auth-user", // gitleaks, with its `"KEY:"` form (an API key as the user, Stripe's way)
+			regex:   `\bcurl\b(?:.*|.*(?:[\r\n]{1,2}.*){1,5})[ \t\n\r](?:-u|--user)(?:=|[ \t]{0,5})("(?::[^"]{3,}|[^:"]{3,}:|[^:"]{3,}:[^"]{3,})"|'(?:[^:']{3,}:[^']{3,})'|(?:(?:"[^"]{3,}"|'[^']{3,}'|[\w$@.-]+):(?:"[^"]{3,}"|'[^']{3,}'|[\w${}@.-]+)))(?:\s|\z)`,
+			entropy: 2, keywords: []string{"curl"}, whole: true,
 			allow: []string{`[^:]+:(?:change(?:it|me)|pass(?:word)?|pwd|test|token|\*+|x+)`,
 				`['"]?<[^>]+>['"]?:['"]?<[^>]+>|<[^:]+:[^>]+>['"]?`,
 				`[^:]+:\[[^]]+]`,
@@ -204,6 +216,7 @@ func formRules() []ruleSpec {
 			allow: []string{`^(?:true|false|yes|no|on|off|\d{1,6}|localhost|development|production|test|staging|debug|info|warn|error)$`}},
 		{id: "generic-api-key",
 			regex:      `(?i)(?:access|auth|(?-i:[Aa]pi|API)|credential|creds|key|passw(?:or)?d|secret|token)(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)[\x60'"\s=]{0,5}([\w.=-]{10,150}|[a-z0-9][a-z0-9+/]{11,}={0,3})` + genericEnd,
+			nextLine:   true,
 			entropy:    3.5,
 			keywords:   []string{"access", "api", "auth", "key", "credential", "creds", "passwd", "password", "secret", "token"},
 			allow:      []string{`^[a-zA-Z_.-]+$`},
@@ -271,6 +284,17 @@ var globalAllow = []string{
 	`^@(?:[A-Z_]+|[a-z_]+)@$`,
 	`^/Users/(?i)[a-z0-9]+/[\w .-/]+$`,
 	`^/(?:bin|etc|home|opt|tmp|usr|var)/[\w ./-]+$`,
+}
+
+// gcpAllow are the example keys of Google's documentation and SDKs that
+// gitleaks allows (v8.30.1 gcp-api-key allowlist).
+var gcpAllow = []string{
+	`AIzaSyabcdefghijklmnopqrstuvwxyz1234567`, `AIzaSyAnLA7NfeLquW1tJFpx_eQCxoX-oo6YyIs`, `AIzaSyCkEhVjf3pduRDt6d1yKOMitrUEke8agEM`,
+	`AIzaSyDMAScliyLx7F0NPDEJi1QmyCgHIAODrlU`, `AIzaSyD3asb-2pEZVqMkmL6M9N6nHZRR_znhrh0`, `AIzayDNSXIbFmlXbIE6mCzDLQAqITYefhixbX4A`,
+	`AIzaSyAdOS2zB6NCsk1pCdZ4-P6GBdi_UUPwX7c`, `AIzaSyASWm6HmTMdYWpgMnjRBjxcQ9CKctWmLd4`, `AIzaSyANUvH9H9BsUccjsu2pCmEkOPjjaXeDQgY`,
+	`AIzaSyA5_iVawFQ8ABuTZNUdcwERLJv_a_p4wtM`, `AIzaSyA4UrcGxgwQFTfaI3no3t7Lt1sjmdnP5sQ`, `AIzaSyDSb51JiIcB6OJpwwMicseKRhhrOq1cS7g`,
+	`AIzaSyBF2RrAIm4a0mO64EShQfqfd2AFnzAvvuU`, `AIzaSyBcE-OOIbhjyR83gm4r2MFCu4MJmprNXsw`, `AIzaSyB8qGxt4ec15vitgn44duC5ucxaOi4FmqE`,
+	`AIzaSyA8vmApnrHNFE0bApF4hoZ11srVL_n0nvY`,
 }
 
 // globalStopwords are gitleaks' global stopwords (v8.30.1 [allowlist]).
