@@ -41,6 +41,8 @@ func fileRole(p string) string {
 			return "recite"
 		case "todos.md":
 			return "todo"
+		case HandoffFile:
+			return "handoff"
 		}
 		return "unknown"
 	}
@@ -59,6 +61,13 @@ func fileRole(p string) string {
 		if strings.HasSuffix(name, ".md") {
 			return "todo"
 		}
+	case "milestones":
+		// GSD's complete-milestone archive: milestones/vX.Y-phases/NN-slug/.
+		second, _, _ := strings.Cut(strings.TrimPrefix(p, "milestones/"), "/")
+		if !strings.HasPrefix(second, "v") || !strings.HasSuffix(second, "-phases") || strings.Count(p, "/") < 3 {
+			break
+		}
+		fallthrough
 	case "phases", "quick":
 		switch k, _ := classifyPhaseFile(name); k {
 		case kindPlan:

@@ -1,0 +1,279 @@
+package planning
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// GSD's workstreams (get-shit-done/bin/lib/workstream.cjs and
+// planning-workspace.cjs, gsd-build/get-shit-done at bdcaab2) scope one
+// milestone's STATE.md, ROADMAP.md, REQUIREMENTS.md and phases/ into
+// `.planning/workstreams/NAME/`, while PROJECT.md, config.json,
+// milestones/, todos/ and the rest stay shared at the top. GSD picks the
+// stream from `--ws NAME`, then GSD_WORKSTREAM, then a pointer kept per
+// terminal session in the temporary folder, then `.planning/active-workstream`;
+// with none it reads the top level ("flat mode"). recite adds one rule: a
+// tree with no top-level STATE.md or ROADMAP.md and a single stream reads
+// that stream (docs/formats.md#workstreams).
+
+// WorkstreamsDir is the folder of the planning tree that holds GSD's
+// workstreams, one folder each.
+const WorkstreamsDir = "workstreams"
+
+// ActiveWorkstreamFile is GSD's shared pointer to the active workstream: a
+// file holding the stream's name on its first line.
+const ActiveWorkstreamFile = "active-workstream"
+
+// workstreamNameRe is GSD's rule for a stream name (ACTIVE_WORKSTREAM_RE in
+// sdk/src/workstream-name-policy.ts): a letter or digit, then letters,
+// digits, '.', '_' or '-'; ".." is refused anywhere.
+var workstreamNameRe = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9._-]*$`)
+
+// ValidWorkstreamName reports whether name is a workstream name GSD
+// accepts: a letter or digit, then letters, digits, '.', '_' or '-', and
+// never "..", so that it never leaves the workstreams/ folder.
+func ValidWorkstreamName(name string) bool {
+	return len(name) <= 255 && workstreamNameRe.MatchString(name) && !strings.Contains(name, "..")
+}
+
+// streamScoped reports whether a path relative to the planning root (or to
+// a workstream's folder) is one a workstream holds for itself: STATE.md,
+// ROADMAP.md, REQUIREMENTS.md and phases/ (the files GSD's
+// migrateToWorkstreams moves into the stream).
+func streamScoped(p string) bool {
+	first, _, _ := strings.Cut(p, "/")
+	switch first {
+	case "STATE.md", "ROADMAP.md", "REQUIREMENTS.md", "phases":
+		return true
+	}
+	return false
+}
+
+// LoadOptions choose what LoadWith reads beyond the files themselves.
+type LoadOptions struct {
+	// Workstream names the workstream to read as the project's state (a
+	// target's `workstream:`, GSD_WORKSTREAM, the session pointer); ""
+	// lets the tree decide (.planning/active-workstream, else the only
+	// stream).
+	Workstream string
+	// WorkstreamSource says where Workstream came from, for the
+	// diagnostics and for Workstream.Source ("GSD_WORKSTREAM",
+	// "recite.yaml target agent").
+	WorkstreamSource string
+	// Strict makes a Workstream without a folder a failure of the load
+	// (Project.Failures: the engine keeps the last good render) rather
+	// than a diagnostic after which the tree decides.
+	Strict bool
+}
+
+// Workstream is one GSD workstream of the tree and where it stands.
+type Workstream struct {
+	// Name is the folder name under workstreams/.
+	Name string `json:"name"`
+	// Dir is the stream's folder relative to the planning root
+	// ("workstreams/NAME").
+	Dir string `json:"dir"`
+	// Active reports the stream read as the project's state.
+	Active bool `json:"active"`
+	// Source says why the stream is active ("GSD_WORKSTREAM",
+	// "active-workstream", "the only workstream"); "" when it is not.
+	Source string `json:"source,omitempty"`
+	// CurrentPhase is the stream's current phase by the rules of
+	// docs/formats.md#current-position, nil when it has none.
+	CurrentPhase *PhaseRef `json:"current_phase"`
+	// Status is its state file's normalised status, or "".
+	Status string `json:"status,omitempty"`
+	// Phases and PhasesDone count its phases and those complete.
+	Phases     int `json:"phases"`
+	PhasesDone int `json:"phases_done"`
+}
+
+// view is the part of the tree a load reads as the project: the shared
+// top level and, when a workstream is active, that stream's folder in place
+// of the top level's stream-scoped files.
+type view struct {
+	// stream is the active workstream's name, "" for the flat view.
+	stream string
+	// prefix is "workstreams/NAME/" for a stream, "" for the flat view.
+	prefix string
+	// source is why the stream is active.
+	source string
+}
+
+// workstreamNames lists the stream folders of the tree, sorted: the first
+// path component under workstreams/ of every file below a valid name.
+func workstreamNames(files []walked) []string {
+	var out []string
+	for _, w := range files {
+		rest, ok := strings.CutPrefix(w.path, WorkstreamsDir+"/")
+		if !ok {
+			continue
+		}
+		name, _, ok := strings.Cut(rest, "/")
+		if ok && ValidWorkstreamName(name) && !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// chooseView picks the active workstream the way GSD does
+// (docs/formats.md#workstreams): the named one of opts, else the one
+// .planning/active-workstream names, else the only stream of a tree with
+// no top-level STATE.md or ROADMAP.md. A name without a folder is a
+// diagnostic (a failure with opts.Strict) and the next rule applies.
+func (l *loader) chooseView(opts LoadOptions, streams []string, byPath map[string]*walked) view {
+	has := func(n string) bool { return slices.Contains(streams, n) }
+	pick := func(name, source string) view {
+		return view{stream: name, prefix: WorkstreamsDir + "/" + name + "/", source: source}
+	}
+	if n := strings.TrimSpace(opts.Workstream); n != "" {
+		src := opts.WorkstreamSource
+		if src == "" {
+			src = "the caller"
+		}
+		switch {
+		case !ValidWorkstreamName(n):
+			l.failOrDiag(opts.Strict, WorkstreamsDir, 0, "workstream %q named by %s is not a workstream name (letters, digits, '.', '_' or '-', starting with a letter or digit)", n, src)
+		case !has(n):
+			l.failOrDiag(opts.Strict, WorkstreamsDir, 0, "workstream %q named by %s has no folder %s/%s/%s", n, src, WorkstreamsDir, n, knownStreams(streams))
+		default:
+			return pick(n, src)
+		}
+		if opts.Strict {
+			return view{}
+		}
+	}
+	if w, ok := byPath[ActiveWorkstreamFile]; ok {
+		if data := l.readFile(w); data != nil {
+			first, _, _ := strings.Cut(string(data), "\n")
+			n := strings.TrimSpace(first)
+			switch {
+			case n == "":
+			case !ValidWorkstreamName(n):
+				l.diag(w.path, 1, "%q is not a workstream name; ignored", n)
+			case !has(n):
+				l.diag(w.path, 1, "names workstream %q, which has no folder %s/%s/; ignored (GSD clears such a pointer)%s", n, WorkstreamsDir, n, knownStreams(streams))
+			default:
+				return pick(n, ActiveWorkstreamFile)
+			}
+		}
+	}
+	_, state := byPath["STATE.md"]
+	_, roadmap := byPath["ROADMAP.md"]
+	switch {
+	case len(streams) == 1 && !state && !roadmap:
+		return pick(streams[0], "the only workstream")
+	case len(streams) > 1 && !state && !roadmap:
+		l.diag(WorkstreamsDir, 0, "%d workstreams (%s) and none is active: set GSD_WORKSTREAM, a target's workstream: in recite.yaml, or %s; no workstream is read as the project's state",
+			len(streams), strings.Join(streams, ", "), ActiveWorkstreamFile)
+	}
+	return view{}
+}
+
+// knownStreams is the "; the workstreams are a, b" tail of a diagnostic.
+func knownStreams(streams []string) string {
+	switch len(streams) {
+	case 0:
+		return "; the tree has no workstreams"
+	case 1:
+		return "; the tree's workstream is " + streams[0]
+	}
+	return "; the tree's workstreams are " + strings.Join(streams, ", ")
+}
+
+// failOrDiag reports a problem as a failure of the load (Project.Failures
+// and a diagnostic) when fail is set, else as a diagnostic only.
+func (l *loader) failOrDiag(fail bool, p string, line int, format string, args ...any) {
+	d := Diagnostic{Path: p, Line: line, Message: fmt.Sprintf(format, args...)}
+	l.p.Diagnostics = append(l.p.Diagnostics, d)
+	if fail {
+		l.p.Failures = append(l.p.Failures, d)
+	}
+}
+
+// applyView gives every file its logical path in the view (lpath: the
+// path the readers interpret, "" for a file outside the view) and its
+// role: the files of other streams and the pointer file are
+// "workstream"; with a stream active, the top level's stream-scoped
+// files, and top-level files the stream has its own copy of, are
+// "shadowed", with one diagnostic for a shadowed STATE.md, ROADMAP.md or
+// phases/ folder holding plans.
+func (l *loader) applyView(v view) {
+	own := map[string]bool{}
+	if v.stream != "" {
+		for _, w := range l.files {
+			if rest, ok := strings.CutPrefix(w.path, v.prefix); ok {
+				own[rest] = true
+			}
+		}
+	}
+	shadowedPlans := false
+	for i := range l.files {
+		w := &l.files[i]
+		w.lpath = w.path
+		if rest, ok := strings.CutPrefix(w.path, WorkstreamsDir+"/"); ok {
+			if name, sub, ok := strings.Cut(rest, "/"); ok && ValidWorkstreamName(name) {
+				if name == v.stream {
+					w.lpath = sub
+				} else {
+					w.lpath, w.role = "", "workstream"
+					continue
+				}
+			}
+		} else if w.path == ActiveWorkstreamFile {
+			w.lpath, w.role = "", "workstream"
+			continue
+		} else if v.stream != "" && (streamScoped(w.path) || own[w.path]) {
+			if w.path == "STATE.md" || w.path == "ROADMAP.md" {
+				l.diag(w.path, 0, "not read: workstream %s is active (%s); its %s is %s%s", v.stream, v.source, w.path, v.prefix, w.path)
+			} else if strings.HasPrefix(w.path, "phases/") && (fileRole(w.path) == "plan" || fileRole(w.path) == "summary") {
+				shadowedPlans = true
+			}
+			w.lpath, w.role = "", "shadowed"
+			continue
+		}
+		w.role = fileRole(w.lpath)
+	}
+	if shadowedPlans {
+		l.diag("phases", 0, "plans not read: workstream %s is active (%s); its phases are under %sphases/", v.stream, v.source, v.prefix)
+	}
+}
+
+// otherWorkstreams fills Project.Workstreams: every stream of the tree with
+// its current phase, each read on its own as if it were active (its
+// diagnostics are those of the whole load, not repeated).
+func (l *loader) otherWorkstreams(streams []string, v view) {
+	for _, name := range streams {
+		ws := Workstream{Name: name, Dir: WorkstreamsDir + "/" + name}
+		var p *Project
+		if name == v.stream {
+			ws.Active, ws.Source = true, v.source
+			p = l.p
+		} else {
+			sub := &loader{fsys: l.fsys, cache: l.cache, p: newProject(), files: slices.Clone(l.files), code: l.code}
+			sv := view{stream: name, prefix: WorkstreamsDir + "/" + name + "/"}
+			sub.applyView(sv)
+			sub.v = sv
+			sub.buildCore(sub.index())
+			resolvePosition(sub.p)
+			p = sub.p
+		}
+		if p.CurrentPhase != nil {
+			ws.CurrentPhase = &PhaseRef{Number: p.CurrentPhase.Number, Name: p.CurrentPhase.Name}
+		}
+		if p.State != nil {
+			ws.Status = p.State.Status
+		}
+		ws.Phases = len(p.Phases)
+		for _, ph := range p.Phases {
+			if ph.Status == StatusComplete {
+				ws.PhasesDone++
+			}
+		}
+		l.p.Workstreams = append(l.p.Workstreams, ws)
+	}
+}
