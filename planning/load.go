@@ -84,9 +84,9 @@ type walked struct {
 	// part below workstreams/NAME/ for the active stream's files, "" for a
 	// file outside the view.
 	path, lpath string
-	size int64
-	role string
-	stat fileStat
+	size        int64
+	role        string
+	stat        fileStat
 	// entry is what the cache holds for the file once read.
 	entry *cacheEntry
 	// failure is why the file was skipped (binary, over MaxFileSize,
