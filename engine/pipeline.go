@@ -203,10 +203,16 @@ type writeResult struct {
 	err     error
 }
 
-// parseFailure names the first file feeding the prompt (the state file,
-// the current plan) that could not be read (binary, over the size limit)
-// or whose front matter failed to parse, or returns "".
+// parseFailure names the first folder or file of the planning tree that
+// could not be read (planning.Project.Failures: a prompt without it would
+// look valid and say less; docs/formats.md#unreadable-files), else the first
+// file feeding the prompt (the state file, the current plan) that could not
+// be read (binary, over the size limit) or whose front matter failed to
+// parse, or returns "".
 func parseFailure(proj *planning.Project) string {
+	if len(proj.Failures) > 0 {
+		return "kept the last good render: " + PlanningDir + "/" + proj.Failures[0].String()
+	}
 	check := func(rel string, md *markdown.Document, failed *planning.Diagnostic) string {
 		if failed != nil {
 			return PlanningDir + "/" + failed.String()

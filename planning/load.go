@@ -110,8 +110,10 @@ func (l *loader) walk() {
 	visit = func(dir string) {
 		list, err := l.cache.listDir(l.fsys, dir)
 		if err != nil {
-			if dir != "." {
-				l.diag(dir, 0, "cannot read: %v", err)
+			if dir != "." && !errors.Is(err, fs.ErrNotExist) {
+				// Unreadable is not empty: what the folder holds is
+				// unknown, so the view is incomplete (docs/formats.md#unreadable-files).
+				l.failOrDiag(!ownFolder(dir), dir, 0, "cannot read the folder: %v", reason(err))
 			}
 			return
 		}
@@ -153,12 +155,30 @@ func (l *loader) walk() {
 			// temp file of an atomic write by a parallel build, an editor's
 			// swap file) is simply not there: no warning.
 			if !errors.Is(errs[i], fs.ErrNotExist) {
-				l.diag(p, 0, "cannot stat: %v", errs[i])
+				l.failOrDiag(!ownFolder(p), p, 0, "cannot stat: %v", reason(errs[i]))
 			}
 			continue
 		}
 		l.files = append(l.files, walked{path: p, lpath: p, size: infos[i].Size(), role: fileRole(p), stat: statOf(infos[i])})
 	}
+}
+
+// ownFolder reports a path of recite's own outputs (prompts/, .recite/),
+// which no reader of the tree interprets.
+func ownFolder(p string) bool {
+	first, _, _ := strings.Cut(p, "/")
+	return first == "prompts" || first == ".recite"
+}
+
+// reason is the cause of a file-system error without the path the
+// diagnostic already names: "permission denied" for "open x: permission
+// denied".
+func reason(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // build interprets the files walked: it picks the view (the active

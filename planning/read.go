@@ -2,6 +2,7 @@ package planning
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
@@ -124,7 +125,11 @@ func (l *loader) load(w *walked, fmOnly, raw bool) *cacheEntry {
 		readAt := l.cache.clock()
 		data, err := fs.ReadFile(l.fsys, w.path)
 		if err != nil {
-			l.fail(w, 0, "cannot read: %v", err)
+			l.fail(w, 0, "cannot read: %v", reason(err))
+			if !errors.Is(err, fs.ErrNotExist) && !ownFolder(w.path) {
+				// Unreadable is not empty (docs/formats.md#unreadable-files).
+				l.p.Failures = append(l.p.Failures, *w.failure)
+			}
 			return nil
 		}
 		var diags []Diagnostic
