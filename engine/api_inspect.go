@@ -28,7 +28,7 @@ func (e *Engine) Inspect() (PlanningSummary, error) {
 	if err != nil {
 		return PlanningSummary{}, err
 	}
-	proj, err := planning.LoadCached(os.DirFS(dir), e.parsed)
+	proj, err := planning.LoadWith(os.DirFS(dir), e.parsed, e.workstreamOptions(dir, nil))
 	if err != nil {
 		return PlanningSummary{}, &InputError{Err: fmt.Errorf("%s: %w", dir, err)}
 	}

@@ -26,6 +26,20 @@ type Summary struct {
 	CurrentPlan *PlanSummary `json:"current_plan"`
 	// NextTask is the next task's text, or nil.
 	NextTask *string `json:"next_task"`
+	// NextAction is the next step the tree recommends (HANDOFF.json,
+	// STATE.md's next_action, or the next milestone after a finished one)
+	// with its source, or nil.
+	NextAction *Action `json:"next_action"`
+	// Milestone is the milestone's state: active, complete or not_started
+	// with the text that says so (docs/formats.md#finished-milestones).
+	Milestone Milestone `json:"milestone"`
+	// Workstream is the name of the workstream read as the project's
+	// state, or nil for a tree read flat.
+	Workstream *string `json:"workstream"`
+	// Workstreams are every workstream of the tree with its current phase.
+	Workstreams []Workstream `json:"workstreams"`
+	// Handoff is HANDOFF.json's pause state, or nil.
+	Handoff *HandoffSummary `json:"handoff"`
 	// Blockers are every blocker, open or resolved, in file order.
 	Blockers []BlockerSummary `json:"blockers"`
 	// Decisions are the state file's decisions, oldest first.
@@ -34,6 +48,19 @@ type Summary struct {
 	Loops []LoopSummary `json:"loops"`
 	// Diagnostics are the problems found, sorted by path then line.
 	Diagnostics []Diagnostic `json:"diagnostics"`
+}
+
+// HandoffSummary is HANDOFF.json in brief: where the work paused, its
+// status and time, and the tasks still open.
+type HandoffSummary struct {
+	Path      string `json:"path"`
+	Status    string `json:"status"`
+	Timestamp string `json:"timestamp"`
+	// Phase and Plan locate the pause, as written, or "".
+	Phase string `json:"phase"`
+	Plan  string `json:"plan"`
+	// OpenTasks are the tasks not done, "name (status)", in file order.
+	OpenTasks []string `json:"open_tasks"`
 }
 
 // PhaseRef names a phase.
@@ -94,6 +121,20 @@ func (p *Project) Summary() Summary {
 		Decisions:   []Decision{},
 		Loops:       []LoopSummary{},
 		Diagnostics: []Diagnostic{},
+		Workstreams: append([]Workstream{}, p.Workstreams...),
+		Milestone:   p.Milestone,
+		NextAction:  p.NextAction,
+	}
+	if p.Workstream != nil {
+		n := p.Workstream.Name
+		s.Workstream = &n
+	}
+	if h := p.Handoff; h != nil {
+		hs := &HandoffSummary{Path: h.Path, Status: h.Status, Timestamp: h.Timestamp, Phase: h.Phase, Plan: h.Plan, OpenTasks: []string{}}
+		for _, t := range h.OpenTasks() {
+			hs.OpenTasks = append(hs.OpenTasks, t.Name+" ("+t.Status+")")
+		}
+		s.Handoff = hs
 	}
 	if p.CurrentPhase != nil {
 		s.CurrentPhase = &PhaseRef{Number: p.CurrentPhase.Number, Name: p.CurrentPhase.Name}

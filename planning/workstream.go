@@ -276,4 +276,9 @@ func (l *loader) otherWorkstreams(streams []string, v view) {
 		}
 		l.p.Workstreams = append(l.p.Workstreams, ws)
 	}
+	for i := range l.p.Workstreams {
+		if l.p.Workstreams[i].Active {
+			l.p.Workstream = &l.p.Workstreams[i]
+		}
+	}
 }
