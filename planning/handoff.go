@@ -228,7 +228,7 @@ func parseHandoff(path string, data []byte) (*Handoff, []Blocker, []Decision, []
 			continue
 		}
 		if kind != "" && !strings.Contains(kind, "|") {
-			b.Title = "(" + kind + ") " + b.Title
+			b.Title = "(" + strings.ReplaceAll(kind, "_", " ") + ") " + b.Title
 		}
 		if workaround != "" && !placeholderRe.MatchString(workaround) {
 			b.Title += " — workaround: " + workaround

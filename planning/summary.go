@@ -75,6 +75,9 @@ type PhaseSummary struct {
 	Name   string `json:"name"`
 	// Status is complete, in_progress, planned, not_started or deferred.
 	Status string `json:"status"`
+	// Goal is the roadmap's goal for the phase, read whole over the lines
+	// it wraps onto (docs/formats.md#fields), or "".
+	Goal string `json:"goal,omitempty"`
 	// Plans and PlansDone count plan files and those with a summary.
 	Plans     int  `json:"plans"`
 	PlansDone int  `json:"plans_done"`
@@ -143,7 +146,7 @@ func (p *Project) Summary() Summary {
 		s.Status, s.LastActivity, s.StoppedAt = p.State.Status, p.State.LastActivity, p.State.StoppedAt
 	}
 	for _, ph := range p.Phases {
-		s.Phases = append(s.Phases, PhaseSummary{Number: ph.Number, Name: ph.Name, Status: ph.Status,
+		s.Phases = append(s.Phases, PhaseSummary{Number: ph.Number, Name: ph.Name, Status: ph.Status, Goal: ph.Goal,
 			Plans: len(ph.Plans), PlansDone: ph.PlansDone(), Archived: ph.Archived})
 	}
 	if p.CurrentPlan != nil {
