@@ -219,8 +219,15 @@ func (l *loader) phaseFor(name string, isDir bool, base string, index map[string
 			m := phaseNumRe.FindStringSubmatch(numbered)
 			dp.name = strings.TrimLeft(numbered[len(m[1]):], "-_ .")
 		case dp.dir != dir:
-			l.diag(dir, 0, "phase folder has the same number (%s) as %s; their plans are merged", num, dp.dir)
+			if base == l.v.prefix+"phases/" {
+				// Archived milestones hold history only: no diagnostic.
+				l.diag(dir, 0, "phase folder has the same number (%s) as %s; their plans are merged", num, dp.dir)
+			}
 			dp.dir = dir // keep the last, but remember both plans
+			if dp.name == "" {
+				m := phaseNumRe.FindStringSubmatch(numbered)
+				dp.name = strings.TrimLeft(numbered[len(m[1]):], "-_ .")
+			}
 		}
 	}
 	return dp

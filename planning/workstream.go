@@ -2,9 +2,11 @@ package planning
 
 import (
 	"fmt"
+	"io/fs"
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 )
 
 // GSD's workstreams (get-shit-done/bin/lib/workstream.cjs and
@@ -158,6 +160,10 @@ func (l *loader) chooseView(opts LoadOptions, streams []string, byPath map[strin
 			case !has(n):
 				l.diag(w.path, 1, "names workstream %q, which has no folder %s/%s/; ignored (GSD clears such a pointer)%s", n, WorkstreamsDir, n, knownStreams(streams))
 			default:
+				if why := l.staleStream(n, byPath); why != "" {
+					l.diag(w.path, 1, "names workstream %q, but %s: the top level is read (GSD reads it too in a session with its own pointer)", n, why)
+					break
+				}
 				return pick(n, ActiveWorkstreamFile)
 			}
 		}
@@ -172,6 +178,72 @@ func (l *loader) chooseView(opts LoadOptions, streams []string, byPath map[strin
 			len(streams), strings.Join(streams, ", "), ActiveWorkstreamFile)
 	}
 	return view{}
+}
+
+// staleStream says why the shared pointer's stream is not the project's
+// state although its folder exists, or "": GSD consults
+// .planning/active-workstream only when the session has no key of its own
+// (pickActiveWorkstreamAdapter in planning-workspace.cjs), so under Claude
+// Code and other agents the file is often a leftover while GSD works on the
+// top level. When the top level has its own STATE.md, the stream is read
+// only if it has a STATE.md or ROADMAP.md, and its STATE.md's last update
+// (front matter last_updated, else last_activity) is not older than the
+// top level's (docs/formats.md#workstreams).
+func (l *loader) staleStream(name string, top map[string]*walked) string {
+	st, ok := top["STATE.md"]
+	if !ok {
+		return ""
+	}
+	prefix := WorkstreamsDir + "/" + name + "/"
+	own, hasState := top[prefix+"STATE.md"]
+	if _, hasRoadmap := top[prefix+"ROADMAP.md"]; !hasState && !hasRoadmap {
+		return "its folder holds no STATE.md or ROADMAP.md and the top level has a STATE.md"
+	}
+	if !hasState {
+		return ""
+	}
+	topDate, ownDate := l.stateDate(st), l.stateDate(own)
+	if !topDate.IsZero() && !ownDate.IsZero() && topDate.After(ownDate) {
+		return fmt.Sprintf("the top-level STATE.md was updated later (%s, the stream's %s)", topDate.Format(time.DateOnly), ownDate.Format(time.DateOnly))
+	}
+	return ""
+}
+
+// stateDate is the last update a state file's front matter records:
+// last_updated (RFC 3339 or a date), else last_activity (a date at its
+// start); zero when it records none or the file cannot be read. It reads
+// the file without reporting anything: the load reads it again.
+func (l *loader) stateDate(w *walked) time.Time {
+	if w.size > MaxFileSize {
+		return time.Time{}
+	}
+	data, err := fs.ReadFile(l.fsys, w.path)
+	if err != nil {
+		return time.Time{}
+	}
+	fm := string(data[:frontMatterEnd(data)])
+	var at time.Time
+	for _, key := range []string{"last_updated:", "last_activity:"} {
+		for line := range strings.SplitSeq(fm, "\n") {
+			v, ok := strings.CutPrefix(strings.TrimRight(line, "\r"), key)
+			if !ok {
+				continue
+			}
+			v = strings.Trim(strings.TrimSpace(v), `"'`)
+			if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
+				return t
+			}
+			if len(v) >= 10 {
+				if t, err := time.Parse(time.DateOnly, v[:10]); err == nil && at.IsZero() {
+					at = t
+				}
+			}
+		}
+		if !at.IsZero() {
+			return at
+		}
+	}
+	return at
 }
 
 // knownStreams is the "; the workstreams are a, b" tail of a diagnostic.
