@@ -149,7 +149,7 @@ func parseHandoff(path string, data []byte) (*Handoff, []Blocker, []Decision, []
 			if v, ok := n.text(); ok {
 				*dst = v
 			} else {
-				bad(n, key, "a string or a number")
+				bad(n, key, "a string, a number or a list of them")
 			}
 		}
 	}
@@ -417,8 +417,9 @@ func (n *jnode) get(key string) *jnode {
 	return nil
 }
 
-// text is a string or number value as written, trimmed; null is "" and
-// ok; any other kind is not ok.
+// text is a string or number value as written, trimmed, or a list of
+// them joined by "; " (real handoffs write context_notes as a list of
+// lines); null is "" and ok; any other kind is not ok.
 func (n *jnode) text() (string, bool) {
 	switch n.kind {
 	case 's':
@@ -427,6 +428,17 @@ func (n *jnode) text() (string, bool) {
 		return n.num.String(), true
 	case 'z':
 		return "", true
+	case '[':
+		var parts []string
+		for _, it := range n.items {
+			if it.kind != 's' && it.kind != 'n' && it.kind != 'z' {
+				return "", false
+			}
+			if v, _ := it.text(); v != "" {
+				parts = append(parts, v)
+			}
+		}
+		return strings.Join(parts, "; "), true
 	}
 	return "", false
 }

@@ -95,7 +95,14 @@ func printSummary(w io.Writer, s engine.PlanningSummary, printed []engine.ShownD
 		fmt.Fprintf(w, "next action: %s (%s)\n", oneLine(s.NextAction.Text, 120), s.NextAction.Source)
 	}
 	if h := s.Handoff; h != nil {
-		fmt.Fprintf(w, "handoff: %s, %s, %d open tasks (%s)\n", h.Status, h.Timestamp, len(h.OpenTasks), h.Path)
+		var parts []string
+		for _, p := range []string{h.Status, h.Timestamp} {
+			if p != "" {
+				parts = append(parts, p)
+			}
+		}
+		parts = append(parts, fmt.Sprintf("%d open tasks", len(h.OpenTasks)))
+		fmt.Fprintf(w, "handoff: %s (%s)\n", strings.Join(parts, ", "), h.Path)
 	}
 	if s.Status != "" {
 		fmt.Fprintf(w, "status: %s\n", oneLine(s.Status, 120))
