@@ -28,7 +28,9 @@ func (e *Engine) Inspect() (PlanningSummary, error) {
 	if err != nil {
 		return PlanningSummary{}, err
 	}
-	proj, err := planning.LoadWith(os.DirFS(dir), e.parsed, e.workstreamOptions(dir, nil))
+	opts := e.workstreamOptions(dir, nil)
+	opts.AllWorkstreams = true // inspect lists every stream with its current phase
+	proj, err := planning.LoadWith(os.DirFS(dir), e.parsed, opts)
 	if err != nil {
 		return PlanningSummary{}, &InputError{Err: fmt.Errorf("%s: %w", dir, err)}
 	}

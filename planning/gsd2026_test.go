@@ -90,7 +90,10 @@ func TestWorkstreamView(t *testing.T) {
 		one.CurrentPhase == nil || one.CurrentPhase.Number != "4" || one.Flavor != FlavorGSD || one.Brief == nil {
 		t.Errorf("only stream: %+v %+v", one.Workstream, one.CurrentPhase)
 	}
-	two := load(t, writeTree(t, merge(stream("a", "1"), stream("b", "2"))))
+	two, err := LoadWith(os.DirFS(writeTree(t, merge(stream("a", "1"), stream("b", "2")))), nil, LoadOptions{AllWorkstreams: true})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if two.Workstream != nil || two.CurrentPhase != nil || !hasDiag(two, "workstreams", "2 workstreams (a, b) and none is active") {
 		t.Errorf("two streams, none active: %+v %v", two.Workstream, two.Diagnostics)
 	}
@@ -111,7 +114,8 @@ func TestWorkstreamView(t *testing.T) {
 		}
 	}
 	dir := writeTree(t, merge(stream("a", "1"), map[string]string{"active-workstream": "a\n"}))
-	strict, err := LoadWith(os.DirFS(dir), nil, LoadOptions{Workstream: "zz", WorkstreamSource: "recite.yaml target t", Strict: true})
+	var strict *Project
+	strict, err = LoadWith(os.DirFS(dir), nil, LoadOptions{Workstream: "zz", WorkstreamSource: "recite.yaml target t", Strict: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,6 +224,20 @@ func TestBlockersNoneLine(t *testing.T) {
 		p := load(t, writeTree(t, map[string]string{"STATE.md": "# State\n\n## Blockers\n\n" + tc.section}))
 		if len(p.Blockers) != tc.want {
 			t.Errorf("%q: %d blockers %+v, want %d", tc.section, len(p.Blockers), p.Blockers, tc.want)
+		}
+	}
+}
+
+// TestValidWorkstreamName matches GSD's ACTIVE_WORKSTREAM_RE
+// (`^[a-zA-Z0-9][a-zA-Z0-9._-]*$`) with ".." refused.
+func TestValidWorkstreamName(t *testing.T) {
+	for name, want := range map[string]bool{
+		"api-v2": true, "v2.9_ux": true, "A": true, "9": true, "a.": true,
+		"": false, ".a": false, "-a": false, "_a": false, "a..b": false, "..": false,
+		"a/b": false, "a b": false, "é": false, strings.Repeat("a", 256): false,
+	} {
+		if got := ValidWorkstreamName(name); got != want {
+			t.Errorf("ValidWorkstreamName(%q) = %v, want %v", name, got, want)
 		}
 	}
 }

@@ -159,7 +159,8 @@ func (l *loader) walk() {
 			}
 			continue
 		}
-		l.files = append(l.files, walked{path: p, lpath: p, size: infos[i].Size(), role: fileRole(p), stat: statOf(infos[i])})
+		// The role is given once the view is chosen (applyView).
+		l.files = append(l.files, walked{path: p, lpath: p, size: infos[i].Size(), stat: statOf(infos[i])})
 	}
 }
 
@@ -206,7 +207,7 @@ func (l *loader) build(opts LoadOptions) {
 			l.readDoc(w, true)
 		}
 	}
-	l.finish(streams)
+	l.finish(streams, opts.AllWorkstreams)
 }
 
 // index maps the logical path of every file in the view to its entry.
@@ -337,11 +338,11 @@ func (l *loader) loadDebugAndTodos() {
 // finish detects the flavor, resolves the current position, lists the
 // workstreams with theirs and the files, and sorts the diagnostics by
 // path, then line.
-func (l *loader) finish(streams []string) {
+func (l *loader) finish(streams []string, all bool) {
 	p := l.p
 	p.Flavor = detectFlavor(l.files)
 	resolvePosition(p)
-	l.otherWorkstreams(streams, l.v)
+	l.otherWorkstreams(streams, l.v, all)
 	for _, w := range l.files {
 		p.Files = append(p.Files, File{Path: w.path, Role: w.role, Size: w.size})
 	}

@@ -42,10 +42,6 @@ func (l *loader) scanPhaseFolders(byPath map[string]*walked, root, base string) 
 		}
 		parts := strings.Split(w.lpath, "/")[depth-1:]
 		isPlanFile := w.role == "plan" || w.role == "summary"
-		if !isPlanFile && root != "phases" {
-			k, _ := classifyPhaseFile(parts[len(parts)-1])
-			isPlanFile = k != kindOther
-		}
 		var dp *diskPhase
 		switch {
 		case len(parts) == 2:
@@ -75,7 +71,9 @@ func (l *loader) scanPhaseFolders(byPath map[string]*walked, root, base string) 
 		id, pure := planIdentity(name, key, dp.number)
 		if kind == kindSummary {
 			summaries[dp] = append(summaries[dp], phaseFile{path: w.path, key: key, id: id})
-			l.readDoc(w, true) // front matter diagnostics
+			if root == "phases" {
+				l.readDoc(w, true) // front matter diagnostics
+			}
 			continue
 		}
 		dp.plans = append(dp.plans, &Plan{Path: w.path, ID: planID(name), pairKey: key, pairID: id, pureID: pure})
@@ -89,6 +87,11 @@ func (l *loader) scanPhaseFolders(byPath map[string]*walked, root, base string) 
 	}
 	for _, dp := range out {
 		pairPlans(dp.plans, summaries[dp])
+		if root != "phases" {
+			// History: which plans are done is all a finished milestone's
+			// phase needs; the front matter pass reads their diagnostics.
+			continue
+		}
 		for _, pl := range dp.plans {
 			w := byReal[pl.Path]
 			if doc := l.readDoc(w, false); doc != nil {

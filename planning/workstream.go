@@ -3,7 +3,6 @@ package planning
 import (
 	"fmt"
 	"io/fs"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -28,16 +27,24 @@ const WorkstreamsDir = "workstreams"
 // file holding the stream's name on its first line.
 const ActiveWorkstreamFile = "active-workstream"
 
-// workstreamNameRe is GSD's rule for a stream name (ACTIVE_WORKSTREAM_RE in
-// sdk/src/workstream-name-policy.ts): a letter or digit, then letters,
-// digits, '.', '_' or '-'; ".." is refused anywhere.
-var workstreamNameRe = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9._-]*$`)
-
 // ValidWorkstreamName reports whether name is a workstream name GSD
-// accepts: a letter or digit, then letters, digits, '.', '_' or '-', and
-// never "..", so that it never leaves the workstreams/ folder.
+// accepts (ACTIVE_WORKSTREAM_RE, `^[a-zA-Z0-9][a-zA-Z0-9._-]*$`, in
+// sdk/src/workstream-name-policy.ts, and ".." refused anywhere): a letter
+// or digit, then letters, digits, '.', '_' or '-', so that it never leaves
+// the workstreams/ folder. It runs on every path of a tree's workstreams,
+// so it is a loop rather than that expression.
 func ValidWorkstreamName(name string) bool {
-	return len(name) <= 255 && workstreamNameRe.MatchString(name) && !strings.Contains(name, "..")
+	if name == "" || len(name) > 255 || strings.Contains(name, "..") {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		alnum := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+		if !alnum && (i == 0 || c != '.' && c != '_' && c != '-') {
+			return false
+		}
+	}
+	return true
 }
 
 // streamScoped reports whether a path relative to the planning root (or to
@@ -68,6 +75,11 @@ type LoadOptions struct {
 	// (Project.Failures: the engine keeps the last good render) rather
 	// than a diagnostic after which the tree decides.
 	Strict bool
+	// AllWorkstreams reads every other workstream too, for the current
+	// phase, status and phase counts of Project.Workstreams (what `recite
+	// inspect` shows); without it only the active stream's are filled, and
+	// a build does not pay for streams its prompts never show.
+	AllWorkstreams bool
 }
 
 // Workstream is one GSD workstream of the tree and where it stands.
@@ -83,7 +95,9 @@ type Workstream struct {
 	// "active-workstream", "the only workstream"); "" when it is not.
 	Source string `json:"source,omitempty"`
 	// CurrentPhase is the stream's current phase by the rules of
-	// docs/formats.md#current-position, nil when it has none.
+	// docs/formats.md#current-position, nil when it has none. CurrentPhase,
+	// Status, Phases and PhasesDone are filled for the active stream, and
+	// for the others with LoadOptions.AllWorkstreams.
 	CurrentPhase *PhaseRef `json:"current_phase"`
 	// Status is its state file's normalised status, or "".
 	Status string `json:"status,omitempty"`
@@ -315,17 +329,22 @@ func (l *loader) applyView(v view) {
 	}
 }
 
-// otherWorkstreams fills Project.Workstreams: every stream of the tree with
-// its current phase, each read on its own as if it were active (its
+// otherWorkstreams fills Project.Workstreams: every stream of the tree,
+// the active one with its current phase and, with all, every other one
+// with its own, each read on its own as if it were active (its
 // diagnostics are those of the whole load, not repeated).
-func (l *loader) otherWorkstreams(streams []string, v view) {
+func (l *loader) otherWorkstreams(streams []string, v view, all bool) {
 	for _, name := range streams {
 		ws := Workstream{Name: name, Dir: WorkstreamsDir + "/" + name}
 		var p *Project
-		if name == v.stream {
+		switch {
+		case name == v.stream:
 			ws.Active, ws.Source = true, v.source
 			p = l.p
-		} else {
+		case !all:
+			l.p.Workstreams = append(l.p.Workstreams, ws)
+			continue
+		default:
 			sub := &loader{fsys: l.fsys, cache: l.cache, p: newProject(), files: slices.Clone(l.files), code: l.code}
 			sv := view{stream: name, prefix: WorkstreamsDir + "/" + name + "/"}
 			sub.applyView(sv)
