@@ -86,7 +86,7 @@ func (e *Engine) Diagnostics() (*ProjectDiagnostics, error) {
 	if err != nil {
 		return nil, err
 	}
-	proj, err := planning.LoadCached(fsutil.DirFS(dir), e.parsed)
+	proj, err := planning.LoadWith(fsutil.DirFS(dir), e.parsed, e.workstreamOptions(dir, nil))
 	if err != nil {
 		return nil, &InputError{Err: fmt.Errorf("%s: %w", dir, err)}
 	}
@@ -117,7 +117,8 @@ func rootRelative(diags []Diagnostic) []Diagnostic {
 }
 
 // rootRelativeSummary rewrites the planning-relative paths of a summary
-// (the current plan, blocker and decision sources, loop files,
+// (the current plan, blocker and decision sources, loop files, the next
+// action's and the milestone's sources, workstream folders, HANDOFF.json,
 // diagnostics) relative to the project root, as every other command writes
 // them. A blocker whose id is its source (a GSD blocker, "STATE.md:64")
 // keeps the two equal.
@@ -143,6 +144,20 @@ func rootRelativeSummary(s *PlanningSummary) {
 	}
 	for i := range s.Loops {
 		s.Loops[i].Path = rel(s.Loops[i].Path)
+	}
+	if s.NextAction != nil {
+		a := *s.NextAction
+		a.Source = rel(a.Source)
+		s.NextAction = &a
+	}
+	s.Milestone.Source = rel(s.Milestone.Source)
+	for i := range s.Workstreams {
+		s.Workstreams[i].Dir = rel(s.Workstreams[i].Dir)
+	}
+	if s.Handoff != nil {
+		h := *s.Handoff
+		h.Path = rel(h.Path)
+		s.Handoff = &h
 	}
 	s.Diagnostics = rootRelative(s.Diagnostics)
 }

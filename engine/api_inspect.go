@@ -29,7 +29,9 @@ func (e *Engine) Inspect() (PlanningSummary, error) {
 	if err != nil {
 		return PlanningSummary{}, err
 	}
-	proj, err := planning.LoadCached(fsutil.DirFS(dir), e.parsed)
+	opts := e.workstreamOptions(dir, nil)
+	opts.AllWorkstreams = true // inspect lists every stream with its current phase
+	proj, err := planning.LoadWith(fsutil.DirFS(dir), e.parsed, opts)
 	if err != nil {
 		return PlanningSummary{}, &InputError{Err: fmt.Errorf("%s: %w", dir, err)}
 	}

@@ -92,6 +92,9 @@ type Engine struct {
 	noCache, seeded bool
 	// progress receives the steps of long operations (WithProgress).
 	progress func(Progress)
+	// getenv reads the environment (os.Getenv; WithGetenv): GSD's
+	// workstream selection (workstream.go).
+	getenv func(string) string
 }
 
 // New returns an Engine for the project rooted at dir. The engine keeps
@@ -101,7 +104,7 @@ type Engine struct {
 // too (the warm path of `recite watch`). Options: WithProgress.
 func New(dir string, opts ...Option) *Engine {
 	e := &Engine{dir: dir, parsed: planning.NewCache(), scope: scope.New(dir), redactor: secrets.New(dir), demote: prompt.NewDemoteCache(),
-		records: conversation.NewRecordCache()}
+		records: conversation.NewRecordCache(), getenv: os.Getenv}
 	e.scope.ShareRecords(e.records)
 	for _, o := range opts {
 		o(e)
@@ -118,6 +121,13 @@ func New(dir string, opts ...Option) *Engine {
 // ones still apply.
 func WithNoCache(on bool) Option {
 	return func(e *Engine) { e.noCache = on }
+}
+
+// WithGetenv makes the engine read the environment through getenv instead
+// of os.Getenv: GSD_WORKSTREAM and the session variables that name GSD's
+// per-session workstream pointer (docs/formats.md#workstreams).
+func WithGetenv(getenv func(string) string) Option {
+	return func(e *Engine) { e.getenv = getenv }
 }
 
 // Dir is the project root.
@@ -258,13 +268,20 @@ func (e *Engine) load() (*config.Config, bool, *planning.Project, error) {
 // loadPlanning loads the planning tree at pdir through the engine's cache
 // of parsed files, seeded once from the on-disk one (planning.DiskCacheFile
 // and its journal, planning.DiskJournalFile; docs/formats.md#parsed-file-cache),
-// unless WithNoCache.
+// unless WithNoCache, reading the workstream GSD would pick
+// (workstreamOptions).
 func (e *Engine) loadPlanning(pdir string) (*planning.Project, error) {
+	return e.loadPlanningFor(pdir, nil)
+}
+
+// loadPlanningFor is loadPlanning for the target tg, whose workstream:
+// comes first (nil: the project as a whole).
+func (e *Engine) loadPlanningFor(pdir string, tg *config.Target) (*planning.Project, error) {
 	if !e.seeded && !e.noCache {
 		e.seeded = true
 		e.parsed.LoadFile(filepath.Join(e.dir, CacheDir, planning.DiskCacheFile))
 	}
-	proj, err := planning.LoadCached(fsutil.DirFS(pdir), e.parsed)
+	proj, err := planning.LoadWith(fsutil.DirFS(pdir), e.parsed, e.workstreamOptions(pdir, tg))
 	if err != nil {
 		return nil, &InputError{Err: fmt.Errorf("read %s: %w", pdir, err)}
 	}

@@ -77,7 +77,7 @@ func (e *Engine) loadScope(include []string) (*config.Config, *planning.Project,
 	}
 	proj := &planning.Project{}
 	if pdir, err := e.planningDir(); err == nil {
-		if p, err := planning.LoadCached(fsutil.DirFS(pdir), e.parsed); err == nil {
+		if p, err := planning.LoadWith(fsutil.DirFS(pdir), e.parsed, e.workstreamOptions(pdir, nil)); err == nil {
 			proj = p
 		}
 	}

@@ -62,6 +62,7 @@ func (e *Engine) build(ctx context.Context, write bool, only func(*config.Target
 		}
 	}
 	var builds []*targetBuild
+	streams := map[string]*planning.Project{}
 	for i := range cfg.Targets {
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
@@ -71,7 +72,11 @@ func (e *Engine) build(ctx context.Context, write bool, only func(*config.Target
 			continue
 		}
 		e.report(Progress{Stage: "building target " + tg.Name, Done: int64(i), Total: int64(len(cfg.Targets)), Unit: "targets"})
-		tb, diags := e.assemble(ctx, cfg, tg, proj)
+		tproj, err := e.targetProject(tg, proj, streams, rep)
+		if err != nil {
+			return nil, nil, err
+		}
+		tb, diags := e.assemble(ctx, cfg, tg, tproj)
 		tb.diags = diags
 		rep.Diagnostics = append(rep.Diagnostics, diags...)
 		if err := e.renderTarget(tb, write, counter, rep); err != nil {
@@ -86,6 +91,39 @@ func (e *Engine) build(ctx context.Context, write bool, only func(*config.Target
 	}
 	sortDiagnostics(rep.Diagnostics)
 	return rep, builds, nil
+}
+
+// targetProject is the planning tree a target is built from: proj, or
+// for a target naming a workstream (docs/formats.md#workstreams) the tree
+// read with that stream active, loaded once per build and stream (in
+// streams), its diagnostics that proj lacks added to rep.
+func (e *Engine) targetProject(tg *config.Target, proj *planning.Project, streams map[string]*planning.Project, rep *Report) (*planning.Project, error) {
+	if tg.Workstream == "" || (proj.Workstream != nil && proj.Workstream.Name == tg.Workstream) {
+		return proj, nil
+	}
+	if p, ok := streams[tg.Workstream]; ok {
+		return p, nil
+	}
+	pdir, err := e.planningDir()
+	if err != nil {
+		return nil, err
+	}
+	p, err := e.loadPlanningFor(pdir, tg)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	for _, d := range proj.Diagnostics {
+		seen[d.String()] = true
+	}
+	for _, d := range p.Diagnostics {
+		if !seen[d.String()] {
+			d.Path = PlanningDir + "/" + d.Path
+			rep.Diagnostics = append(rep.Diagnostics, d)
+		}
+	}
+	streams[tg.Workstream] = p
+	return p, nil
 }
 
 // sortDiagnostics orders diagnostics by path, then line, stably.
@@ -203,10 +241,16 @@ type writeResult struct {
 	err     error
 }
 
-// parseFailure names the first file feeding the prompt (the state file,
-// the current plan) that could not be read (binary, over the size limit)
-// or whose front matter failed to parse, or returns "".
+// parseFailure names the first folder or file of the planning tree that
+// could not be read (planning.Project.Failures: a prompt without it would
+// look valid and say less; docs/formats.md#unreadable-files), else the first
+// file feeding the prompt (the state file, the current plan) that could not
+// be read (binary, over the size limit) or whose front matter failed to
+// parse, or returns "".
 func parseFailure(proj *planning.Project) string {
+	if len(proj.Failures) > 0 {
+		return "kept the last good render: " + PlanningDir + "/" + proj.Failures[0].String()
+	}
 	check := func(rel string, md *markdown.Document, failed *planning.Diagnostic) string {
 		if failed != nil {
 			return PlanningDir + "/" + failed.String()

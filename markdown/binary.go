@@ -23,7 +23,7 @@ import (
 
 // BinaryVersion is the version of the binary form (AppendBinary); a cache
 // of documents records it and is not read under another.
-const BinaryVersion = 1
+const BinaryVersion = 2
 
 const binaryVersion = BinaryVersion
 
@@ -129,6 +129,7 @@ func (d *Document) AppendBinary(b []byte) ([]byte, error) {
 		e.str(f.Key)
 		e.str(f.Value)
 		e.int(f.Line)
+		e.int(f.EndLine)
 		e.bool(f.Bold)
 		e.int(f.Section)
 	}
@@ -409,7 +410,7 @@ func (d *decoder) items(doc *Document) {
 	if n, ok := d.count(); ok {
 		doc.Fields = make([]Field, n)
 		for i := range doc.Fields {
-			doc.Fields[i] = Field{Key: d.str(), Value: d.str(), Line: d.int(), Bold: d.bool(), Section: d.int()}
+			doc.Fields[i] = Field{Key: d.str(), Value: d.str(), Line: d.int(), EndLine: d.int(), Bold: d.bool(), Section: d.int()}
 		}
 	}
 	if n, ok := d.count(); ok {

@@ -1,9 +1,12 @@
 package markdown
 
 import (
+	"bytes"
 	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/yuin/goldmark/ast"
 )
 
 // plainKeyRE is the shape of a plain field key (docs/formats.md#fields): a
@@ -119,4 +122,43 @@ func trimValue(v string) string {
 		v = strings.TrimSpace(v[:len(v)-1])
 	}
 	return v
+}
+
+// continuesValue reports whether a paragraph line that starts no field
+// carries on the value of the field above it: not after a YAML block
+// indicator (`errors: |`), and not a line that opens something of its own:
+// a bold label (`**Success Criteria** (what must be TRUE):`), a tag
+// (`</objective>`), a pipe row or a quote marker.
+func continuesValue(value, raw string) bool {
+	if raw == "" {
+		return false
+	}
+	switch strings.TrimRight(value, "+-0123456789") {
+	case "|", ">":
+		return false
+	}
+	switch {
+	case strings.HasPrefix(raw, "**"), strings.HasPrefix(raw, "__"), raw[0] == '<', raw[0] == '|', raw[0] == '>':
+		return false
+	}
+	return true
+}
+
+// itemText is the plain text of a checkbox's first paragraph: its first
+// line and the lines it wraps onto, joined by spaces, up to a line that
+// starts a field (`- [ ] Task` then `  **Files:** a.go`;
+// docs/formats.md#checkboxes).
+func (w *walker) itemText(fc ast.Node) string {
+	stop := -1
+	lines := fc.Lines()
+	for i := 1; i < lines.Len(); i++ {
+		seg := lines.At(i)
+		if raw := strings.TrimSpace(string(seg.Value(w.src))); len(parseFields(raw)) > 0 || isPipeRow(raw) {
+			stop = seg.Start
+			break
+		}
+	}
+	var b bytes.Buffer
+	appendPlain(&b, fc, w.src, false, stop)
+	return strings.TrimSpace(b.String())
 }

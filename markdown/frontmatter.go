@@ -17,7 +17,8 @@ var keyLineRE = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_.\-]*|"[^"]+"|'[^']+')
 // (docs/formats.md#front-matter) into d.FrontMatter and returns the body's
 // offset and line. A first `---` line without a closing `---` line is not
 // front matter; when the first line after it that is neither blank nor a
-// comment is a `key:` line, the block was meant as front matter and a
+// comment is a `key:` line (at any indentation), the block was meant as
+// front matter and a
 // diagnostic names the opening line (a markdown heading starts with `#`
 // too, so comments alone do not count). A further block is stacked when it
 // follows the previous one after optional blank lines and its first content
@@ -96,10 +97,12 @@ func looksLikeYAML(raw string) bool {
 }
 
 // startsWithKey reports whether the first line of text that is neither
-// blank nor a `#` line is a `key:` line.
+// blank nor a `#` line is a `key:` line, whatever its indentation (an
+// opening `---` over indented keys is front matter that lost its closing
+// line just as much as one over keys at column 0).
 func startsWithKey(text string) bool {
 	for l := range strings.SplitSeq(text, "\n") {
-		l = strings.TrimRight(l, " \t")
+		l = strings.TrimSpace(l)
 		if l == "" || strings.HasPrefix(l, "#") {
 			continue
 		}

@@ -137,8 +137,9 @@ type Section struct {
 type Checkbox struct {
 	// State is the character between the brackets: ' ', 'x', 'X', '~' or '-'.
 	State rune
-	// Text is the item's first line of text after the checkbox, inline
-	// markup removed, trimmed.
+	// Text is the item's first paragraph after the checkbox, the lines it
+	// wraps onto joined by spaces, up to a line that starts a field, inline
+	// markup removed, trimmed (docs/formats.md#checkboxes).
 	Text string
 	// Line is the line of the checkbox.
 	Line int
@@ -161,10 +162,14 @@ type Field struct {
 	// and code spans kept), trimmed: trailing double spaces and a trailing
 	// backslash of markdown hard breaks removed
 	// (docs/formats.md#encoding-traps). For a bold field followed by another
-	// on the same line, the value ends where the next `**Key:**` starts.
+	// on the same line, the value ends where the next `**Key:**` starts. A
+	// value wrapped over the next lines of its paragraph is read whole, the
+	// lines joined by spaces, up to the next field
+	// (docs/formats.md#fields).
 	Value string
-	// Line is the line the field is on.
-	Line int
+	// Line is the line the field is on; EndLine the last line of its
+	// value.
+	Line, EndLine int
 	// Bold reports a `**Key:**` or `**Key**:` field.
 	Bold bool
 	// Section is the index of the innermost enclosing section, or -1.

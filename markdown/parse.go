@@ -247,7 +247,7 @@ func (w *walker) checkbox(li *ast.ListItem) {
 			cb.State = 'x'
 		}
 		cb.Line = w.line(pos)
-		cb.Text = plainText(fc, w.src, true)
+		cb.Text = w.itemText(fc)
 	} else {
 		if fc.Lines().Len() == 0 {
 			return
@@ -259,7 +259,7 @@ func (w *walker) checkbox(li *ast.ListItem) {
 		}
 		cb.State = rune(v[1])
 		cb.Line = w.line(seg.Start)
-		t := plainText(fc, w.src, true)
+		t := w.itemText(fc)
 		if strings.HasPrefix(t, string(v[:3])) {
 			t = strings.TrimSpace(t[3:])
 		} else {
@@ -300,22 +300,40 @@ func (w *walker) paragraph(n ast.Node) {
 	lines := n.Lines()
 	skipFirst := isCheckboxParagraph(n, w.src)
 	var pipeRows []text.Segment
+	// last is the index in doc.Fields of the field a continuation line
+	// extends: a value wrapped over lines is read whole, up to the next
+	// field or the end of the paragraph (docs/formats.md#fields).
+	last := -1
 	for i := 0; i < lines.Len(); i++ {
 		seg := lines.At(i)
 		raw := strings.TrimSpace(string(seg.Value(w.src)))
 		if isPipeRow(raw) {
 			pipeRows = append(pipeRows, seg)
+			last = -1
 			continue
 		}
 		if i == 0 && skipFirst {
 			continue
 		}
 		line := w.line(seg.Start)
-		for _, f := range parseFields(raw) {
+		fs := parseFields(raw)
+		if len(fs) == 0 {
+			if last >= 0 && continuesValue(w.doc.Fields[last].Value, raw) {
+				f := &w.doc.Fields[last]
+				f.Value = trimValue(f.Value + " " + trimValue(raw))
+				f.EndLine = line
+			} else {
+				last = -1
+			}
+			continue
+		}
+		for _, f := range fs {
 			f.Line = line
+			f.EndLine = line
 			f.Section = -1
 			w.doc.Fields = append(w.doc.Fields, f)
 		}
+		last = len(w.doc.Fields) - 1
 	}
 	if len(pipeRows) > 0 {
 		w.appendRows(pipeRows)
@@ -452,16 +470,20 @@ func (w *walker) table(n ast.Node) {
 // break. The result is trimmed.
 func plainText(n ast.Node, src []byte, firstLine bool) string {
 	var b bytes.Buffer
-	appendPlain(&b, n, src, firstLine)
+	appendPlain(&b, n, src, firstLine, -1)
 	return strings.TrimSpace(b.String())
 }
 
 // appendPlain writes n's children's plain text to b; it reports true when
-// firstLine is set and a line break was reached.
-func appendPlain(b *bytes.Buffer, n ast.Node, src []byte, firstLine bool) bool {
+// firstLine is set and a line break was reached, or a text starting at or
+// after the byte offset stop (-1: none) was reached.
+func appendPlain(b *bytes.Buffer, n ast.Node, src []byte, firstLine bool, stop int) bool {
 	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
 		switch c := c.(type) {
 		case *ast.Text:
+			if stop >= 0 && c.Segment.Start >= stop {
+				return true
+			}
 			v := c.Segment.Value(src)
 			v = util.UnescapePunctuations(v)
 			v = util.ResolveNumericReferences(v)
@@ -489,7 +511,7 @@ func appendPlain(b *bytes.Buffer, n ast.Node, src []byte, firstLine bool) bool {
 		case *ast.RawHTML, *extast.TaskCheckBox:
 			// markup only
 		default:
-			if appendPlain(b, c, src, firstLine) {
+			if appendPlain(b, c, src, firstLine, stop) {
 				return true
 			}
 		}

@@ -136,6 +136,23 @@ func TestFrontMatter(t *testing.T) {
 			diags:    []string{"1:unterminated front matter"},
 		},
 		{
+			name:     "unclosed block with indented keys is diagnosed too",
+			src:      "---\n  phase: 3\n  status: executing\n# State\n",
+			bodyLine: 1,
+			diags:    []string{"1:unterminated front matter"},
+		},
+		{
+			name:     "unclosed block with tab-indented keys",
+			src:      "---\n\tphase: 3\n",
+			bodyLine: 1,
+			diags:    []string{"1:unterminated front matter"},
+		},
+		{
+			name:     "a leading thematic break over an indented list is not front matter",
+			src:      "---\n  - item\n",
+			bodyLine: 1,
+		},
+		{
 			name:     "a leading thematic break is not unterminated front matter",
 			src:      "---\n# Heading\ntext\n",
 			bodyLine: 1,
@@ -368,8 +385,10 @@ func TestCheckboxes(t *testing.T) {
 			{" ", "a", 1, 1, false}, {"x", "b", 2, 1, false}, {"X", "c", 3, 1, false},
 			{"~", "d", 4, 1, false}, {"-", "e", 5, 1, false}, {"x", "done", 6, 1, false}, {" ", "", 7, 1, false}}},
 		{"not checkboxes", "- \\[ ] x\n- [?] y\n- [xx] z\n- plain\n", nil},
-		{"markup removed, first line only", "- [~] **Phase 2: Auth** — code-complete\n  second line\n", []cb{
-			{"~", "Phase 2: Auth — code-complete", 1, 1, false}}},
+		{"markup removed, wrapped text whole", "- [~] **Phase 2: Auth** — code-complete\n  second line\n", []cb{
+			{"~", "Phase 2: Auth — code-complete second line", 1, 1, false}}},
+		{"wrapped text up to a field", "- [ ] Wire the handler\n  into the router\n  **Files:** a.go\n- [x] next\n", []cb{
+			{" ", "Wire the handler into the router", 1, 1, false}, {"x", "next", 4, 1, false}}},
 		{"nested two spaces", "- [ ] p\n  - [x] c\n    - [ ] g\n", []cb{{" ", "p", 1, 1, false}, {"x", "c", 2, 2, false}, {" ", "g", 3, 3, false}}},
 		{"one space is a sibling", "- [ ] p\n - [x] c\n", []cb{{" ", "p", 1, 1, false}, {"x", "c", 2, 1, false}}},
 		{"numbered, child with 2 spaces not nested", "1. [ ] p\n  - [x] c\n", []cb{{" ", "p", 1, 1, true}, {"x", "c", 2, 1, false}}},
@@ -429,6 +448,12 @@ func TestFields(t *testing.T) {
 		{"unicode key", "- **Нужно:** ключ\nFase: 38 — x\n", []fl{{"Нужно", "ключ", 1, true}, {"Fase", "38 — x", 2, false}}},
 		{"crlf", "**Phase:** 3\r\nStatus: ok\r\n", []fl{{"Phase", "3", 1, true}, {"Status", "ok", 2, false}}},
 		{"continuation lines", "Intro text\nPhase: 4\n", []fl{{"Phase", "4", 2, false}}},
+		{"wrapped value read whole", "**Goal**: A recipe page that has no JSON-LD —\nimports through AI extraction.\n\nLater text\n", []fl{{"Goal", "A recipe page that has no JSON-LD — imports through AI extraction.", 1, true}}},
+		{"wrapped value ends at the next field", "**Goal:** one\ntwo\n**Depends on:** Phase 3\n", []fl{{"Goal", "one two", 1, true}, {"Depends on", "Phase 3", 3, true}}},
+		{"wrapped value ends at a bold label", "**Requirements**: A-01\n**Success Criteria** (what must be TRUE):\n", []fl{{"Requirements", "A-01", 1, true}}},
+		{"wrapped value ends at a tag", "Goal: ship\n</objective>\nmore\n", []fl{{"Goal", "ship", 1, false}}},
+		{"block indicator not extended", "errors: |\n  line one\n", []fl{{"errors", "|", 1, false}}},
+		{"wrapped value ends at a list item", "Goal: one\ntwo\n- item\n", []fl{{"Goal", "one two", 1, false}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

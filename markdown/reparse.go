@@ -200,7 +200,7 @@ func (d *Document) join(prev, scratch *Document, w *walker, sp splicePlan) {
 	d.Checkboxes = spliceItems(prev.Checkboxes, keep(scratch.Checkboxes, func(c Checkbox) bool { return before(c.Line) }), a, end, delta,
 		func(c Checkbox) int { return c.Line }, func(c *Checkbox, n int) { c.Line += n })
 	d.Fields = spliceItems(prev.Fields, keep(scratch.Fields, func(f Field) bool { return before(f.Line) }), a, end, delta,
-		func(f Field) int { return f.Line }, func(f *Field, n int) { f.Line += n })
+		func(f Field) int { return f.Line }, func(f *Field, n int) { f.Line += n; f.EndLine += n })
 	d.Tables = spliceItems(prev.Tables, keep(scratch.Tables, func(t Table) bool { return before(t.Line) }), a, end, delta,
 		func(t Table) int { return t.Line }, shiftTable)
 	d.blocks = spliceItems(prev.blocks, keep(w.blocks, before), a, end, delta,

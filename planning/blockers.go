@@ -154,14 +154,40 @@ func blockersFromBullets(path string, doc *markdown.Document, section int) []Blo
 	if doc == nil || section < 0 || section >= len(doc.Sections) {
 		return nil
 	}
+	lines := sectionOwnLines(doc, section)
+	if opensEmpty(lines) {
+		// "No blockers." then a list of what was done: the list is not
+		// blockers (docs/formats.md#blockers).
+		return nil
+	}
 	var out []Blocker
-	for _, it := range splitListItems(sectionOwnLines(doc, section)) {
+	for _, it := range splitListItems(lines) {
 		if b, ok := blockerFromItem(path, it, BlockerOpen); ok {
 			out = append(out, b)
 		}
 	}
 	// Prose-only sections ("None - this is a test fixture") yield nothing.
 	return out
+}
+
+// opensEmpty reports whether a blocker section's first line of text is a
+// paragraph that says there is none ("None", "No blockers.", "None
+// currently") and does not introduce a list ("No blockers for phase 3,
+// but:"). A "- None" list item is only a placeholder item: the items after
+// it are still read (an agent may add blockers below it).
+func opensEmpty(lines []srcLine) bool {
+	for _, l := range lines {
+		t := strings.TrimSpace(l.text)
+		if t == "" {
+			continue
+		}
+		if listMarkerRe.MatchString(t) && !isHRule(t) {
+			return false
+		}
+		t = cleanInline(t)
+		return !strings.HasSuffix(t, ":") && placeholderRe.MatchString(t)
+	}
+	return false
 }
 
 // blockerFromItem turns one list item into a blocker whose status defaults

@@ -30,7 +30,7 @@ import (
 // document (TestDerivedVersion says so when it is forgotten, and
 // go test -run TestDerivedVersion ./planning/ -update records the new
 // results' digest).
-const derivedVersion = 1
+const derivedVersion = 2
 
 // derivedResult returns a new value of the type derivation kind's saved
 // results decode into, and nil for a kind whose results are not saved.

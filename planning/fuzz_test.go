@@ -103,3 +103,47 @@ func BenchmarkLoad(b *testing.B) {
 		})
 	}
 }
+
+// FuzzParseHandoff: no HANDOFF.json makes parseHandoff panic; a file it
+// does not read is exactly one diagnostic; every line it names lies in the
+// file; every blocker it returns is open or resolved, with a title and its
+// source.
+func FuzzParseHandoff(f *testing.F) {
+	f.Add([]byte(handoffFixture))
+	f.Add([]byte(`{"version":"1.0","timestamp":"2026-06-11T03:59:27.329Z","source":"auto-postool","partial":true,"phase":null,"plan":null,"status":"auto-checkpoint","completed_tasks":[],"remaining_tasks":[],"blockers":[],"human_actions_pending":[],"decisions":[],"uncommitted_files":[],"next_action":null,"context_notes":""}`))
+	f.Add([]byte("{\n  \"phase\": \"01\"\n  \"next_action\": \"x\"\n}\n"))
+	f.Add([]byte(`{"blockers": "none", "remaining_tasks": [1, "a", {"name": 2}], "decisions": [[]], "plan": {"a": 1}}`))
+	f.Add([]byte(`[1, 2]`))
+	f.Add([]byte(`{"a": [[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]}`))
+	f.Add([]byte("{} trailing"))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		lines := lineOf(src, len(src))
+		h, blockers, decisions, diags := parseHandoff("HANDOFF.json", src)
+		if h == nil && len(diags) != 1 {
+			t.Fatalf("not read, with %d diagnostics: %v", len(diags), diags)
+		}
+		for _, d := range diags {
+			if d.Line < 1 || d.Line > lines {
+				t.Fatalf("diagnostic at line %d of %d: %v", d.Line, lines, d)
+			}
+		}
+		if h == nil && (len(blockers) > 0 || len(decisions) > 0) {
+			t.Fatalf("blockers or decisions from a file not read")
+		}
+		for _, b := range blockers {
+			if b.Title == "" || b.Source == "" || (b.Status != BlockerOpen && b.Status != BlockerResolved) {
+				t.Fatalf("blocker %+v", b)
+			}
+		}
+		if h != nil {
+			for _, tk := range h.Tasks {
+				if tk.Name == "" || tk.Line < 1 || tk.Line > lines {
+					t.Fatalf("task %+v of a %d-line file", tk, lines)
+				}
+			}
+			if h.NextAction != "" && (h.NextActionLine < 1 || h.NextActionLine > lines) {
+				t.Fatalf("next action at line %d of %d", h.NextActionLine, lines)
+			}
+		}
+	})
+}

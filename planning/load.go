@@ -28,7 +28,7 @@ const MaxFileSize = 8 << 20
 // role "unknown". It returns an error only when the root itself cannot be
 // read.
 func Load(fsys fs.FS) (*Project, error) {
-	return LoadCached(fsys, nil)
+	return LoadWith(fsys, nil, LoadOptions{})
 }
 
 // LoadCached is Load with a cache of parsed files: a file whose bytes did not
@@ -37,17 +37,29 @@ func Load(fsys fs.FS) (*Project, error) {
 // cached documents are shared between the Projects returned and must be
 // treated as read-only.
 func LoadCached(fsys fs.FS, cache *Cache) (*Project, error) {
+	return LoadWith(fsys, cache, LoadOptions{})
+}
+
+// LoadWith is LoadCached with the choices of opts: the workstream to read
+// as the project's state (docs/formats.md#workstreams).
+func LoadWith(fsys fs.FS, cache *Cache, opts LoadOptions) (*Project, error) {
 	if _, err := fs.ReadDir(fsys, "."); err != nil {
 		return nil, fmt.Errorf("read planning tree: %w", err)
 	}
-	l := &loader{fsys: fsys, cache: cache, p: &Project{
-		Phases: []*Phase{}, Blockers: []Blocker{}, Decisions: []Decision{}, Loops: []*Loop{},
-		Debug: []*DebugFile{}, Todos: []Todo{}, Files: []File{}, Diagnostics: []Diagnostic{},
-	}}
+	l := &loader{fsys: fsys, cache: cache, p: newProject()}
 	l.walk()
-	l.build()
+	l.build(opts)
 	l.cache.sweep()
 	return l.p, nil
+}
+
+// newProject is an empty Project whose lists are empty, not nil.
+func newProject() *Project {
+	return &Project{
+		Phases: []*Phase{}, Blockers: []Blocker{}, Decisions: []Decision{}, Loops: []*Loop{},
+		Debug: []*DebugFile{}, Todos: []Todo{}, Files: []File{}, Diagnostics: []Diagnostic{},
+		Workstreams: []Workstream{}, Failures: []Diagnostic{},
+	}
 }
 
 // loader carries one Load.
@@ -61,13 +73,20 @@ type loader struct {
 	read map[string]bool
 	// code is GSD's project_code from config.json, or "".
 	code string
+	// v is the part of the tree read as the project (a workstream or the
+	// flat top level).
+	v view
 }
 
 type walked struct {
-	path string
-	size int64
-	role string
-	stat fileStat
+	// path is relative to the planning root; lpath is the path the
+	// readers interpret in the view (workstream.go): path itself, or the
+	// part below workstreams/NAME/ for the active stream's files, "" for a
+	// file outside the view.
+	path, lpath string
+	size        int64
+	role        string
+	stat        fileStat
 	// entry is what the cache holds for the file once read.
 	entry *cacheEntry
 	// failure is why the file was skipped (binary, over MaxFileSize,
@@ -91,8 +110,10 @@ func (l *loader) walk() {
 	visit = func(dir string) {
 		list, err := l.cache.listDir(l.fsys, dir)
 		if err != nil {
-			if dir != "." {
-				l.diag(dir, 0, "cannot read: %v", err)
+			if dir != "." && !errors.Is(err, fs.ErrNotExist) {
+				// Unreadable is not empty: what the folder holds is
+				// unknown, so the view is incomplete (docs/formats.md#unreadable-files).
+				l.failOrDiag(!ownFolder(dir), dir, 0, "cannot read the folder: %v", reason(err))
 			}
 			return
 		}
@@ -134,26 +155,47 @@ func (l *loader) walk() {
 			// temp file of an atomic write by a parallel build, an editor's
 			// swap file) is simply not there: no warning.
 			if !errors.Is(errs[i], fs.ErrNotExist) {
-				l.diag(p, 0, "cannot stat: %v", errs[i])
+				l.failOrDiag(!ownFolder(p), p, 0, "cannot stat: %v", reason(errs[i]))
 			}
 			continue
 		}
-		l.files = append(l.files, walked{path: p, size: infos[i].Size(), role: fileRole(p), stat: statOf(infos[i])})
+		// The role is given once the view is chosen (applyView).
+		l.files = append(l.files, walked{path: p, lpath: p, size: infos[i].Size(), stat: statOf(infos[i])})
 	}
 }
 
-// build interprets the files walked.
-func (l *loader) build() {
-	byPath := map[string]*walked{}
-	for i := range l.files {
-		byPath[l.files[i].path] = &l.files[i]
+// ownFolder reports a path of recite's own outputs (prompts/, .recite/),
+// which no reader of the tree interprets.
+func ownFolder(p string) bool {
+	first, _, _ := strings.Cut(p, "/")
+	return first == "prompts" || first == ".recite"
+}
+
+// reason is the cause of a file-system error without the path the
+// diagnostic already names: "permission denied" for "open x: permission
+// denied".
+func reason(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
 	}
-	rphases := l.buildOverview(byPath)
-	l.buildState(byPath)
-	// Phase folders, plans and summaries.
+	return err
+}
+
+// build interprets the files walked: it picks the view (the active
+// workstream or the top level), reads it, then every other markdown
+// file's front matter.
+func (l *loader) build(opts LoadOptions) {
+	streams := workstreamNames(l.files)
+	top := map[string]*walked{}
+	for i := range l.files {
+		top[l.files[i].path] = &l.files[i]
+	}
+	l.v = l.chooseView(opts, streams, top)
+	l.applyView(l.v)
+	byPath := l.index()
 	l.code = l.readProjectCode(byPath)
-	disk := l.scanPhases(byPath)
-	l.p.Phases = mergePhases(rphases, disk)
+	l.buildCore(byPath)
 	l.loadLoops(byPath)
 	l.loadDebugAndTodos()
 
@@ -165,7 +207,28 @@ func (l *loader) build() {
 			l.checkFrontMatter(w)
 		}
 	}
-	l.finish()
+	l.finish(streams, opts.AllWorkstreams)
+}
+
+// index maps the logical path of every file in the view to its entry.
+func (l *loader) index() map[string]*walked {
+	byPath := map[string]*walked{}
+	for i := range l.files {
+		if w := &l.files[i]; w.lpath != "" {
+			byPath[w.lpath] = w
+		}
+	}
+	return byPath
+}
+
+// buildCore reads what makes the project's position: the brief, roadmap,
+// state, HANDOFF.json and the phase folders with their plans.
+func (l *loader) buildCore(byPath map[string]*walked) {
+	rphases := l.buildOverview(byPath)
+	l.buildState(byPath)
+	l.buildHandoff(byPath)
+	disk := l.scanPhases(byPath)
+	l.p.Phases = mergePhases(rphases, disk, l.archivedPhases(byPath))
 }
 
 // docOf reads and parses the root file name, or returns nil when the tree
@@ -188,17 +251,17 @@ func (l *loader) buildOverview(byPath map[string]*walked) []roadmapPhase {
 	vision := l.docOf(byPath, "VISION.md")
 	roadmap := l.docOf(byPath, "ROADMAP.md")
 	if project != nil {
-		p.Brief = &Doc{Path: "PROJECT.md", Title: project.Title(), Markdown: project}
+		p.Brief = &Doc{Path: byPath["PROJECT.md"].path, Title: project.Title(), Markdown: project}
 	}
 	if vision != nil {
-		p.Vision = &Doc{Path: "VISION.md", Title: vision.Title(), Markdown: vision}
+		p.Vision = &Doc{Path: byPath["VISION.md"].path, Title: vision.Title(), Markdown: vision}
 		if p.Brief == nil {
 			p.Brief = p.Vision
 		}
 	}
 	var rphases []roadmapPhase
 	if roadmap != nil {
-		p.Roadmap = &Doc{Path: "ROADMAP.md", Title: roadmap.Title(), Markdown: roadmap}
+		p.Roadmap = &Doc{Path: byPath["ROADMAP.md"].path, Title: roadmap.Title(), Markdown: roadmap}
 		rphases = l.roadmap(byPath["ROADMAP.md"], roadmap)
 	}
 	if len(rphases) == 0 && vision != nil {
@@ -225,20 +288,21 @@ func (l *loader) buildState(byPath map[string]*walked) {
 		stateName = "CONSCIENCE.md"
 	}
 	if stateName != "" {
+		w := byPath[stateName]
 		if doc := l.docOf(byPath, stateName); doc != nil {
-			st, decisions, blockers := parseState(stateName, doc)
+			st, decisions, blockers := parseState(w.path, doc)
 			p.State = st
 			p.Decisions = append(p.Decisions, decisions...)
 			p.Blockers = append(p.Blockers, blockers...)
 		} else {
-			p.State = &State{Path: stateName, Failure: byPath[stateName].failure}
+			p.State = &State{Path: w.path, Failure: w.failure}
 		}
 	}
 	if stateName == "STATE.md" {
 		l.docOf(byPath, "CONSCIENCE.md") // read for its diagnostics only
 	}
 	if doc := l.docOf(byPath, "BLOCKERS.md"); doc != nil {
-		p.Blockers = append(p.Blockers, parseBlockers("BLOCKERS.md", doc)...)
+		p.Blockers = append(p.Blockers, parseBlockers(byPath["BLOCKERS.md"].path, doc)...)
 	}
 	for _, name := range []string{"REQUIREMENTS.md", "DECISION_LOG.md", "DECISIONS.md"} {
 		l.docOf(byPath, name) // diagnostics (front matter) only
@@ -259,7 +323,7 @@ func (l *loader) loadDebugAndTodos() {
 					p.Debug = append(p.Debug, df)
 				}
 			}
-		case w.role == "todo" && w.path == "todos.md":
+		case w.role == "todo" && w.lpath == "todos.md":
 			if doc := l.readDoc(w, false); doc != nil {
 				p.Todos = append(p.Todos, parseTodoList(w.path, doc)...)
 			}
@@ -272,11 +336,13 @@ func (l *loader) loadDebugAndTodos() {
 }
 
 // finish detects the flavor, resolves the current position, lists the
-// files and sorts the diagnostics by path, then line.
-func (l *loader) finish() {
+// workstreams with theirs and the files, and sorts the diagnostics by
+// path, then line.
+func (l *loader) finish(streams []string, all bool) {
 	p := l.p
 	p.Flavor = detectFlavor(l.files)
 	resolvePosition(p)
+	l.otherWorkstreams(streams, l.v, all)
 	for _, w := range l.files {
 		p.Files = append(p.Files, File{Path: w.path, Role: w.role, Size: w.size})
 	}
@@ -358,18 +424,20 @@ func detectFlavor(files []walked) Flavor {
 	for _, w := range files {
 		name := path.Base(w.path)
 		upper := strings.ToUpper(name)
+		lp := w.lpath
 		switch {
-		case w.path == "STATE.md":
+		case lp == "STATE.md" || (strings.HasPrefix(w.path, WorkstreamsDir+"/") && name == "STATE.md"):
+			// A workstream's STATE.md is GSD's too, active or not.
 			gsd = true
-		case w.path == "CONSCIENCE.md":
+		case lp == "CONSCIENCE.md":
 			fire = true
-		case strings.HasPrefix(w.path, "phases/") && (strings.HasSuffix(upper, "BLUEPRINT.MD") || strings.HasSuffix(upper, "-RECORD.MD")):
+		case strings.HasPrefix(lp, "phases/") && (strings.HasSuffix(upper, "BLUEPRINT.MD") || strings.HasSuffix(upper, "-RECORD.MD")):
 			fire = true
-		case strings.HasPrefix(w.path, "loops/fire-loop-"):
+		case strings.HasPrefix(lp, "loops/fire-loop-"):
 			fire = true
-		case w.path == "ROADMAP.md" || (strings.HasPrefix(w.path, "phases/") && (w.role == "plan" || w.role == "summary")):
+		case lp == "ROADMAP.md" || (strings.HasPrefix(lp, "phases/") && (w.role == "plan" || w.role == "summary")):
 			weakGSD = true
-		case w.path == "VISION.md" || w.path == "BLOCKERS.md":
+		case lp == "VISION.md" || lp == "BLOCKERS.md":
 			weakFire = true
 		}
 	}

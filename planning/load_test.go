@@ -187,7 +187,7 @@ func TestDetectFlavor(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var ws []walked
 			for _, f := range tt.files {
-				ws = append(ws, walked{path: f, role: fileRole(f)})
+				ws = append(ws, walked{path: f, lpath: f, role: fileRole(f)})
 			}
 			if got := detectFlavor(ws); got != tt.want {
 				t.Errorf("detectFlavor(%v) = %q, want %q", tt.files, got, tt.want)
@@ -283,10 +283,20 @@ func TestCurrentPosition(t *testing.T) {
 			name: "None falls back to first unchecked roadmap phase",
 			files: map[string]string{
 				"ROADMAP.md":                  roadmap,
-				"STATE.md":                    "# State\n\n## Current Position\n\nPhase: None (between milestones)\n",
+				"STATE.md":                    "# State\n\n## Current Position\n\nPhase: None\n",
 				"phases/02-two/02-01-PLAN.md": "# Plan\n\n- [x] done thing\n- [-] skipped thing\n- [ ] open thing\n\n```\n- [ ] in code\n```\n",
 			},
 			wantPhase: "2", wantPlan: "phases/02-two/02-01-PLAN.md", wantTask: "open thing",
+		},
+		{
+			// The state says the milestone is over: no current phase, even
+			// with an open phase in the roadmap (docs/formats.md#finished-milestones).
+			name: "between milestones names no current phase",
+			files: map[string]string{
+				"ROADMAP.md":                  roadmap,
+				"STATE.md":                    "# State\n\n## Current Position\n\nPhase: None (between milestones)\n",
+				"phases/02-two/02-01-PLAN.md": "# Plan\n\n- [ ] open thing\n",
+			},
 		},
 		{
 			name: "key/value table",

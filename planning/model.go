@@ -53,6 +53,31 @@ type Project struct {
 	CurrentPlan *Plan `json:"-"`
 	// NextTask is the current plan's first task not done; nil when none.
 	NextTask *Task `json:"-"`
+	// Milestone is what the state file says of the milestone as a whole:
+	// complete or not started, in which case there is no current phase
+	// (docs/formats.md#finished-milestones).
+	Milestone Milestone `json:"milestone"`
+	// NextAction is the next step the tree itself recommends, with its
+	// source: HANDOFF.json's next_action, else STATE.md's next_action and
+	// next_phases, else "plan the next milestone" after a finished one;
+	// nil when none. The next task, when there is one, comes first.
+	NextAction *Action `json:"next_action,omitempty"`
+	// Handoff is HANDOFF.json, GSD's pause state; nil when absent or
+	// malformed (docs/formats.md#handoff-json).
+	Handoff *Handoff `json:"handoff,omitempty"`
+	// Workstream is the workstream read as the project's state (one of
+	// Workstreams), nil for a tree read flat.
+	Workstream *Workstream `json:"-"`
+	// Workstreams are every GSD workstream of the tree, by name, each with
+	// its current phase (docs/formats.md#workstreams).
+	Workstreams []Workstream `json:"workstreams"`
+	// Failures are the problems that leave the project's view incomplete:
+	// a folder or file of the view that could not be read (permissions, an
+	// I/O error), a workstream named by the configuration that does not
+	// exist. Each is also in Diagnostics. A prompt built from a project
+	// with a failure would look valid and say less, so the engine keeps the
+	// last good render instead (docs/formats.md#unreadable-files).
+	Failures []Diagnostic `json:"failures"`
 	// Blockers are every blocker found, open or resolved, in file order.
 	Blockers []Blocker `json:"blockers"`
 	// Decisions are the recorded decisions, oldest first.
@@ -70,6 +95,42 @@ type Project struct {
 	Files []File `json:"files"`
 	// Diagnostics are the problems found, sorted by path then line.
 	Diagnostics []Diagnostic `json:"diagnostics"`
+}
+
+// Milestone states (Milestone.Status).
+const (
+	MilestoneActive     = "active"
+	MilestoneComplete   = "complete"
+	MilestoneNotStarted = "not_started"
+)
+
+// Milestone is the current milestone as the state file describes it
+// (docs/formats.md#finished-milestones).
+type Milestone struct {
+	// Version and Name are the state's front matter milestone and
+	// milestone_name, or "".
+	Version string `json:"version,omitempty"`
+	Name    string `json:"name,omitempty"`
+	// Status is active (a phase is open or named), complete (the state
+	// says the milestone is closed, or every roadmap phase is done and the
+	// state names no open phase) or not_started (the state says no phase
+	// has started and every roadmap phase is done); "" without a state
+	// file and a roadmap.
+	Status string `json:"status,omitempty"`
+	// Reason is the text that says so, as written, and Source its
+	// "path:line"; "" while active.
+	Reason string `json:"reason,omitempty"`
+	Source string `json:"source,omitempty"`
+}
+
+// Action is a next step the tree recommends and where it says so.
+type Action struct {
+	// Text is the step, one line ("execute-phase 4.5", "plan the next
+	// milestone (/gsd-new-milestone)").
+	Text string `json:"text"`
+	// Source is "path:line" or "path" (a rule of recite's: the state file
+	// that says the milestone is complete).
+	Source string `json:"source"`
 }
 
 // Doc is a markdown file of the tree kept whole: its path and parsed form.
@@ -114,6 +175,10 @@ type Phase struct {
 	Line int `json:"line,omitempty"`
 	// Archived reports a phase found inside a `<details>` milestone archive.
 	Archived bool `json:"archived,omitempty"`
+	// OnlyOnDisk reports a phase folder that a roadmap declaring phases
+	// does not name: never the current phase by the fallback rule
+	// (docs/formats.md#current-position).
+	OnlyOnDisk bool `json:"only_on_disk,omitempty"`
 }
 
 // PlansDone counts plans with a matching summary.
@@ -159,8 +224,11 @@ type Plan struct {
 	// same diagnostic is in Project.Diagnostics.
 	Failure *Diagnostic `json:"failure,omitempty"`
 
-	// pairKey pairs the plan with its summary (see classifyPhaseFile).
-	pairKey string
+	// pairKey pairs the plan with its summary (see classifyPhaseFile);
+	// pairID is its phase and plan number and pureID whether the name is
+	// nothing else (see planIdentity).
+	pairKey, pairID string
+	pureID          bool
 }
 
 // Task is one task of a plan: a `<task>` block or a checkbox.
@@ -207,11 +275,45 @@ type State struct {
 	Focus     string `json:"focus,omitempty"`
 	// Line is where the current-position block starts, or 0.
 	Line int `json:"line,omitempty"`
+	// PhaseLine is the line the phase was read from (the front matter key
+	// or the position field), or Line.
+	PhaseLine int `json:"phase_line,omitempty"`
+	// RawStatus is the status as written, before normalisation.
+	RawStatus string `json:"raw_status,omitempty"`
+	// Milestone and MilestoneName are the front matter milestone and
+	// milestone_name, or "".
+	Milestone     string `json:"milestone,omitempty"`
+	MilestoneName string `json:"milestone_name,omitempty"`
+	// ActivePhase is the front matter active_phase: the phase an
+	// orchestrator runs on now (GSD 1.40, docs/STATE-MD-LIFECYCLE.md), or
+	// "".
+	ActivePhase string `json:"active_phase,omitempty"`
+	// NextAction and NextPhases are the front matter next_action (the
+	// command GSD recommends while idle: discuss-phase, plan-phase,
+	// execute-phase, verify-phase) and next_phases (the phases it applies
+	// to), or empty.
+	NextAction string   `json:"next_action,omitempty"`
+	NextPhases []string `json:"next_phases,omitempty"`
+	// Progress is the front matter progress block as written: counters
+	// GSD keeps, shown but never used to decide a status
+	// (docs/formats.md#front-matter-traps); nil when absent.
+	Progress *Progress `json:"progress,omitempty"`
 	// Markdown is the parsed file; nil when Failure is set.
 	Markdown *markdown.Document `json:"-"`
 	// Failure is why the file could not be read, as for Plan.Failure; a
 	// State with a Failure holds only its Path. nil when it was read.
 	Failure *Diagnostic `json:"failure,omitempty"`
+}
+
+// Progress is a state file's front matter progress block; a counter the
+// block does not hold is -1.
+type Progress struct {
+	TotalPhases     int `json:"total_phases"`
+	CompletedPhases int `json:"completed_phases"`
+	TotalPlans      int `json:"total_plans"`
+	CompletedPlans  int `json:"completed_plans"`
+	// Percent is progress.percent, 0 to 100, or -1.
+	Percent int `json:"percent"`
 }
 
 // Blocker is one blocker entry from any recogniser.

@@ -15,24 +15,32 @@ type diskPhase struct {
 	plans             []*Plan
 }
 
-// scanPhases reads phases/: each folder whose name starts with a phase
-// number, after an optional project code (phaseFolderName), its flat plans
-// and summaries and a nested plans/ folder; files directly in phases/ whose
-// name starts with a number ("11-PLAN.md") join the phase of that number.
-// Folders sharing a number are merged, with a diagnostic. Plan and summary
-// files it cannot place in a phase are diagnostics (unplaced), never
-// silence (docs/formats.md#phase-folders).
+// scanPhases reads phases/ of the view: each folder whose name starts with
+// a phase number, after an optional project code (phaseFolderName), its
+// flat plans and summaries and a nested plans/ folder; files directly in
+// phases/ whose name starts with a number ("11-PLAN.md") join the phase of
+// that number. Folders sharing a number are merged, with a diagnostic.
+// Plan and summary files it cannot place in a phase are diagnostics
+// (unplaced), never silence (docs/formats.md#phase-folders).
 func (l *loader) scanPhases(byPath map[string]*walked) []*diskPhase {
+	return l.scanPhaseFolders(byPath, "phases", l.v.prefix+"phases/")
+}
+
+// scanPhaseFolders reads the phase folders under root, a logical path of
+// the view ("phases", or an archive "milestones/v1.0-phases"); base is
+// root's real path with a trailing slash.
+func (l *loader) scanPhaseFolders(byPath map[string]*walked, root, base string) []*diskPhase {
 	var out []*diskPhase
 	index := map[string]*diskPhase{}
-	summaries := map[*diskPhase]map[string]string{}
+	summaries := map[*diskPhase][]phaseFile{}
 	var lost unplaced
+	depth := strings.Count(root, "/") + 1
 	for i := range l.files {
 		w := &l.files[i]
-		parts := strings.Split(w.path, "/")
-		if parts[0] != "phases" || len(parts) < 2 {
+		if w.lpath == "" || !strings.HasPrefix(w.lpath, root+"/") {
 			continue
 		}
+		parts := strings.Split(w.lpath, "/")[depth-1:]
 		isPlanFile := w.role == "plan" || w.role == "summary"
 		var dp *diskPhase
 		switch {
@@ -40,16 +48,16 @@ func (l *loader) scanPhases(byPath map[string]*walked) []*diskPhase {
 			if !isPlanFile {
 				continue
 			}
-			if dp = l.phaseFor(parts[1], false, index, &out); dp == nil {
+			if dp = l.phaseFor(parts[1], false, base, index, &out); dp == nil {
 				lost.add(w.path, w.path)
 			}
 		default:
-			dp = l.phaseFor(parts[1], true, index, &out)
+			dp = l.phaseFor(parts[1], true, base, index, &out)
 			if !isPlanFile {
 				continue
 			}
 			if dp == nil {
-				lost.add("phases/"+parts[1], w.path)
+				lost.add(base+parts[1], w.path)
 			} else if len(parts) > 4 || (len(parts) == 4 && parts[2] != "plans") {
 				lost.add(path.Dir(w.path), w.path)
 				isPlanFile = false
@@ -58,30 +66,68 @@ func (l *loader) scanPhases(byPath map[string]*walked) []*diskPhase {
 		if dp == nil || !isPlanFile {
 			continue
 		}
-		_, key := classifyPhaseFile(parts[len(parts)-1])
-		if w.role == "summary" {
-			if summaries[dp] == nil {
-				summaries[dp] = map[string]string{}
+		name := parts[len(parts)-1]
+		kind, key := classifyPhaseFile(name)
+		id, pure := planIdentity(name, key, dp.number)
+		if kind == kindSummary {
+			summaries[dp] = append(summaries[dp], phaseFile{path: w.path, key: key, id: id})
+			if root == "phases" {
+				l.checkFrontMatter(w) // front matter diagnostics
 			}
-			if _, dup := summaries[dp][key]; !dup {
-				summaries[dp][key] = w.path
-			}
-			l.checkFrontMatter(w)
 			continue
 		}
-		dp.plans = append(dp.plans, &Plan{Path: w.path, ID: planID(parts[len(parts)-1]), pairKey: key})
+		dp.plans = append(dp.plans, &Plan{Path: w.path, ID: planID(name), pairKey: key, pairID: id, pureID: pure})
 	}
-	lost.report(l)
+	if root == "phases" {
+		lost.report(l, strings.TrimSuffix(base, "/"))
+	}
+	byReal := map[string]*walked{}
+	for _, w := range byPath {
+		byReal[w.path] = w
+	}
 	for _, dp := range out {
 		pairPlans(dp.plans, summaries[dp])
+		if root != "phases" {
+			// History: which plans are done is all a finished milestone's
+			// phase needs; the front matter pass reads their diagnostics.
+			continue
+		}
 		for _, pl := range dp.plans {
-			w := byPath[pl.Path]
+			w := byReal[pl.Path]
 			if doc := l.readDoc(w, false); doc != nil {
 				l.plan(w, pl, doc)
 			} else {
 				pl.Failure = w.failure
 			}
 		}
+	}
+	return out
+}
+
+// archivedPhases reads the phase folders GSD's complete-milestone moved
+// under milestones/vX.Y-phases/: history, joined only with the roadmap's
+// archived phases and never the current phase
+// (docs/formats.md#finished-milestones).
+func (l *loader) archivedPhases(byPath map[string]*walked) []*diskPhase {
+	roots := map[string]string{}
+	for _, w := range byPath {
+		rest, ok := strings.CutPrefix(w.lpath, "milestones/")
+		if !ok {
+			continue
+		}
+		dir, _, ok := strings.Cut(rest, "/")
+		if ok && strings.HasPrefix(dir, "v") && strings.HasSuffix(dir, "-phases") {
+			roots["milestones/"+dir] = w.path[:len(w.path)-len(w.lpath)] + "milestones/" + dir + "/"
+		}
+	}
+	keys := make([]string, 0, len(roots))
+	for k := range roots {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var out []*diskPhase
+	for _, k := range keys {
+		out = append(out, l.scanPhaseFolders(byPath, k, roots[k])...)
 	}
 	return out
 }
@@ -106,7 +152,7 @@ func (u *unplaced) add(place, file string) {
 }
 
 // report adds one diagnostic per place.
-func (u *unplaced) report(l *loader) {
+func (u *unplaced) report(l *loader, root string) {
 	code := ""
 	if l.code != "" {
 		code = fmt.Sprintf("; project_code %s from config.json", l.code)
@@ -120,7 +166,7 @@ func (u *unplaced) report(l *loader) {
 		switch {
 		case place == files[0]:
 			l.diag(place, 0, "plan or summary file directly in phases/ whose name has no phase number; not placed in any phase")
-		case path.Dir(place) == "phases":
+		case path.Dir(place) == root:
 			l.diag(place, 0, "folder name has no phase number (want NN-slug or CODE-NN-slug%s); its %s %s not read", code, what, verb)
 		default:
 			l.diag(place, 0, "%s in a subfolder of a phase folder %s not read: plans are read from the phase folder and its plans/ folder only", what, verb)
@@ -150,9 +196,10 @@ func (l *loader) plan(w *walked, pl *Plan, doc *markdown.Document) {
 }
 
 // phaseFor returns the disk phase for a folder (isDir; its name may carry
-// a project code, see phaseFolderName) or loose file name under phases/,
+// a project code, see phaseFolderName) or loose file name under the phase
+// root whose real path is base ("phases/", with a trailing slash),
 // creating it; nil when the name has no phase number.
-func (l *loader) phaseFor(name string, isDir bool, index map[string]*diskPhase, out *[]*diskPhase) *diskPhase {
+func (l *loader) phaseFor(name string, isDir bool, base string, index map[string]*diskPhase, out *[]*diskPhase) *diskPhase {
 	numbered := name
 	if isDir {
 		numbered = phaseFolderName(name, l.code)
@@ -168,15 +215,22 @@ func (l *loader) phaseFor(name string, isDir bool, index map[string]*diskPhase, 
 		*out = append(*out, dp)
 	}
 	if isDir {
-		dir := "phases/" + name
+		dir := base + name
 		switch {
 		case dp.dir == "":
 			dp.dir = dir
 			m := phaseNumRe.FindStringSubmatch(numbered)
 			dp.name = strings.TrimLeft(numbered[len(m[1]):], "-_ .")
 		case dp.dir != dir:
-			l.diag(dir, 0, "phase folder has the same number (%s) as %s; their plans are merged", num, dp.dir)
+			if base == l.v.prefix+"phases/" {
+				// Archived milestones hold history only: no diagnostic.
+				l.diag(dir, 0, "phase folder has the same number (%s) as %s; their plans are merged", num, dp.dir)
+			}
 			dp.dir = dir // keep the last, but remember both plans
+			if dp.name == "" {
+				m := phaseNumRe.FindStringSubmatch(numbered)
+				dp.name = strings.TrimLeft(numbered[len(m[1]):], "-_ .")
+			}
 		}
 	}
 	return dp
@@ -193,23 +247,37 @@ func planID(name string) string {
 }
 
 // mergePhases joins roadmap phases with disk phases by normalised number:
-// roadmap order first, then disk-only phases by number. A phase's status is
-// the roadmap's explicit complete, deferred or in_progress (`[x]`, `[-]`,
-// `[~]`, a Progress table, a heading marker), else the disk's: complete when
-// every plan has a summary, in_progress when some do, planned when plans
-// exist, else the roadmap's not_started: progress is derived from disk, never
-// from counters (docs/formats.md#the-roadmap).
-func mergePhases(rps []roadmapPhase, disk []*diskPhase) []*Phase {
+// roadmap order first, then disk-only phases by number. A roadmap phase
+// inside a `<details>` archive that has no folder under phases/ takes the
+// folder of the same number under milestones/vX.Y-phases/ (archived), if
+// any. A phase's status is the roadmap's explicit complete, deferred or
+// in_progress (`[x]`, `[-]`, `[~]`, a Progress table, a heading marker),
+// else the disk's: complete when every plan has a summary, in_progress
+// when some do, planned when plans exist, else the roadmap's not_started:
+// progress is derived from disk, never from counters
+// (docs/formats.md#the-roadmap).
+func mergePhases(rps []roadmapPhase, disk, archived []*diskPhase) []*Phase {
 	byNum := map[string]*diskPhase{}
 	for _, d := range disk {
 		byNum[d.number] = d
+	}
+	oldNum := map[string]*diskPhase{}
+	for _, d := range archived {
+		if _, ok := oldNum[d.number]; !ok {
+			oldNum[d.number] = d
+		}
 	}
 	used := map[string]bool{}
 	out := make([]*Phase, 0, len(rps)+len(disk))
 	for _, rp := range rps {
 		ph := &Phase{Number: rp.number, Name: rp.name, Goal: rp.goal, Line: rp.line, Archived: rp.archived, Plans: []*Plan{}}
-		if d, ok := byNum[rp.number]; ok {
+		d, ok := byNum[rp.number]
+		if ok {
 			used[rp.number] = true
+		} else if rp.archived {
+			d, ok = oldNum[rp.number]
+		}
+		if ok {
 			ph.Dir = d.dir
 			if d.plans != nil {
 				ph.Plans = d.plans
@@ -226,7 +294,7 @@ func mergePhases(rps []roadmapPhase, disk []*diskPhase) []*Phase {
 		if used[d.number] {
 			continue
 		}
-		ph := &Phase{Number: d.number, Name: d.name, Dir: d.dir, Plans: d.plans}
+		ph := &Phase{Number: d.number, Name: d.name, Dir: d.dir, Plans: d.plans, OnlyOnDisk: len(rps) > 0}
 		if ph.Plans == nil {
 			ph.Plans = []*Plan{}
 		}
@@ -256,27 +324,73 @@ func phaseStatus(explicit string, ph *Phase) string {
 	return StatusNotStarted
 }
 
-// resolvePosition sets CurrentPhase, CurrentPlan and NextTask. The current
-// phase is the state's front matter current_phase, else its Phase field in
-// the position section ("None" and "Not started" name no phase), else the
-// first phase not complete or deferred, in roadmap order. The current plan is
-// the first plan of that phase without a summary, in name order; the next
-// task is its first task not done (see nextTask).
+// resolvePosition sets Milestone, CurrentPhase, CurrentPlan, NextTask and
+// NextAction (docs/formats.md#current-position). A milestone the state
+// file calls complete or not started has no current phase. Otherwise the
+// current phase is the state's front matter active_phase, else its
+// current_phase or the position section's Phase field ("None" and "Not
+// started" name no phase); when that phase is complete, or none is named,
+// the first open phase of the front matter next_phases, then
+// HANDOFF.json's phase; else the first phase not complete, deferred or
+// archived, in roadmap order, among the phases the roadmap declares (all
+// phases when it declares none). The current plan is the first plan of
+// that phase without a summary, in name order; the next task is its first
+// task not done (see nextTask).
 func resolvePosition(p *Project) {
-	var num string
-	if p.State != nil {
-		num = statePhaseNumber(p.State.Phase)
-		if num != "" && p.phase(num) == nil {
-			p.Diagnostics = append(p.Diagnostics, Diagnostic{Path: p.State.Path, Line: p.State.Line,
-				Message: fmt.Sprintf("current phase %s is neither in the roadmap nor in phases/", num)})
-			num = ""
+	st := p.State
+	p.Milestone = milestoneOf(p)
+	if st != nil && p.NextAction == nil && st.NextAction != "" {
+		text := st.NextAction
+		if len(st.NextPhases) > 0 {
+			text += " " + strings.Join(st.NextPhases, ", ")
 		}
+		p.NextAction = &Action{Text: text, Source: srcRef(st.Path, metaKeyLine(st.Markdown, "next_action"))}
+	}
+	if m := p.Milestone.Status; m == MilestoneComplete || m == MilestoneNotStarted {
+		if p.NextAction == nil {
+			p.NextAction = &Action{Text: nextMilestoneStep(p), Source: p.Milestone.Source}
+		}
+		return
+	}
+	known := func(v string) string {
+		if num := statePhaseNumber(v); num != "" && p.phase(num) != nil {
+			return num
+		}
+		return ""
+	}
+	var num string
+	if st != nil {
+		for _, c := range []struct {
+			v    string
+			line int
+		}{{st.ActivePhase, metaKeyLine(st.Markdown, "active_phase")}, {st.Phase, st.PhaseLine}} {
+			if n := statePhaseNumber(c.v); n != "" {
+				if p.phase(n) == nil {
+					p.Diagnostics = append(p.Diagnostics, Diagnostic{Path: st.Path, Line: c.line,
+						Message: fmt.Sprintf("current phase %s is neither in the roadmap nor in phases/", n)})
+					continue
+				}
+				num = n
+				break
+			}
+		}
+		if num == "" || p.phase(num).Status == StatusComplete {
+			for _, np := range st.NextPhases {
+				if n := known(np); n != "" && p.phase(n).Status != StatusComplete {
+					num = n
+					break
+				}
+			}
+		}
+	}
+	if num == "" && p.Handoff != nil {
+		num = known(p.Handoff.Phase)
 	}
 	if num != "" {
 		p.CurrentPhase = p.phase(num)
 	} else {
 		for _, ph := range p.Phases {
-			if ph.Status != StatusComplete && ph.Status != StatusDeferred && !ph.Archived {
+			if ph.Status != StatusComplete && ph.Status != StatusDeferred && !ph.Archived && !ph.OnlyOnDisk {
 				p.CurrentPhase = ph
 				break
 			}

@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/recite-dev/recite/markdown"
 )
@@ -83,36 +85,76 @@ func nestedKey(base string) string {
 	return strings.ToLower(base)
 }
 
-// pairPlans marks each plan Done when a summary with the same key exists,
-// or, failing that, one with the same leading "NN-MM" id. Plans are sorted
-// by path (name order).
-func pairPlans(plans []*Plan, summaries map[string]string) {
-	byID := map[string]string{}
-	keys := make([]string, 0, len(summaries))
-	for k := range summaries {
-		keys = append(keys, k)
+// slugIDRe is GSD's `{phase}-{plan}` written with the phase folder's whole
+// name, "25-dashboard-surface-system-01": a phase number, a slug that
+// starts with a letter, and the plan number at the end.
+var slugIDRe = regexp.MustCompile(`^(\d+(?:\.\d+)*[A-Za-z]?)-[A-Za-z][A-Za-z0-9._-]*?-(\d+)$`)
+
+// phaseFile is a summary file of a phase folder: its path, the key of its
+// name (classifyPhaseFile) and its plan identity (planIdentity).
+type phaseFile struct {
+	path, key, id string
+}
+
+// planIdentity is the phase and plan number a plan or summary name stands
+// for, "25-1", whatever the spelling: "25-01" (GSD's {padded_phase}-{plan}),
+// "25-dashboard-surface-system-01" (the phase folder's name for {phase}),
+// the nested "PLAN-01-setup" and "SUMMARY-01-x" (the folder's phase, given
+// as phase). pure reports a name that is nothing but that identity (no
+// "-uat" or other word after the plan number), which alone may be paired
+// by identity (docs/formats.md#plan-and-summary-files). id is "" when the
+// name carries no plan number.
+func planIdentity(name, key, phase string) (id string, pure bool) {
+	join := func(ph, plan string) string {
+		return NormalizePhase(ph) + "-" + strings.TrimLeft(plan[:len(plan)-1], "0") + plan[len(plan)-1:]
 	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if m := planIDRe.FindString(k); m != "" {
-			if _, ok := byID[m]; !ok {
-				byID[m] = summaries[k]
-			}
+	if m := nestedKeyRe.FindStringSubmatch(name); m != nil && strings.HasPrefix(key, "#") {
+		return join(phase, m[1]), true
+	}
+	if m := planIDRe.FindString(key); m != "" {
+		i := strings.LastIndexByte(m, '-')
+		return join(m[:i], m[i+1:]), m == key
+	}
+	if m := slugIDRe.FindStringSubmatch(key); m != nil {
+		return join(m[1], m[2]), true
+	}
+	return "", false
+}
+
+// pairPlans marks each plan Done when a summary with the same key exists
+// (`01-02-PLAN.md` and `01-02-SUMMARY.md`), or, failing that, for a plan
+// whose name is its identity alone, one with the same phase and plan
+// number however it is spelt (`25-01-PLAN.md` and
+// `25-dashboard-surface-system-01-SUMMARY.md`, planIdentity). A summary
+// pairs with one plan at most. Plans are sorted by path (name order).
+func pairPlans(plans []*Plan, summaries []phaseFile) {
+	byKey := map[string]string{}
+	for _, s := range summaries {
+		if _, dup := byKey[s.key]; !dup {
+			byKey[s.key] = s.path
 		}
 	}
+	claimed := map[string]bool{}
 	for _, p := range plans {
-		key := p.pairKey
-		if s, ok := summaries[key]; ok {
+		if s, ok := byKey[p.pairKey]; ok {
 			p.Summary, p.Done = s, true
+			claimed[s] = true
+		}
+	}
+	sort.Slice(summaries, func(i, j int) bool { return summaries[i].path < summaries[j].path })
+	sort.Slice(plans, func(i, j int) bool { return plans[i].Path < plans[j].Path })
+	for _, p := range plans {
+		if p.Done || !p.pureID || p.pairID == "" {
 			continue
 		}
-		if m := planIDRe.FindString(key); m != "" && m == key {
-			if s, ok := byID[m]; ok {
-				p.Summary, p.Done = s, true
+		for _, s := range summaries {
+			if s.id == p.pairID && !claimed[s.path] {
+				p.Summary, p.Done = s.path, true
+				claimed[s.path] = true
+				break
 			}
 		}
 	}
-	sort.Slice(plans, func(i, j int) bool { return plans[i].Path < plans[j].Path })
 }
 
 // parsePlan fills a plan from its parsed file: title, objective, type, files
@@ -152,7 +194,7 @@ func parseTasks(doc *markdown.Document, planDone bool) []Task {
 		}
 		for _, tb := range doc.Tasks {
 			t := Task{State: state, Line: tb.Line, Attrs: tb.Attrs}
-			t.Text = strings.TrimSpace(tb.Children["name"])
+			t.Text = oneLineText(tb.Children["name"])
 			t.Action = strings.TrimSpace(tb.Children["action"])
 			t.Verify = strings.TrimSpace(tb.Children["verify"])
 			t.Done = strings.TrimSpace(tb.Children["done"])
@@ -173,13 +215,12 @@ func parseTasks(doc *markdown.Document, planDone bool) []Task {
 				t.Done = first(bf["done criteria"], bf["done"])
 			}
 			if t.Text == "" {
-				t.Text = first(strings.TrimSpace(tb.Children["what-built"]), bf["what was built"])
+				t.Text = oneLineText(first(strings.TrimSpace(tb.Children["what-built"]), bf["what was built"]))
 			}
 			if t.Text == "" {
-				t.Text = t.Action
-			}
-			if t.Text == "" {
-				t.Text = strings.TrimSpace(tagRe.ReplaceAllString(firstLine(tb.Body), ""))
+				// A task without a name is shown by its first sentence,
+				// never its whole body (docs/formats.md#plans).
+				t.Text = firstSentence(first(t.Action, tagRe.ReplaceAllString(tb.Body, "")))
 			}
 			if t.Text == "" {
 				t.Text = "task"
@@ -196,6 +237,82 @@ func parseTasks(doc *markdown.Document, planDone bool) []Task {
 		tasks = append(tasks, Task{Text: cb.Text, State: checkboxState(cb.State), Line: cb.Line})
 	}
 	return tasks
+}
+
+// TaskTextMax is the longest text, in runes, a task without a name is
+// shown by: its first sentence, cut at a word before this with
+// TaskTextMarker at the end (docs/formats.md#plans).
+const TaskTextMax = 120
+
+// TaskTextMarker ends a task text that was cut.
+const TaskTextMarker = "…"
+
+// oneLineText is s with every run of white space (line breaks included)
+// made one space: a name wrapped over lines, read whole.
+func oneLineText(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// sentenceEndRe is the end of a sentence: '.', '!' or '?' (or their
+// full-width forms) before white space.
+var sentenceEndRe = regexp.MustCompile(`[.!?。！？](\s|$)`)
+
+// firstSentence is the first sentence of a task body: its first paragraph
+// of prose outside fenced code (the first line of code when it holds
+// nothing else), list and heading markers and inline markup removed, cut
+// at the first sentence end, and at a word within TaskTextMax runes with
+// TaskTextMarker when longer.
+func firstSentence(body string) string {
+	var para, code []string
+	var ft markdown.FenceTracker
+	for line := range strings.SplitSeq(body, "\n") {
+		// Task bodies are indented as a whole: fences are read on the
+		// dedented line (docs/formats.md#task-blocks).
+		t := strings.TrimSpace(line)
+		kind := ft.Next(t)
+		if kind != markdown.Prose {
+			if kind == markdown.FenceBody && t != "" && len(code) == 0 {
+				code = append(code, t)
+			}
+			if len(para) > 0 {
+				break
+			}
+			continue
+		}
+		if t == "" {
+			if len(para) > 0 {
+				break
+			}
+			continue
+		}
+		para = append(para, stripInline(strings.TrimLeft(t, "#-*+> ")))
+	}
+	if len(para) == 0 {
+		para = code
+	}
+	s := oneLineText(strings.Join(para, " "))
+	if loc := sentenceEndRe.FindStringIndex(s); loc != nil {
+		s = strings.TrimSpace(s[:loc[0]+len(strings.TrimRightFunc(s[loc[0]:loc[1]], unicode.IsSpace))])
+	}
+	return cutRunes(s, TaskTextMax, TaskTextMarker)
+}
+
+// cutRunes cuts s to at most max runes, at the last space before the limit
+// when there is one in its second half, ending in marker.
+func cutRunes(s string, max int, marker string) string {
+	r := []rune(s)
+	if len(r) <= max {
+		return s
+	}
+	room := max - utf8.RuneCountInString(marker)
+	cut := room
+	for i := room; i > room/2; i-- {
+		if r[i] == ' ' {
+			cut = i
+			break
+		}
+	}
+	return strings.TrimRight(string(r[:cut]), " ,;:") + marker
 }
 
 // nextTask is the plan's first task that is neither done nor skipped: the

@@ -2,6 +2,7 @@ package planning
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
@@ -41,6 +42,8 @@ func fileRole(p string) string {
 			return "recite"
 		case "todos.md":
 			return "todo"
+		case HandoffFile:
+			return "handoff"
 		}
 		return "unknown"
 	}
@@ -59,6 +62,13 @@ func fileRole(p string) string {
 		if strings.HasSuffix(name, ".md") {
 			return "todo"
 		}
+	case "milestones":
+		// GSD's complete-milestone archive: milestones/vX.Y-phases/NN-slug/.
+		second, _, _ := strings.Cut(strings.TrimPrefix(p, "milestones/"), "/")
+		if !strings.HasPrefix(second, "v") || !strings.HasSuffix(second, "-phases") || strings.Count(p, "/") < 3 {
+			break
+		}
+		fallthrough
 	case "phases", "quick":
 		switch k, _ := classifyPhaseFile(name); k {
 		case kindPlan:
@@ -128,7 +138,11 @@ func (l *loader) load(w *walked, fmOnly, raw bool) *cacheEntry {
 		readAt := l.cache.clock()
 		data, err := fs.ReadFile(l.fsys, w.path)
 		if err != nil {
-			l.fail(w, 0, "cannot read: %v", err)
+			l.fail(w, 0, "cannot read: %v", reason(err))
+			if !errors.Is(err, fs.ErrNotExist) && !ownFolder(w.path) {
+				// Unreadable is not empty (docs/formats.md#unreadable-files).
+				l.p.Failures = append(l.p.Failures, *w.failure)
+			}
 			return nil
 		}
 		var diags []Diagnostic

@@ -26,13 +26,19 @@ func realdataTrees(t testing.TB) map[string]string {
 }
 
 // realdataFacts is what the golden file keeps per tree: the values checked
-// by reading the tree's files by hand.
+// by reading the tree's files by hand. FrontMatter are the diagnostics of
+// invalid or unclosed front matter; the files they name are exactly those
+// whose front matter PyYAML (yaml.safe_load) rejects, checked once by
+// hand, at the lines of the rejected bytes.
 type realdataFacts struct {
-	Flavor       Flavor  `json:"flavor"`
-	CurrentPhase *string `json:"current_phase"`
-	Phases       int     `json:"phases"`
-	CurrentPlan  *string `json:"current_plan"`
-	NextTask     *string `json:"next_task"`
+	Flavor       Flavor   `json:"flavor"`
+	CurrentPhase *string  `json:"current_phase"`
+	Phases       int      `json:"phases"`
+	CurrentPlan  *string  `json:"current_plan"`
+	NextTask     *string  `json:"next_task"`
+	Milestone    string   `json:"milestone"`
+	NextAction   *string  `json:"next_action"`
+	FrontMatter  []string `json:"front_matter"`
 }
 
 func TestLoadRealdata(t *testing.T) {
@@ -61,6 +67,17 @@ func TestLoadRealdata(t *testing.T) {
 		if p.NextTask != nil {
 			s := p.NextTask.Text
 			f.NextTask = &s
+		}
+		f.Milestone = p.Milestone.Status
+		if p.NextAction != nil {
+			s := p.NextAction.Text + " (" + p.NextAction.Source + ")"
+			f.NextAction = &s
+		}
+		f.FrontMatter = []string{}
+		for _, d := range p.Diagnostics {
+			if strings.Contains(d.Message, "front matter") {
+				f.FrontMatter = append(f.FrontMatter, d.String())
+			}
 		}
 		got[name] = f
 		if testing.Verbose() {

@@ -2,6 +2,7 @@ package planning
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/recite-dev/recite/markdown"
@@ -58,11 +59,26 @@ func parseState(path string, doc *markdown.Document) (*State, []Decision, []Bloc
 		return ""
 	}
 
+	st.Milestone, st.MilestoneName = meta("milestone"), meta("milestone_name")
+	st.ActivePhase = meta("active_phase")
+	st.NextAction = meta("next_action")
+	st.NextPhases = yamlList(meta("next_phases"))
+	st.Progress = progressBlock(meta("progress"))
+	st.PhaseLine = st.Line
 	st.Phase = meta("current_phase")
+	if st.Phase != "" {
+		st.PhaseLine = metaKeyLine(doc, "current_phase")
+	}
 	if name := meta("current_phase_name"); st.Phase != "" && name != "" {
 		st.Phase += " (" + name + ")"
 	}
 	if st.Phase == "" {
+		for _, k := range []string{"Phase", "Current Phase", "Fase"} {
+			if f, ok := doc.FieldIn(pos, k); ok && pos >= 0 && stripInline(f.Value) != "" {
+				st.PhaseLine = f.Line
+				break
+			}
+		}
 		st.Phase = field(pos, "Phase", "Current Phase", "Fase")
 	}
 	if st.Phase == "" && pos >= 0 && strings.EqualFold(doc.Sections[pos].Title, "Current Phase") {
@@ -77,6 +93,7 @@ func parseState(path string, doc *markdown.Document) (*State, []Decision, []Bloc
 	if status == "" {
 		status = field(pos, "Status")
 	}
+	st.RawStatus = stripInline(status)
 	st.Status = normalizeStatus(status)
 	st.LastActivity = meta("last_activity")
 	if st.LastActivity == "" {
@@ -109,6 +126,61 @@ func parseState(path string, doc *markdown.Document) (*State, []Decision, []Bloc
 		}
 	}
 	return st, decisions, blockers
+}
+
+// metaKeyLine is the line of a top-level front matter key, or 0.
+func metaKeyLine(doc *markdown.Document, key string) int {
+	if doc == nil {
+		return 0
+	}
+	for _, fm := range doc.FrontMatter {
+		for i, l := range strings.Split(fm.Raw, "\n") {
+			if strings.HasPrefix(l, key+":") {
+				return fm.Line + 1 + i
+			}
+		}
+	}
+	return 0
+}
+
+// progressBlock reads GSD's front matter progress block (total_phases,
+// completed_phases, total_plans, completed_plans, percent), kept as its
+// dedented lines; nil when there is none or it holds no counter.
+func progressBlock(v string) *Progress {
+	if v == "" {
+		return nil
+	}
+	p := &Progress{TotalPhases: -1, CompletedPhases: -1, TotalPlans: -1, CompletedPlans: -1, Percent: -1}
+	any := false
+	for line := range strings.SplitSeq(v, "\n") {
+		k, val, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		n, err := strconv.Atoi(strings.Trim(strings.TrimSpace(val), `"'`))
+		if err != nil || n < 0 {
+			continue
+		}
+		switch strings.TrimSpace(k) {
+		case "total_phases":
+			p.TotalPhases = n
+		case "completed_phases":
+			p.CompletedPhases = n
+		case "total_plans":
+			p.TotalPlans = n
+		case "completed_plans":
+			p.CompletedPlans = n
+		case "percent":
+			p.Percent = min(n, 100)
+		default:
+			continue
+		}
+		any = true
+	}
+	if !any {
+		return nil
+	}
+	return p
 }
 
 // statePhaseNumber extracts the normalised phase number from a state Phase

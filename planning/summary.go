@@ -26,6 +26,20 @@ type Summary struct {
 	CurrentPlan *PlanSummary `json:"current_plan"`
 	// NextTask is the next task's text, or nil.
 	NextTask *string `json:"next_task"`
+	// NextAction is the next step the tree recommends (HANDOFF.json,
+	// STATE.md's next_action, or the next milestone after a finished one)
+	// with its source, or nil.
+	NextAction *Action `json:"next_action"`
+	// Milestone is the milestone's state: active, complete or not_started
+	// with the text that says so (docs/formats.md#finished-milestones).
+	Milestone Milestone `json:"milestone"`
+	// Workstream is the name of the workstream read as the project's
+	// state, or nil for a tree read flat.
+	Workstream *string `json:"workstream"`
+	// Workstreams are every workstream of the tree with its current phase.
+	Workstreams []Workstream `json:"workstreams"`
+	// Handoff is HANDOFF.json's pause state, or nil.
+	Handoff *HandoffSummary `json:"handoff"`
 	// Blockers are every blocker, open or resolved, in file order.
 	Blockers []BlockerSummary `json:"blockers"`
 	// Decisions are the state file's decisions, oldest first.
@@ -34,6 +48,19 @@ type Summary struct {
 	Loops []LoopSummary `json:"loops"`
 	// Diagnostics are the problems found, sorted by path then line.
 	Diagnostics []Diagnostic `json:"diagnostics"`
+}
+
+// HandoffSummary is HANDOFF.json in brief: where the work paused, its
+// status and time, and the tasks still open.
+type HandoffSummary struct {
+	Path      string `json:"path"`
+	Status    string `json:"status"`
+	Timestamp string `json:"timestamp"`
+	// Phase and Plan locate the pause, as written, or "".
+	Phase string `json:"phase"`
+	Plan  string `json:"plan"`
+	// OpenTasks are the tasks not done, "name (status)", in file order.
+	OpenTasks []string `json:"open_tasks"`
 }
 
 // PhaseRef names a phase.
@@ -48,6 +75,9 @@ type PhaseSummary struct {
 	Name   string `json:"name"`
 	// Status is complete, in_progress, planned, not_started or deferred.
 	Status string `json:"status"`
+	// Goal is the roadmap's goal for the phase, read whole over the lines
+	// it wraps onto (docs/formats.md#fields), or "".
+	Goal string `json:"goal,omitempty"`
 	// Plans and PlansDone count plan files and those with a summary.
 	Plans     int  `json:"plans"`
 	PlansDone int  `json:"plans_done"`
@@ -94,6 +124,20 @@ func (p *Project) Summary() Summary {
 		Decisions:   []Decision{},
 		Loops:       []LoopSummary{},
 		Diagnostics: []Diagnostic{},
+		Workstreams: append([]Workstream{}, p.Workstreams...),
+		Milestone:   p.Milestone,
+		NextAction:  p.NextAction,
+	}
+	if p.Workstream != nil {
+		n := p.Workstream.Name
+		s.Workstream = &n
+	}
+	if h := p.Handoff; h != nil {
+		hs := &HandoffSummary{Path: h.Path, Status: h.Status, Timestamp: h.Timestamp, Phase: h.Phase, Plan: h.Plan, OpenTasks: []string{}}
+		for _, t := range h.OpenTasks() {
+			hs.OpenTasks = append(hs.OpenTasks, t.Name+" ("+t.Status+")")
+		}
+		s.Handoff = hs
 	}
 	if p.CurrentPhase != nil {
 		s.CurrentPhase = &PhaseRef{Number: p.CurrentPhase.Number, Name: p.CurrentPhase.Name}
@@ -102,7 +146,7 @@ func (p *Project) Summary() Summary {
 		s.Status, s.LastActivity, s.StoppedAt = p.State.Status, p.State.LastActivity, p.State.StoppedAt
 	}
 	for _, ph := range p.Phases {
-		s.Phases = append(s.Phases, PhaseSummary{Number: ph.Number, Name: ph.Name, Status: ph.Status,
+		s.Phases = append(s.Phases, PhaseSummary{Number: ph.Number, Name: ph.Name, Status: ph.Status, Goal: ph.Goal,
 			Plans: len(ph.Plans), PlansDone: ph.PlansDone(), Archived: ph.Archived})
 	}
 	if p.CurrentPlan != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -67,9 +68,17 @@ func inspectRun(_ context.Context, opts *inspectOptions) error {
 // followed by those commands printed (with the command).
 func printSummary(w io.Writer, s engine.PlanningSummary, printed []engine.ShownDiagnostic) {
 	fmt.Fprintf(w, "flavor: %s\n", s.Flavor)
-	if s.CurrentPhase != nil {
+	for _, ws := range s.Workstreams {
+		if ws.Active {
+			fmt.Fprintf(w, "workstream: %s (%s)\n", ws.Name, ws.Source)
+		}
+	}
+	switch {
+	case s.CurrentPhase != nil:
 		fmt.Fprintf(w, "current phase: %s %s\n", s.CurrentPhase.Number, s.CurrentPhase.Name)
-	} else {
+	case s.Milestone.Status == "complete" || s.Milestone.Status == "not_started":
+		fmt.Fprintf(w, "current phase: none: milestone %s (%s: %s)\n", strings.ReplaceAll(s.Milestone.Status, "_", " "), s.Milestone.Source, oneLine(s.Milestone.Reason, 100))
+	default:
 		fmt.Fprintln(w, "current phase: none")
 	}
 	if s.CurrentPlan != nil {
@@ -81,6 +90,19 @@ func printSummary(w io.Writer, s engine.PlanningSummary, printed []engine.ShownD
 		fmt.Fprintf(w, "next task: %s\n", oneLine(*s.NextTask, 120))
 	} else {
 		fmt.Fprintln(w, "next task: none")
+	}
+	if s.NextAction != nil {
+		fmt.Fprintf(w, "next action: %s (%s)\n", oneLine(s.NextAction.Text, 120), s.NextAction.Source)
+	}
+	if h := s.Handoff; h != nil {
+		var parts []string
+		for _, p := range []string{h.Status, h.Timestamp} {
+			if p != "" {
+				parts = append(parts, p)
+			}
+		}
+		parts = append(parts, fmt.Sprintf("%d open tasks", len(h.OpenTasks)))
+		fmt.Fprintf(w, "handoff: %s (%s)\n", strings.Join(parts, ", "), h.Path)
 	}
 	if s.Status != "" {
 		fmt.Fprintf(w, "status: %s\n", oneLine(s.Status, 120))
@@ -101,6 +123,7 @@ func printSummary(w io.Writer, s engine.PlanningSummary, printed []engine.ShownD
 		}
 		fmt.Fprintf(w, "%s %-6s %-11s %d/%d  %s%s\n", mark, ph.Number, ph.Status, ph.PlansDone, ph.Plans, oneLine(ph.Name, 80), arch)
 	}
+	printWorkstreams(w, s)
 	printBlockersAndLoops(w, s)
 
 	fmt.Fprintf(w, "\ndiagnostics (%d):\n", len(s.Diagnostics)+len(printed))
@@ -109,6 +132,25 @@ func printSummary(w io.Writer, s engine.PlanningSummary, printed []engine.ShownD
 	}
 	for _, d := range printed {
 		fmt.Fprintf(w, "  %s (printed by recite %s)\n", d.Diagnostic, d.By)
+	}
+}
+
+// printWorkstreams lists the workstreams other than the active one with
+// their current phase.
+func printWorkstreams(w io.Writer, s engine.PlanningSummary) {
+	if len(s.Workstreams) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nworkstreams (%d):\n", len(s.Workstreams))
+	for _, ws := range s.Workstreams {
+		mark, phase := " ", "none"
+		if ws.Active {
+			mark = ">"
+		}
+		if ws.CurrentPhase != nil {
+			phase = ws.CurrentPhase.Number + " " + ws.CurrentPhase.Name
+		}
+		fmt.Fprintf(w, "%s %s  %d/%d phases complete  current phase: %s  (%s)\n", mark, ws.Name, ws.PhasesDone, ws.Phases, oneLine(phase, 80), ws.Dir)
 	}
 }
 

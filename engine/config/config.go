@@ -155,6 +155,12 @@ type Target struct {
 	// Conversation is the id of the conversation whose tail this target
 	// carries; "" for none.
 	Conversation string `yaml:"conversation"`
+	// Workstream names the GSD workstream (a folder of
+	// .planning/workstreams/) whose state, roadmap and phases this target
+	// carries, whatever GSD_WORKSTREAM or .planning/active-workstream say;
+	// "" follows them (docs/formats.md#workstreams). A name without a
+	// folder keeps the target's last good render.
+	Workstream string `yaml:"workstream"`
 	// Models names this target's model per provider, over the top-level
 	// models.
 	//

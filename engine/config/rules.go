@@ -75,7 +75,13 @@ var (
 	// roleRE is a role name templates.Role accepts: no path separator,
 	// not hidden, not empty.
 	roleRE = regexp.MustCompile(`^[^./\\][^/\\]*$`)
+	// workstreamRE is a GSD workstream name (planning.ValidWorkstreamName):
+	// a letter or digit, then letters, digits, '.', '_' or '-', never "..".
+	workstreamRE = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9_-]|\.[A-Za-z0-9_-])*\.?$`)
 )
+
+// workstreamWhat says what targets[].workstream takes.
+const workstreamWhat = "a GSD workstream name: letters, digits, '.', '_' or '-', starting with a letter or digit"
 
 // rules returns the rule of every key of recite.yaml by rule path (see
 // key.rule). Check and the schema tests fail on a key without a rule, so
@@ -161,6 +167,7 @@ func targetRules() map[string]rule {
 		"targets[].include":                       {example: "[README.md]"},
 		"targets[].include[]":                     {example: "README.md", path: true},
 		"targets[].conversation":                  {example: "main"},
+		"targets[].workstream":                    {example: "api-v2", pattern: workstreamRE, what: workstreamWhat},
 		"targets[].model":                         {example: prompt.DefaultAnthropicModel},
 		"targets[].max_tokens":                    count("4096", "tokens", 0),
 		"targets[].openai_system_role":            {example: "developer", enum: []string{"system", "developer"}},

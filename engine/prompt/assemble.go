@@ -378,6 +378,7 @@ func stateSection(proj *planning.Project, src func(string) string, in Input) Sec
 	if pl := proj.CurrentPlan; pl != nil {
 		pos = append(pos, "Plan: "+pl.ID+" ("+src(pl.Path)+")")
 	}
+	pos = append(pos, treeStateLines(proj, src)...)
 	if st != nil {
 		// The last activity and the progress change with every edit: they
 		// are recited (statusLines), not part of the snapshot.
@@ -388,12 +389,18 @@ func stateSection(proj *planning.Project, src func(string) string, in Input) Sec
 		}
 	}
 	var open []string
-	for _, bl := range openBlockers(proj) {
+	planned, extra := blockerList(proj, in)
+	for _, bl := range planned {
 		// The file, not its line: a line above the blocker moves it, and
-		// the snapshot would change with every decision added.
-		open = append(open, blockerLabel(bl)+" ("+src(sourcePath(bl.Source))+")")
+		// the snapshot would change with every decision added. A blocker a
+		// stop signal repeats is listed once, with both sources.
+		from := src(sourcePath(bl.Source))
+		if bl.signal {
+			from += ", stop signal"
+		}
+		open = append(open, blockerLabel(bl.Blocker)+" ("+from+")")
 	}
-	for _, l := range signalBlockers(in, blockerIDs(proj)) {
+	for _, l := range extra {
 		open = append(open, l+" (stop signal)")
 	}
 	// The snapshot lists decisions in whole chunks; the newest ones, after
@@ -462,7 +469,10 @@ func recitationInput(proj *planning.Project, in Input) RecitationInput {
 			r.Phase += " (" + proj.State.Status + ")"
 		}
 	} else {
-		r.Phase = "No current phase"
+		r.Phase = noPhaseLine(proj)
+	}
+	if ws := proj.Workstream; ws != nil {
+		r.Phase = "Workstream " + ws.Name + ": " + r.Phase
 	}
 	if pl := proj.CurrentPlan; pl != nil {
 		r.Plan = "Plan " + pl.ID
@@ -487,20 +497,23 @@ func recitationInput(proj *planning.Project, in Input) RecitationInput {
 			r.Tasks = append(r.Tasks, TaskLine{Text: t.Text, Done: t.State == "done", Current: i == next})
 		}
 	}
+	treeNextStep(proj, &r)
 	r.Approach = in.Approach
 	for _, d := range proj.Decisions {
 		r.Decisions = append(r.Decisions, d.Text)
 	}
+	planned, extra := blockerList(proj, in)
 	for _, pr := range []string{"P0", "P1", "P2", "P3", ""} {
-		for _, bl := range openBlockers(proj) {
+		for _, bl := range planned {
 			if bl.Priority == pr {
-				r.Blockers = append(r.Blockers, blockerLabel(bl))
+				r.Blockers = append(r.Blockers, blockerLabel(bl.Blocker))
 			}
 		}
 	}
 	// The BLOCKED stop signals in this prompt are open blockers too: the
-	// recitation never says "none open" next to one.
-	r.Blockers = append(r.Blockers, signalBlockers(in, blockerIDs(proj))...)
+	// recitation never says "none open" next to one. One that repeats a
+	// blocker of the planning tree is that blocker, listed once.
+	r.Blockers = append(r.Blockers, extra...)
 	r.Health = in.Health
 	r.Status = statusLines(proj)
 	r.Difficulty = in.Difficulty

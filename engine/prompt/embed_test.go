@@ -2,6 +2,7 @@ package prompt
 
 import (
 	"fmt"
+	"github.com/recite-dev/recite/planning"
 	"strconv"
 	"strings"
 	"testing"
@@ -118,6 +119,35 @@ func TestBlockedSignalIsAnOpenBlocker(t *testing.T) {
 	rec = Assemble(in).Section(IDRecitation).Body
 	if strings.Count(rec, "BLOCKER-001") != 1 {
 		t.Errorf("BLOCKER-001 listed %d times:\n%s", strings.Count(rec, "BLOCKER-001"), rec)
+	}
+}
+
+// TestStateBlockerAlsoASignalShownOnce: a STATE.md blocker without an id
+// that the preserved block repeats as a BLOCKED stop signal is one open
+// blocker, with both sources, in the state section and the recitation; a
+// signal that says something else stays a blocker of its own.
+func TestStateBlockerAlsoASignalShownOnce(t *testing.T) {
+	in := fixtureInput()
+	in.Project.Blockers = []planning.Blocker{{ID: "STATE.md:64", Title: "BLOCKED — the Stripe test key expired",
+		Status: planning.BlockerOpen, Source: "STATE.md:64"}}
+	in.Preserved = &File{Path: ".planning/context-preserved.md", Text: "## Block\n\n### Blocked\n\n- BLOCKED: the Stripe test key expired (STATE.md:64)\n- BLOCKED: CI runners are offline\n"}
+	p := Assemble(in)
+	st := p.Section(IDState).Body
+	if !strings.Contains(st, "Open blockers (2):") {
+		t.Errorf("state section does not count 2 open blockers:\n%s", st)
+	}
+	if n := strings.Count(st, "Stripe test key expired"); n != 1 {
+		t.Errorf("the STATE.md blocker is listed %d times:\n%s", n, st)
+	}
+	if !strings.Contains(st, "Stripe test key expired (.planning/STATE.md, stop signal)") {
+		t.Errorf("the blocker does not name both sources:\n%s", st)
+	}
+	if !strings.Contains(st, "BLOCKED: CI runners are offline (stop signal)") {
+		t.Errorf("the other signal is lost:\n%s", st)
+	}
+	rec := p.Section(IDRecitation).Body
+	if n := strings.Count(rec, "Stripe test key expired"); n != 1 {
+		t.Errorf("the recitation lists the blocker %d times:\n%s", n, rec)
 	}
 }
 

@@ -13,7 +13,8 @@ import (
 // only), those a Window{Iterations: n, MaxBytes: maxBytes} holds: the
 // walk from the newest record back stops at the n-th iteration record, at
 // the log's oldest one (the index counts them), or where the records'
-// lines pass maxBytes when it is positive. It walks the index's entries
+// lines pass maxBytes when it is positive (a record longer than maxBytes
+// counts as the note that stands for it, as in Window). It walks the index's entries
 // only and decodes the iteration records and nothing else, so the
 // messages between thinly spread iteration records cost 16 bytes of
 // index each, and a log without any costs nothing. Errors wrap a broken
@@ -35,10 +36,14 @@ walk:
 			return nil, err
 		}
 		for _, e := range slices.Backward(buf) {
-			if maxBytes > 0 && used+e.Len > maxBytes {
+			size := e.Len
+			if maxBytes > 0 && size > maxBytes {
+				size = leftOutSize(size) // too large to carry: a note stands for it, as in Window
+			}
+			if maxBytes > 0 && used+size > maxBytes {
 				break walk
 			}
-			used += e.Len
+			used += size
 			if e.Kind == KindIteration {
 				if picks = append(picks, e); len(picks) == want {
 					break walk
@@ -48,7 +53,7 @@ walk:
 		i = from
 	}
 	slices.Reverse(picks)
-	return v.read(picks, nil)
+	return v.readCarried(picks, nil, maxBytes)
 }
 
 // Iterations returns the newest n iteration records of conversation id
