@@ -202,12 +202,13 @@ func TestBuildDecodesWhatItReads(t *testing.T) {
 	for _, every := range []int{0, 10_000} {
 		small, big := decoded(every, 20_000), decoded(every, 1_000_000)
 		t.Logf("iteration record every %d messages: a build decodes %d records of a 20k log, %d of a 1M log", every, small, big)
-		// The window holds the newest HorizonMessages messages of either
-		// log; older records come from the index's ledger (at most 64:
-		// the newest 32 stop and 32 error records), of which the window
-		// holds more or fewer by chance; and HealthIterations of
-		// iteration records at most.
-		if limit := int64(history.HorizonMessages + 64 + health.HealthIterations); big > small+64 || big > limit {
+		// The window holds the newest messages of the horizon of either
+		// log (history.Horizon: HorizonMessages and AnchorStep more);
+		// older records come from the index's ledger (at most 64: the
+		// newest 32 stop and 32 error records), of which the window holds
+		// more or fewer by chance; and HealthIterations of iteration
+		// records at most.
+		if limit := int64(history.Horizon(0).Messages + 64 + health.HealthIterations); big > small+64 || big > limit {
 			t.Errorf("iteration every %d: a build decodes %d records of a 1M log, %d of a 20k one", every, big, small)
 		}
 	}

@@ -465,6 +465,7 @@ func recitationInput(proj *planning.Project, in Input) RecitationInput {
 	var r RecitationInput
 	if ph := proj.CurrentPhase; ph != nil {
 		r.Phase = phaseLabel(proj, ph)
+		r.Goal = ph.Goal
 		if proj.State != nil && proj.State.Status != "" {
 			r.Phase += " (" + proj.State.Status + ")"
 		}

@@ -6,12 +6,12 @@ import (
 )
 
 // Recitation part budgets in lines, each including the part's heading line
-// (current_task ≤ 5, progress ≤ 8, approach ≤ 5, decisions
+// (current_task ≤ 6, progress ≤ 8, approach ≤ 5, decisions
 // ≤ 5 of the last 3, blockers ≤ 3, health ≤ 4, status ≤ 4; at most 30
 // lines in all).
 const (
 	RecitationMaxLines = 30
-	recTaskLines       = 5
+	recTaskLines       = 6
 	recProgressLines   = 8
 	recApproachLines   = 5
 	recDecisionLines   = 5
@@ -21,6 +21,11 @@ const (
 	// RecitationWidth is the longest line in runes; a longer line is cut
 	// at a sentence or word boundary and ends in "⟨+N chars⟩" (cutText).
 	RecitationWidth = 160
+	// RecitationGoalWidth is the longest goal line in runes: a phase goal
+	// is one sentence that roadmaps often wrap over two lines, and it is
+	// recited whole (docs/formats.md#fields); only a goal longer
+	// than this is cut, as other lines are.
+	RecitationGoalWidth = 480
 )
 
 // RecitationInput is what the recitation block restates.
@@ -29,6 +34,9 @@ type RecitationInput struct {
 	// next task and the files it names. Empty strings are skipped.
 	Phase, Plan, Next string
 	Files             []string
+	// Goal is the current phase's goal, recited whole after the phase
+	// line (up to RecitationGoalWidth runes); "" leaves the line out.
+	Goal string
 	// Tasks are the current plan's tasks in order.
 	Tasks []TaskLine
 	// Approach is the current approach and what was tried last, newest
@@ -68,10 +76,16 @@ func Recite(in RecitationInput) string {
 	if in.Difficulty != "" {
 		task[0] += " (difficulty: " + in.Difficulty + ")"
 	}
-	for _, l := range []string{in.Phase, in.Plan} {
-		if l != "" {
-			task = append(task, "- "+l)
-		}
+	if in.Phase != "" {
+		task = append(task, "- "+in.Phase)
+	}
+	goalLine := ""
+	if g := strings.Join(strings.Fields(in.Goal), " "); g != "" {
+		goalLine = "- Goal: " + g
+		task = append(task, goalLine)
+	}
+	if in.Plan != "" {
+		task = append(task, "- "+in.Plan)
 	}
 	if in.Next != "" {
 		task = append(task, "- Next: "+in.Next)
@@ -116,7 +130,11 @@ func Recite(in RecitationInput) string {
 			if n > 0 {
 				b.WriteByte('\n')
 			}
-			b.WriteString(cutText(l, RecitationWidth))
+			width := RecitationWidth
+			if l == goalLine && goalLine != "" {
+				width = RecitationGoalWidth
+			}
+			b.WriteString(cutText(l, width))
 			n++
 		}
 	}
